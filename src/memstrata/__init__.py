@@ -1,0 +1,1 @@
+"""memstrata: layered long-term memory for LLM agents."""

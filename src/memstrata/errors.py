@@ -1,0 +1,102 @@
+"""Every error memstrata raises, in one tree.
+
+    MemstrataError
+    ├── ConfigError              settings or wiring that cannot work (bad URL, missing extra)
+    │   └── MissingExtraError    an optional dependency is not installed; says what to install
+    ├── InputError               the caller's input is invalid; nothing was written
+    │   ├── ValidationError      an item of a request or an import file is malformed (names the item)
+    │   ├── UnknownTenantError   the tenant has no data at all (raised only where that matters)
+    │   └── PathError            a path escapes its sandbox or names a file that does not exist
+    ├── StoreError               the store failed or is in a state it cannot serve
+    │   └── SchemaError          the database was written by a newer memstrata
+    ├── EmbeddingError           the embedder failed (timeout, HTTP error, wrong dimensions)
+    ├── EngineError              an engine could not finish a stage; the stage is retried later
+    │   ├── ModelError           the chat model failed (timeout, HTTP status, refused)
+    │   └── ParseError           the model's reply could not be turned into the expected shape
+    └── PipelineError            the scheduler was asked for something it cannot do
+
+Each error carries the context it is about (``tenant``, ``atom_id``, ``path``, ``item``) as
+attributes, so a caller can act on it without parsing the message.
+"""
+
+from __future__ import annotations
+
+
+class MemstrataError(Exception):
+    """Base class of every memstrata error."""
+
+    def __init__(self, message: str, *, tenant: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.tenant = tenant
+
+
+class ConfigError(MemstrataError):
+    """Settings or wiring that cannot work."""
+
+
+class MissingExtraError(ConfigError):
+    """An optional dependency is missing; the message names the package to install."""
+
+    def __init__(self, package: str, extra: str, purpose: str) -> None:
+        super().__init__(
+            f"{purpose} needs the '{package}' package: pip install 'memstrata[{extra}]'"
+        )
+        self.package = package
+        self.extra = extra
+
+
+class InputError(MemstrataError):
+    """The caller's input is invalid; nothing was written."""
+
+
+class ValidationError(InputError):
+    """A request or import item is malformed. ``item`` locates it (e.g. ``sessions[2].conversations[0][1]``)."""
+
+    def __init__(self, message: str, *, item: str | None = None, tenant: str | None = None) -> None:
+        super().__init__(f"{item}: {message}" if item else message, tenant=tenant)
+        self.item = item
+
+
+class UnknownTenantError(InputError):
+    """The tenant has no data."""
+
+
+class PathError(InputError):
+    """A path escapes its sandbox, or names no file."""
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(f"{message}: {path!r}")
+        self.path = path
+
+
+class StoreError(MemstrataError):
+    """The store failed or cannot serve the request."""
+
+
+class SchemaError(StoreError):
+    """The database schema is newer than this memstrata understands."""
+
+
+class EmbeddingError(MemstrataError):
+    """The embedder failed."""
+
+
+class EngineError(MemstrataError):
+    """An engine could not finish a pipeline stage; the stage stays pending and is retried."""
+
+
+class ModelError(EngineError):
+    """The chat model failed: timeout, HTTP status, connection."""
+
+
+class ParseError(EngineError):
+    """The model's reply could not be parsed into the expected response model."""
+
+    def __init__(self, message: str, *, reply: str = "") -> None:
+        super().__init__(message)
+        self.reply = reply
+
+
+class PipelineError(MemstrataError):
+    """The scheduler was asked for something it cannot do."""

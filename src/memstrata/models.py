@@ -1,0 +1,129 @@
+"""The records of each layer, and what search returns.
+
+Plain frozen dataclasses: they cross every boundary (stores, engines, edges) and carry no behaviour
+beyond small derived values. Times are integer milliseconds since the epoch (UTC).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+from urllib.parse import quote
+
+DEFAULT = "default"
+
+
+@dataclass(frozen=True, slots=True)
+class Tenant:
+    """Who a record belongs to. Every read and write is scoped to exactly one tenant."""
+
+    user_id: str = DEFAULT
+    agent_id: str = DEFAULT
+
+    @property
+    def folder(self) -> str:
+        """A readable, filesystem-safe folder name, e.g. ``u=alice,a=default``."""
+        return f"u={quote(self.user_id, safe='')},a={quote(self.agent_id, safe='')}"
+
+    def __str__(self) -> str:
+        return f"{self.user_id}/{self.agent_id}"
+
+
+class Role(StrEnum):
+    USER = "user"
+    ASSISTANT = "assistant"
+
+
+class AtomType(StrEnum):
+    PERSONA = "persona"  # lasting facts about someone: identity, preferences, relationships
+    EPISODIC = "episodic"  # something that happened (or will), usually with a time
+    INSTRUCTION = "instruction"  # how the assistant should behave
+
+
+class Layer(StrEnum):
+    L0 = "L0"  # raw messages
+    L1 = "L1"  # memory atoms
+    L2 = "L2"  # scene documents
+
+
+@dataclass(frozen=True, slots=True)
+class NewMessage:
+    """A message as a caller hands it to ``capture``. ``id`` and ``timestamp`` are optional."""
+
+    role: Role | str
+    content: str
+    id: str | None = None
+    name: str | None = None
+    timestamp: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """An L0 record. ``seq`` is assigned by the store and strictly increases: it is the cursor."""
+
+    id: str
+    tenant: Tenant
+    session_key: str
+    session_id: str
+    role: Role
+    content: str
+    timestamp: int
+    recorded_at: int
+    name: str | None = None
+    seq: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Atom:
+    """An L1 memory atom: one standalone statement, linked to the messages it came from."""
+
+    id: str
+    tenant: Tenant
+    type: AtomType
+    content: str
+    priority: int = 50
+    scene_name: str = ""
+    source_message_ids: tuple[str, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict)
+    session_key: str = ""
+    created_at: int = 0
+    updated_at: int = 0
+    version: int = 1
+    superseded_by: str | None = None
+    seq: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result. ``score`` is higher-is-better within one result list only."""
+
+    layer: Layer
+    id: str
+    score: float
+    content: str
+    source_message_ids: tuple[str, ...]
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult(Sequence[Hit]):
+    """Ranked hits plus how they were found. Iterates and indexes like a list of hits.
+
+    ``strategy`` is what actually ran (``hybrid``, ``keyword`` or ``vector``); ``degradations``
+    says why it differs from what was asked, in words a person can act on.
+    """
+
+    hits: tuple[Hit, ...]
+    strategy: str
+    degradations: tuple[str, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def __iter__(self) -> Iterator[Hit]:
+        return iter(self.hits)
+
+    def __getitem__(self, index: int) -> Hit:  # type: ignore[override]
+        return self.hits[index]

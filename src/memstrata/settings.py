@@ -1,0 +1,107 @@
+"""Settings: defaults < TOML file < environment (``MEMSTRATA_`` prefix, ``__`` for nesting) < arguments.
+
+This is the only module that reads the environment. Edges load ``Settings`` once and pass it on.
+
+    MEMSTRATA_HOME=/data/mem  MEMSTRATA_EMBEDDING__PROVIDER=hashing  MEMSTRATA_LLM__BASE_URL=...
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from memstrata.errors import ConfigError
+
+
+class EmbeddingSettings(BaseModel):
+    # auto: a configured endpoint, else an installed local model, else none (keyword search only)
+    provider: Literal["auto", "none", "hashing", "sentence-transformers", "openai"] = "auto"
+    model: str = ""  # sentence-transformers name or path; model name for an endpoint
+    base_url: str = ""
+    api_key: str = ""
+    dimensions: int | None = None
+    timeout_seconds: float = 30.0
+    batch_size: int = 64
+
+
+class LLMSettings(BaseModel):
+    base_url: str = ""
+    api_key: str = ""
+    model: str = ""
+    timeout_seconds: float = 60.0
+    max_tokens: int = 4096
+    json_mode: bool = True
+
+
+class PipelineSettings(BaseModel):
+    engine: Literal["offline", "llm"] = "offline"
+    every_n_conversations: int = Field(5, ge=1)
+    warm_up: bool = True
+    l1_idle_timeout_seconds: float = 600.0
+    window_size: int = Field(10, ge=1)
+    background_size: int = Field(5, ge=0)
+    retry_delay_seconds: float = 30.0
+    max_attempts: int = Field(5, ge=1)
+    workers: int = Field(4, ge=1)
+
+
+class SearchSettings(BaseModel):
+    rrf_k: float = Field(60.0, gt=0)
+    candidates: int = Field(100, ge=1)  # per-list depth before fusion
+    context_previous: bool = True  # index each message with the one before it
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="MEMSTRATA_", env_nested_delimiter="__", extra="forbid"
+    )
+
+    home: Path = Field(default_factory=lambda: Path("~/.memstrata").expanduser())
+    embedding: EmbeddingSettings = EmbeddingSettings()
+    llm: LLMSettings = LLMSettings()
+    pipeline: PipelineSettings = PipelineSettings()
+    search: SearchSettings = SearchSettings()
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, _TomlSource(settings_cls))
+
+
+class _TomlSource(PydanticBaseSettingsSource):
+    """``$MEMSTRATA_CONFIG``, else ``<home>/memstrata.toml`` when it exists."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        path = os.environ.get("MEMSTRATA_CONFIG")
+        if not path:
+            home = Path(os.environ.get("MEMSTRATA_HOME", "~/.memstrata")).expanduser()
+            candidate = home / "memstrata.toml"
+            if not candidate.is_file():
+                return {}
+            path = str(candidate)
+        try:
+            with open(path, "rb") as fh:
+                return tomllib.load(fh)
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"cannot read settings file {path}: {exc}") from exc
+
+
+def load_settings(home: str | Path | None = None, **overrides: Any) -> Settings:
+    """Settings for a data directory; keyword overrides win over file and environment."""
+    if home is not None:
+        overrides["home"] = Path(home).expanduser()
+    return Settings(**overrides)
