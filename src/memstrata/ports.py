@@ -265,12 +265,12 @@ class SearchIndex(Protocol):
         """Exact cosine top-``k`` among the tenant's records that have vectors."""
         ...
 
-    def put_vectors(self, layer: Layer, seqs: Sequence[int], vectors: Vectors) -> None:
-        """Store (replace) the vectors of these records."""
+    def put_vectors(self, tenant: Tenant, layer: Layer, seqs: Sequence[int], vectors: Vectors) -> None:
+        """Store (replace) the vectors of these records of ``tenant``."""
         ...
 
-    def missing_vectors(self, layer: Layer, after_seq: int, limit: int) -> list[tuple[int, str]]:
-        """Records of ``layer`` without a vector: ``(seq, index text)``, ascending seq."""
+    def missing_vectors(self, layer: Layer, after_seq: int, limit: int) -> list[tuple[Tenant, int, str]]:
+        """Records of ``layer`` (any tenant) without a vector: ``(tenant, seq, index text)`` by seq."""
         ...
 
     def embedding_model(self) -> str | None:

@@ -1,0 +1,103 @@
+"""L1 atom store on SQLite: versioned atoms; a commit moves the session's L1 cursor atomically."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from memstrata.models import Atom, Tenant
+from memstrata.ports import AtomFilter
+from memstrata.stores.sqlite import rows
+from memstrata.stores.sqlite.db import Database
+
+_INSERT = (
+    "INSERT OR IGNORE INTO atoms (id, user_id, agent_id, session_key, type, priority, content, scene_name, "
+    "source_message_ids, metadata, event_time, created_at, updated_at, version, superseded_by) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_CURSOR = (
+    "INSERT INTO pipeline_sessions (user_id, agent_id, session_key, cursor) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT (user_id, agent_id, session_key) DO UPDATE SET cursor = MAX(cursor, excluded.cursor)"
+)
+
+
+def event_time(a: Atom) -> int:
+    """When the atom's content happened or was said: ``metadata['message_time']`` (ms) if set."""
+    value = a.metadata.get("message_time")
+    return int(value) if isinstance(value, int | float) else a.created_at
+
+
+class SqliteAtomStore:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def commit(
+        self,
+        tenant: Tenant,
+        new: Sequence[tuple[Atom, str]],
+        superseded: Mapping[str, str],
+        cursor: tuple[str, int] | None,
+    ) -> list[Atom]:
+        stored: list[Atom] = []
+        with self._db.tx() as c:
+            for a, body in new:
+                cur = c.execute(_INSERT, _params(tenant, a))
+                if cur.rowcount == 0:  # id exists: a retried window writes nothing twice
+                    continue
+                seq = int(cur.lastrowid or 0)
+                c.execute("INSERT INTO atoms_fts (rowid, body) VALUES (?, ?)", (seq, body))
+                stored.append(replace(a, seq=seq))
+            for old, new_id in superseded.items():
+                c.execute(
+                    "UPDATE atoms SET superseded_by = ? WHERE user_id = ? AND agent_id = ? AND id = ? "
+                    "AND superseded_by IS NULL",
+                    (new_id, tenant.user_id, tenant.agent_id, old),
+                )
+            if cursor is not None:
+                c.execute(_CURSOR, (tenant.user_id, tenant.agent_id, cursor[0], cursor[1]))
+        return stored
+
+    def by_seq(self, tenant: Tenant, seqs: Sequence[int]) -> list[Atom]:
+        if not seqs:
+            return []
+        marks = ",".join("?" * len(seqs))
+        found = self._db.query(
+            f"SELECT {rows.ATOM_COLS} FROM atoms WHERE user_id = ? AND agent_id = ? AND seq IN ({marks})",
+            [tenant.user_id, tenant.agent_id, *seqs],
+        )
+        by = {r["seq"]: rows.atom(r) for r in found}
+        return [by[s] for s in seqs if s in by]
+
+    def get(self, tenant: Tenant, ids: Sequence[str]) -> list[Atom]:
+        if not ids:
+            return []
+        marks = ",".join("?" * len(ids))
+        return [
+            rows.atom(r)
+            for r in self._db.query(
+                f"SELECT {rows.ATOM_COLS} FROM atoms WHERE user_id = ? AND agent_id = ? AND id IN ({marks}) "
+                "ORDER BY seq",
+                [tenant.user_id, tenant.agent_id, *ids],
+            )
+        ]
+
+    def list(self, tenant: Tenant | None, flt: AtomFilter, *, limit: int, after_seq: int = 0) -> list[Atom]:
+        where, params = rows.tenant_clause(tenant)
+        fw, fp = rows.filter_clause(flt)
+        clauses = ["seq > ?", *where, *fw]
+        return [
+            rows.atom(r)
+            for r in self._db.query(
+                f"SELECT {rows.ATOM_COLS} FROM atoms WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT ?",
+                [after_seq, *params, *fp, limit],
+            )
+        ]
+
+
+def _params(tenant: Tenant, a: Atom) -> tuple[object, ...]:
+    return (
+        a.id, tenant.user_id, tenant.agent_id, a.session_key, str(a.type), a.priority, a.content,
+        a.scene_name, json.dumps(list(a.source_message_ids)), json.dumps(dict(a.metadata), default=str),
+        event_time(a), a.created_at, a.updated_at, a.version, a.superseded_by,
+    )

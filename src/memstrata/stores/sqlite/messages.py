@@ -1,0 +1,89 @@
+"""L0 message log on SQLite."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from memstrata.models import Message, Tenant
+from memstrata.ports import MessageFilter
+from memstrata.stores.sqlite import rows
+from memstrata.stores.sqlite.db import Database
+
+_INSERT = (
+    "INSERT OR IGNORE INTO messages (id, user_id, agent_id, session_key, session_id, role, name, content, "
+    "timestamp, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+class SqliteMessageLog:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def append(self, items: Sequence[tuple[Message, str]]) -> list[Message]:
+        stored: list[Message] = []
+        with self._db.tx() as c:
+            for m, body in items:
+                cur = c.execute(
+                    _INSERT,
+                    (m.id, m.tenant.user_id, m.tenant.agent_id, m.session_key, m.session_id, str(m.role),
+                     m.name, m.content, m.timestamp, m.recorded_at),
+                )
+                if cur.rowcount == 0:  # this tenant already has the id: idempotent capture
+                    continue
+                seq = int(cur.lastrowid or 0)
+                c.execute("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)", (seq, body))
+                stored.append(replace(m, seq=seq))
+        return stored
+
+    def last(self, tenant: Tenant, session_key: str) -> Message | None:
+        found = self._db.query(
+            f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE user_id = ? AND agent_id = ? "
+            "AND session_key = ? ORDER BY seq DESC LIMIT 1",
+            (tenant.user_id, tenant.agent_id, session_key),
+        )
+        return rows.message(found[0]) if found else None
+
+    def after(self, tenant: Tenant, session_key: str, after_seq: int, limit: int) -> list[Message]:
+        return [
+            rows.message(r)
+            for r in self._db.query(
+                f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE user_id = ? AND agent_id = ? "
+                "AND session_key = ? AND seq > ? ORDER BY seq LIMIT ?",
+                (tenant.user_id, tenant.agent_id, session_key, after_seq, limit),
+            )
+        ]
+
+    def before(self, tenant: Tenant, session_key: str, before_seq: int, limit: int) -> list[Message]:
+        found = self._db.query(
+            f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE user_id = ? AND agent_id = ? "
+            "AND session_key = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
+            (tenant.user_id, tenant.agent_id, session_key, before_seq, limit),
+        )
+        return [rows.message(r) for r in reversed(found)]
+
+    def by_seq(self, tenant: Tenant, seqs: Sequence[int]) -> list[Message]:
+        if not seqs:
+            return []
+        marks = ",".join("?" * len(seqs))
+        found = self._db.query(
+            f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE user_id = ? AND agent_id = ? AND seq IN ({marks})",
+            [tenant.user_id, tenant.agent_id, *seqs],
+        )
+        by = {r["seq"]: rows.message(r) for r in found}
+        return [by[s] for s in seqs if s in by]
+
+    def list(
+        self, tenant: Tenant | None, flt: MessageFilter, *, limit: int, after_seq: int = 0
+    ) -> list[Message]:
+        where, params = rows.tenant_clause(tenant)
+        fw, fp = rows.filter_clause(flt)
+        clauses = ["seq > ?", *where, *fw]
+        return [
+            rows.message(r)
+            for r in self._db.query(
+                f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT ?",
+                [after_seq, *params, *fp, limit],
+            )
+        ]
+

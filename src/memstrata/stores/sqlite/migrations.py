@@ -1,0 +1,177 @@
+"""Schema history of the embedded store, as named migrations applied in order.
+
+Each migration runs once, inside a transaction, and is recorded in ``_migrations``. Never edit a
+migration that has shipped: add a new one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+
+from memstrata.errors import SchemaError
+
+Migration = Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[Migration] = []
+
+
+def migration(fn: Migration) -> Migration:
+    MIGRATIONS.append(fn)
+    return fn
+
+
+@migration
+def m001_messages(db: sqlite3.Connection) -> None:
+    """L0: the message log. ``seq`` is the cursor; ids are unique per tenant (idempotent capture)."""
+    _ddl(
+        db,
+        """
+        CREATE TABLE messages (
+            seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+            id           TEXT NOT NULL,
+            user_id      TEXT NOT NULL,
+            agent_id     TEXT NOT NULL,
+            session_key  TEXT NOT NULL,
+            session_id   TEXT NOT NULL,
+            role         TEXT NOT NULL,
+            name         TEXT,
+            content      TEXT NOT NULL,
+            timestamp    INTEGER NOT NULL,
+            recorded_at  INTEGER NOT NULL,
+            UNIQUE (user_id, agent_id, id)
+        );
+        CREATE INDEX messages_session ON messages (user_id, agent_id, session_key, seq);
+        CREATE INDEX messages_time ON messages (user_id, agent_id, timestamp);
+        """
+    )
+
+
+@migration
+def m002_atoms(db: sqlite3.Connection) -> None:
+    """L1: memory atoms. A correction inserts a new row and points the old one's ``superseded_by`` at it."""
+    _ddl(
+        db,
+        """
+        CREATE TABLE atoms (
+            seq                 INTEGER PRIMARY KEY AUTOINCREMENT,
+            id                  TEXT NOT NULL,
+            user_id             TEXT NOT NULL,
+            agent_id            TEXT NOT NULL,
+            session_key         TEXT NOT NULL,
+            type                TEXT NOT NULL,
+            priority            INTEGER NOT NULL,
+            content             TEXT NOT NULL,
+            scene_name          TEXT NOT NULL,
+            source_message_ids  TEXT NOT NULL,
+            metadata            TEXT NOT NULL,
+            event_time          INTEGER NOT NULL,
+            created_at          INTEGER NOT NULL,
+            updated_at          INTEGER NOT NULL,
+            version             INTEGER NOT NULL,
+            superseded_by       TEXT,
+            UNIQUE (user_id, agent_id, id)
+        );
+        CREATE INDEX atoms_tenant ON atoms (user_id, agent_id, superseded_by, seq);
+        """
+    )
+
+
+@migration
+def m003_fts(db: sqlite3.Connection) -> None:
+    """Keyword indexes: FTS5 with Porter stemming over unicode61 (diacritics removed).
+
+    The indexed ``body`` is not the stored content: it carries context (speaker names, the previous
+    turn, dates) that helps matching, while a hit returns only the record itself.
+    """
+    _ddl(
+        db,
+        """
+        CREATE VIRTUAL TABLE messages_fts USING fts5(
+            body, tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        CREATE VIRTUAL TABLE atoms_fts USING fts5(
+            body, tokenize = 'porter unicode61 remove_diacritics 2'
+        );
+        """
+    )
+
+
+@migration
+def m004_vectors(db: sqlite3.Connection) -> None:
+    """Vectors: normalised float32 blobs, one per record and layer; ``body`` is what was embedded."""
+    _ddl(
+        db,
+        """
+        CREATE TABLE vectors (
+            layer     TEXT NOT NULL,
+            seq       INTEGER NOT NULL,
+            user_id   TEXT NOT NULL,
+            agent_id  TEXT NOT NULL,
+            vec       BLOB NOT NULL,
+            PRIMARY KEY (layer, seq)
+        );
+        CREATE INDEX vectors_tenant ON vectors (user_id, agent_id, layer, seq);
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        """
+    )
+
+
+@migration
+def m005_pipeline(db: sqlite3.Connection) -> None:
+    """Durable L1 scheduler state per session: cursor, pending turns, timers, failures."""
+    _ddl(
+        db,
+        """
+        CREATE TABLE pipeline_sessions (
+            user_id        TEXT NOT NULL,
+            agent_id       TEXT NOT NULL,
+            session_key    TEXT NOT NULL,
+            cursor         INTEGER NOT NULL DEFAULT 0,
+            pending        INTEGER NOT NULL DEFAULT 0,
+            runs           INTEGER NOT NULL DEFAULT 0,
+            fire_at        INTEGER,
+            attempts       INTEGER NOT NULL DEFAULT 0,
+            last_error     TEXT,
+            last_activity  INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (user_id, agent_id, session_key)
+        );
+        """
+    )
+
+
+def _ddl(db: sqlite3.Connection, script: str) -> None:
+    # One execute per statement: executescript() would commit the surrounding transaction.
+    for statement in script.split(";"):
+        if statement.strip():
+            db.execute(statement)
+
+
+def apply(db: sqlite3.Connection) -> list[str]:
+    """Apply the migrations this database lacks; returns their names. Refuses a newer schema.
+
+    ``db`` must be in autocommit mode (``isolation_level=None``): each migration runs in its own
+    explicit transaction together with its record in ``_migrations``.
+    """
+    db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at INTEGER)")
+    done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+    known = {m.__name__ for m in MIGRATIONS}
+    if unknown := done - known:
+        raise SchemaError(f"database has migrations this memstrata does not know: {sorted(unknown)}")
+    applied = []
+    for m in MIGRATIONS:
+        if m.__name__ in done:
+            continue
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            m(db)
+            db.execute(
+                "INSERT INTO _migrations (name, applied_at) VALUES (?, ?)",
+                (m.__name__, int(time.time() * 1000)),
+            )
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        applied.append(m.__name__)
+    return applied

@@ -1,0 +1,90 @@
+"""Row <-> record conversion and filter clauses shared by the SQLite store parts."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from memstrata.models import Atom, AtomType, Message, Role, Tenant
+from memstrata.ports import AtomFilter, MessageFilter
+
+MESSAGE_COLS = "seq, id, user_id, agent_id, session_key, session_id, role, name, content, timestamp, recorded_at"
+ATOM_COLS = (
+    "seq, id, user_id, agent_id, session_key, type, priority, content, scene_name, source_message_ids, "
+    "metadata, created_at, updated_at, version, superseded_by"
+)
+
+
+def message(row: sqlite3.Row) -> Message:
+    return Message(
+        id=row["id"],
+        tenant=Tenant(row["user_id"], row["agent_id"]),
+        session_key=row["session_key"],
+        session_id=row["session_id"],
+        role=Role(row["role"]),
+        name=row["name"],
+        content=row["content"],
+        timestamp=row["timestamp"],
+        recorded_at=row["recorded_at"],
+        seq=row["seq"],
+    )
+
+
+def atom(row: sqlite3.Row) -> Atom:
+    return Atom(
+        id=row["id"],
+        tenant=Tenant(row["user_id"], row["agent_id"]),
+        type=AtomType(row["type"]),
+        content=row["content"],
+        priority=row["priority"],
+        scene_name=row["scene_name"],
+        source_message_ids=tuple(json.loads(row["source_message_ids"])),
+        metadata=json.loads(row["metadata"]),
+        session_key=row["session_key"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        version=row["version"],
+        superseded_by=row["superseded_by"],
+        seq=row["seq"],
+    )
+
+
+def tenant_clause(tenant: Tenant | None, alias: str = "") -> tuple[list[str], list[object]]:
+    if tenant is None:
+        return [], []
+    p = f"{alias}." if alias else ""
+    return [f"{p}user_id = ?", f"{p}agent_id = ?"], [tenant.user_id, tenant.agent_id]
+
+
+def filter_clause(flt: MessageFilter | AtomFilter, alias: str = "") -> tuple[list[str], list[object]]:
+    """SQL conditions for a filter (joined with AND by the caller)."""
+    p = f"{alias}." if alias else ""
+    where: list[str] = []
+    params: list[object] = []
+    if isinstance(flt, MessageFilter):
+        time_col = f"{p}timestamp"
+        if flt.session_key is not None:
+            where.append(f"{p}session_key = ?")
+            params.append(flt.session_key)
+    else:
+        time_col = f"{p}event_time"
+        if flt.type is not None:
+            where.append(f"{p}type = ?")
+            params.append(str(flt.type))
+        if flt.scene:
+            where.append(f"instr(lower({p}scene_name), ?) > 0")
+            params.append(flt.scene.lower())
+        if not flt.include_superseded:
+            where.append(f"{p}superseded_by IS NULL")
+    if flt.since is not None:
+        where.append(f"{time_col} >= ?")
+        params.append(flt.since)
+    if flt.until is not None:
+        where.append(f"{time_col} < ?")
+        params.append(flt.until)
+    return where, params
+
+
+def is_trivial(flt: MessageFilter | AtomFilter) -> bool:
+    """True when the filter selects every record of the tenant."""
+    return not filter_clause(flt)[0]
