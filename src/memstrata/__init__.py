@@ -1,1 +1,65 @@
-"""memstrata: layered long-term memory for LLM agents."""
+"""memstrata: layered long-term memory for LLM agents.
+
+    from memstrata import Memory
+
+    with Memory.open("~/.memstrata") as mem:
+        mem.capture([{"role": "user", "content": "I moved to Lisbon last week."}], session_key="chat-1")
+        mem.end_session("chat-1")
+        for hit in mem.search("where does the user live?", layers=("L1", "L0")):
+            print(hit.layer, hit.content)
+"""
+
+from memstrata.api import AsyncMemory, Memory
+from memstrata.clock import FakeClock, SystemClock
+from memstrata.errors import (
+    ConfigError,
+    EmbeddingError,
+    EngineError,
+    InputError,
+    MemstrataError,
+    MissingExtraError,
+    ModelError,
+    ParseError,
+    PathError,
+    PipelineError,
+    SchemaError,
+    StoreError,
+    UnknownTenantError,
+    ValidationError,
+)
+from memstrata.layers.capture import CaptureResult
+from memstrata.models import Atom, AtomType, Hit, Layer, Message, NewMessage, Role, SearchResult, Tenant
+from memstrata.settings import Settings, load_settings
+
+__all__ = [
+    "Atom",
+    "AsyncMemory",
+    "AtomType",
+    "CaptureResult",
+    "ConfigError",
+    "EmbeddingError",
+    "EngineError",
+    "FakeClock",
+    "Hit",
+    "InputError",
+    "Layer",
+    "Memory",
+    "MemstrataError",
+    "Message",
+    "MissingExtraError",
+    "ModelError",
+    "NewMessage",
+    "ParseError",
+    "PathError",
+    "PipelineError",
+    "Role",
+    "SchemaError",
+    "SearchResult",
+    "Settings",
+    "StoreError",
+    "SystemClock",
+    "Tenant",
+    "UnknownTenantError",
+    "ValidationError",
+    "load_settings",
+]

@@ -220,6 +220,10 @@ class MessageLog(Protocol):
         """Messages by ascending seq; ``tenant=None`` lists every tenant (admin and mirrors only)."""
         ...
 
+    def count(self, tenant: Tenant | None) -> int:
+        """How many messages the tenant (or, with None, the store) holds."""
+        ...
+
 
 class AtomStore(Protocol):
     """L1: memory atoms, versioned: a superseded atom stays readable."""
@@ -247,6 +251,10 @@ class AtomStore(Protocol):
 
     def list(self, tenant: Tenant | None, flt: AtomFilter, *, limit: int, after_seq: int = 0) -> list[Atom]:
         """Atoms by ascending seq."""
+        ...
+
+    def count(self, tenant: Tenant | None) -> int:
+        """How many current (not superseded) atoms the tenant (or, with None, the store) holds."""
         ...
 
 
@@ -313,7 +321,7 @@ class PipelineState(Protocol):
         ...
 
     def backlog(self) -> list[tuple[Tenant, str, int]]:
-        """Sessions with L0 messages after their cursor: ``(tenant, session_key, last_seq)``."""
+        """Sessions with L0 messages after their cursor: ``(tenant, session_key, unprocessed count)``."""
         ...
 
 

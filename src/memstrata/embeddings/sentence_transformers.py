@@ -94,7 +94,9 @@ class SentenceTransformerEmbedder:
                 show_progress_bar=False,
             )
         except Exception as exc:  # torch/tokenizer errors have no common base class
-            raise EmbeddingError(f"sentence-transformers model {self.model!r} failed to encode: {exc}") from exc
+            raise EmbeddingError(
+                f"sentence-transformers model {self.model!r} failed to encode: {exc}"
+            ) from exc
         vectors = np.asarray(raw, dtype=np.float32)
         if vectors.shape != (len(texts), dims):
             raise EmbeddingError(

@@ -87,3 +87,7 @@ class SqliteMessageLog:
             )
         ]
 
+    def count(self, tenant: Tenant | None) -> int:
+        where, params = rows.tenant_clause(tenant)
+        clause = " AND ".join([*where, "1 = 1"])
+        return int(self._db.query(f"SELECT COUNT(*) AS n FROM messages WHERE {clause}", params)[0]["n"])

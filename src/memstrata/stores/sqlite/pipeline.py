@@ -55,9 +55,10 @@ class SqlitePipelineState:
 
     def backlog(self) -> list[tuple[Tenant, str, int]]:
         found = self._db.query(
-            "SELECT m.user_id, m.agent_id, m.session_key, MAX(m.seq) AS last FROM messages m "
+            "SELECT m.user_id, m.agent_id, m.session_key, SUM(m.seq > COALESCE(p.cursor, 0)) AS lag "
+            "FROM messages m "
             "LEFT JOIN pipeline_sessions p ON p.user_id = m.user_id AND p.agent_id = m.agent_id "
             "AND p.session_key = m.session_key GROUP BY m.user_id, m.agent_id, m.session_key "
-            "HAVING MAX(m.seq) > COALESCE(MAX(p.cursor), 0) ORDER BY MIN(m.seq)"
+            "HAVING lag > 0 ORDER BY MIN(m.seq)"
         )
-        return [(Tenant(r["user_id"], r["agent_id"]), str(r["session_key"]), int(r["last"])) for r in found]
+        return [(Tenant(r["user_id"], r["agent_id"]), str(r["session_key"]), int(r["lag"])) for r in found]

@@ -1,0 +1,150 @@
+"""Probe: LoCoMo evidence recall of BM25 over offline-engine atoms, beside BM25 over raw turns.
+
+    .venv/bin/python bench/probe_offline_atoms.py [DATA.json] [--show N] [--sample conv-26]
+
+Builds extraction windows the way the L1 pipeline does (per LoCoMo session: windows of 10 new
+messages plus the 5 before them as background), runs the offline extractor, then for every question
+of categories 1-4 ranks (a) raw turns, (b) atoms (mapped to dia ids via source_message_ids) and
+(c) an RRF fusion (k=10) of both item lists, and prints ``score(...)`` for each, the atom count and
+the extraction time. A diagnostic script, not a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rank_bm25 import BM25Okapi
+
+from memstrata.engines.offline import extract_window
+from memstrata.models import Message, Role, Tenant
+from memstrata.ports import AtomDraft, ExtractionWindow
+
+sys.path.insert(0, "/work/shared/eval")
+from locomo_common import load, score  # noqa: E402
+
+DATA = "/work/shared/data/locomo/locomo-dev.json"
+STOP = set(
+    "a an the is are was were be been to of and or in on at for with i you he she it we they my your me "
+    "what when where who how did do does that this".split()
+)
+WINDOW, BACKGROUND, DEPTH, RRF_K = 10, 5, 50, 10
+Item = tuple[str, set[str]]
+
+
+def toks(text: str) -> list[str]:
+    return [t for t in re.findall(r"[a-z0-9]+", text.lower()) if t not in STOP]
+
+
+def session_time(text: str) -> int:
+    """"1:56 pm on 8 May, 2023" -> ms since the epoch (UTC)."""
+    dt = datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
+    return int(dt.timestamp() * 1000)
+
+
+def messages(sample_id: str, turns: Sequence[Any]) -> dict[int, list[Message]]:
+    """LoCoMo turns as memstrata messages, grouped by session number."""
+    tenant = Tenant(sample_id)
+    out: dict[int, list[Message]] = {}
+    for t in turns:
+        group = out.setdefault(t.session, [])
+        ts = session_time(t.date) + 10_000 * len(group)  # a few seconds per turn
+        group.append(
+            Message(
+                id=f"{sample_id}/{t.dia_id}",
+                tenant=tenant,
+                session_key=f"{sample_id}/session_{t.session}",
+                session_id=f"session_{t.session}",
+                role=Role.USER,
+                content=t.text,
+                timestamp=ts,
+                recorded_at=ts,
+                name=t.speaker,
+            )
+        )
+    return out
+
+
+def windows(sample_id: str, msgs: Sequence[Message]) -> list[ExtractionWindow]:
+    out = []
+    for start in range(0, len(msgs), WINDOW):
+        new = tuple(msgs[start : start + WINDOW])
+        background = tuple(msgs[max(0, start - BACKGROUND) : start])
+        out.append(ExtractionWindow(Tenant(sample_id), new[0].session_key, new, background))
+    return out
+
+
+def bm25_rank(docs: Sequence[str]) -> Callable[[str], list[int]]:
+    bm = BM25Okapi([toks(d) or ["_"] for d in docs])
+
+    def rank(query: str) -> list[int]:
+        scores = bm.get_scores(toks(query))
+        return sorted(range(len(docs)), key=lambda i: -scores[i])[:DEPTH]
+
+    return rank
+
+
+def rrf(lists: Sequence[Sequence[Item]]) -> list[Item]:
+    fused: dict[tuple[int, int], float] = {}
+    items: dict[tuple[int, int], Item] = {}
+    for li, lst in enumerate(lists):
+        for rank, item in enumerate(lst):
+            key = (li, rank)
+            items[key] = item
+            fused[key] = 1.0 / (RRF_K + rank + 1)
+    order = sorted(fused, key=lambda k: (-fused[k], k))
+    return [items[k] for k in order[:DEPTH]]
+
+
+def dia(sample_id: str, ids: Sequence[str]) -> set[str]:
+    return {i[len(sample_id) + 1 :] for i in ids if i.startswith(sample_id + "/")}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("data", nargs="?", default=DATA)
+    ap.add_argument("--show", type=int, default=0, help="print the first N atoms of each sample")
+    ap.add_argument("--sample", default=None, help="only this sample id")
+    a = ap.parse_args()
+    samples = [s for s in load(a.data) if a.sample in (None, s[0])]
+    qs_all: list[Any] = []
+    ranked: dict[str, list[list[Item]]] = {"turns": [], "atoms": [], "rrf": []}
+    n_atoms = n_msgs = 0
+    elapsed = 0.0
+    for sid, _, _, turns, qs in samples:
+        atoms: list[AtomDraft] = []
+        for group in messages(sid, turns).values():
+            n_msgs += len(group)
+            t0 = time.perf_counter()
+            for w in windows(sid, group):
+                atoms.extend(extract_window(w))
+            elapsed += time.perf_counter() - t0
+        n_atoms += len(atoms)
+        for d in atoms[: a.show]:
+            print(f"  [{d.type}|{d.priority}|{d.scene_name}] {d.content}  {list(d.source_message_ids)}")
+        turn_docs = [f"{t.speaker}: {t.text}" for t in turns]
+        turn_items = [(doc, {t.dia_id}) for doc, t in zip(turn_docs, turns, strict=True)]
+        atom_items = [(d.content, dia(sid, d.source_message_ids)) for d in atoms]
+        rank_turns, rank_atoms = bm25_rank(turn_docs), bm25_rank([d.content for d in atoms])
+        for q in qs:
+            by_turn = [turn_items[i] for i in rank_turns(q.question)]
+            by_atom = [atom_items[i] for i in rank_atoms(q.question)]
+            qs_all.append(q)
+            ranked["turns"].append(by_turn)
+            ranked["atoms"].append(by_atom)
+            ranked["rrf"].append(rrf([by_turn, by_atom]))
+    for name, lists in ranked.items():
+        print(f"{name:6s}", score(qs_all, lists))
+    rate = n_msgs / elapsed if elapsed else float("inf")
+    print(f"atoms {n_atoms} from {n_msgs} messages; extraction {elapsed:.2f} s ({rate:.0f} messages/s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""The public entry points: ``AsyncMemory.open`` and the blocking ``Memory`` over it.
+
+``Memory`` runs an ``AsyncMemory`` on a private event loop in a daemon thread; each method is the
+async one, run to completion. The methods are generated from ``AsyncMemory`` (never hand-copied),
+and a parity test keeps the two surfaces identical.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from memstrata import memory
+from memstrata.ports import ChatModel, Clock, Embedder
+from memstrata.settings import load_settings
+from memstrata.wiring import build
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+class AsyncMemory(memory.AsyncMemory):
+    @classmethod
+    async def open(
+        cls,
+        path_or_url: str | Path | None = None,
+        *,
+        background: bool = False,
+        clock: Clock | None = None,
+        embedder: Embedder | None | str = "settings",
+        chat_model: ChatModel | None = None,
+        **settings: Any,
+    ) -> AsyncMemory:
+        """Open memory in a data directory (default ``~/.memstrata`` or ``$MEMSTRATA_HOME``).
+
+        ``settings`` override file and environment (e.g. ``pipeline={"engine": "llm"}``);
+        ``background=True`` runs the pipeline scheduler until ``close``. ``embedder=None`` turns
+        vectors off; a ``chat_model`` selects the LLM engine with that model.
+        """
+        s = load_settings(path_or_url if path_or_url and "://" not in str(path_or_url) else None, **settings)
+        parts = await asyncio.to_thread(build, s, path_or_url, clock=clock, embedder=embedder, chat=chat_model)
+        mem = cls(parts.store, s, parts.clock, parts.embedder, parts.extractor, parts.deduplicator)
+        if background:
+            mem.start_background()
+        return mem
+
+
+class _Portal:
+    """An event loop in a daemon thread, to run coroutines from synchronous code."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="memstrata-loop", daemon=True)
+        self._thread.start()
+
+    def call(self, coro: Coroutine[Any, Any, R]) -> R:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join()
+        self.loop.close()
+
+
+def _blocking(
+    fn: Callable[Concatenate[memory.AsyncMemory, P], Coroutine[Any, Any, R]],
+) -> Callable[Concatenate[Memory, P], R]:
+    @functools.wraps(fn)
+    def call(self: Memory, *args: P.args, **kwargs: P.kwargs) -> R:
+        return self._portal.call(fn(self._async, *args, **kwargs))
+
+    return call
+
+
+class Memory:
+    """Blocking memory for synchronous code; same methods as ``AsyncMemory``."""
+
+    def __init__(self, inner: memory.AsyncMemory, portal: _Portal) -> None:
+        self._async = inner
+        self._portal = portal
+
+    @classmethod
+    def open(
+        cls,
+        path_or_url: str | Path | None = None,
+        *,
+        background: bool = False,
+        clock: Clock | None = None,
+        embedder: Embedder | None | str = "settings",
+        chat_model: ChatModel | None = None,
+        **settings: Any,
+    ) -> Memory:
+        """See ``AsyncMemory.open``; with ``background=True`` the pipeline runs in a thread."""
+        portal = _Portal()
+        try:
+            inner = portal.call(
+                AsyncMemory.open(path_or_url, background=background, clock=clock, embedder=embedder,
+                                 chat_model=chat_model, **settings)
+            )
+        except BaseException:
+            portal.stop()
+            raise
+        return cls(inner, portal)
+
+    @property
+    def settings(self) -> Any:
+        return self._async.settings
+
+    def close(self) -> None:
+        """Stop the pipeline (running L1 on what this process captured) and close the store."""
+        try:
+            self._portal.call(self._async.close())
+        finally:
+            self._portal.stop()
+
+    def __enter__(self) -> Memory:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    capture = _blocking(memory.AsyncMemory.capture)
+    messages = _blocking(memory.AsyncMemory.messages)
+    atoms = _blocking(memory.AsyncMemory.atoms)
+    search = _blocking(memory.AsyncMemory.search)
+    search_conversations = _blocking(memory.AsyncMemory.search_conversations)
+    run_pending = _blocking(memory.AsyncMemory.run_pending)
+    end_session = _blocking(memory.AsyncMemory.end_session)
+    status = _blocking(memory.AsyncMemory.status)
+    reindex = _blocking(memory.AsyncMemory.reindex)

@@ -1,0 +1,53 @@
+"""``memstrata demo``: a bundled conversation through the pipeline, offline, in a temporary folder."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from memstrata.api import Memory
+from memstrata.cli.common import Format, console, emit, fail_cleanly
+from memstrata.demo import sample
+from memstrata.importers import parse_import
+
+QUESTIONS = ("Where does Maya work?", "What food should I avoid offering Maya?", "When is Tom moving?")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("demo")(demo)
+
+
+def demo(
+    keep: Annotated[Path | None, typer.Option("--keep", help="Use (and keep) this folder.")] = None,
+) -> None:
+    """Import a small sample conversation, extract memories offline and search them."""
+    started = time.perf_counter()
+    home = keep or Path(tempfile.mkdtemp(prefix="memstrata-demo-"))
+    with fail_cleanly():
+        sessions = parse_import(sample())
+        with Memory.open(home) as mem:
+            for s in sessions:
+                mem.capture(list(s.messages), session_key=s.session_key, session_id=s.session_id,
+                            user_id=s.tenant.user_id)
+            mem.end_session("chat-maya", user_id="maya")
+            _show(mem)
+    console.print(f"\n[dim]data directory: {home}  ({time.perf_counter() - started:.1f} s)[/dim]")
+
+
+def _show(mem: Memory) -> None:
+    messages = mem.messages(user_id="maya", limit=4)
+    console.rule("[bold]L0[/bold] raw messages (first 4)")
+    emit(messages, Format.table, [("speaker", lambda m: m.name or m.role), ("content", lambda m: m.content)])
+    atoms = mem.atoms(user_id="maya", limit=50)
+    console.rule(f"[bold]L1[/bold] memory atoms ({len(atoms)})")
+    for a in atoms:
+        console.print(f"  [{a.type}|{a.scene_name}] {a.content}")
+    for q in QUESTIONS:
+        result = mem.search(q, user_id="maya", layers=("L1", "L0"), limit=3)
+        console.rule(f"[bold]search[/bold] {q}  ({result.strategy})")
+        for h in result:
+            console.print(f"  {h.layer} {h.score:.3f}  {h.content}")

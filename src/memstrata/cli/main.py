@@ -1,0 +1,41 @@
+"""The ``memstrata`` command: one module per command group, each command a thin edge."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import typer
+
+from memstrata.cli import demo_cmd, import_cmd, inspect_cmd, maintenance_cmd, search_cmd
+from memstrata.cli.common import DataDir
+
+app = typer.Typer(
+    name="memstrata",
+    help="Layered long-term memory for LLM agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def main(
+    ctx: typer.Context,
+    data_dir: DataDir = None,
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log pipeline activity to stderr."),
+) -> None:
+    """Layered long-term memory for LLM agents."""
+    ctx.obj = {"data_dir": Path(data_dir).expanduser() if data_dir else None}
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+
+
+import_cmd.register(app)
+search_cmd.register(app)
+maintenance_cmd.register(app)
+demo_cmd.register(app)
+app.add_typer(inspect_cmd.app, name="inspect")
+
+
+def run() -> None:
+    app()

@@ -1,0 +1,44 @@
+"""``memstrata status`` and ``memstrata reindex``."""
+
+from __future__ import annotations
+
+import typer
+
+from memstrata.cli.common import DataDir, Format, console, emit, iso, open_memory
+
+
+def register(app: typer.Typer) -> None:
+    app.command("status")(status)
+    app.command("reindex")(reindex)
+
+
+def status(
+    ctx: typer.Context,
+    fmt: Format = typer.Option(Format.table, "--format", "-f", help="table, json or jsonl."),
+    data_dir: DataDir = None,
+) -> None:
+    """Pipeline queues, cursors, lag and the last error of every session."""
+    with open_memory(ctx, data_dir, embedder=None) as mem:
+        st = mem.status()
+    if fmt != Format.table:
+        emit([st], fmt, [])
+        return
+    console.print(f"{st.messages} messages, {st.atoms} current atoms, embedder: {st.embedder or 'none'}")
+    emit(list(st.sessions), fmt, [
+        ("tenant", lambda s: s.tenant),
+        ("session", lambda s: s.session_key),
+        ("cursor", lambda s: s.cursor),
+        ("lag", lambda s: s.lag),
+        ("pending", lambda s: s.pending),
+        ("next run", lambda s: iso(s.fire_at)),
+        ("attempts", lambda s: s.attempts),
+        ("last error", lambda s: s.last_error or ""),
+    ], title="L1 pipeline")
+
+
+def reindex(ctx: typer.Context, data_dir: DataDir = None) -> None:
+    """Re-embed stored messages and atoms (all of them after an embedder change)."""
+    with open_memory(ctx, data_dir) as mem:
+        n = mem.reindex()
+        name = mem.status().embedder
+    console.print(f"embedded {n} records with {name}")

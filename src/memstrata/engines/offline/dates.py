@@ -1,0 +1,301 @@
+"""Dates in a sentence, resolved against the day the message was written.
+
+``resolve("I went there yesterday", date(2023, 5, 8))`` rewrites the sentence to "I went there on
+7 May 2023" and reports the activity span 2023-05-07..2023-05-07. Day-precise relative words are
+replaced by the date; vaguer ones ("two weeks ago") keep their words and gain the resolved date in
+parentheses; absolute dates are kept (a missing year is added) and reported as a span.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from memstrata.engines.offline.daymath import (
+    add_months,
+    day_text,
+    month_end,
+    month_text,
+    next_weekday,
+    previous_weekday,
+    season_span,
+)
+from memstrata.engines.offline.lexicon import MONTH_ABBREV, MONTHS, NUMBER_WORDS, WEEKDAYS
+
+_FUTURE = re.compile(
+    r"\b(?:will|'ll|going to|gonna|plan|plans|planning|next|tomorrow|can't wait|looking forward|"
+    r"excited|hope to|hoping to|want to|wanna|would like|about to|upcoming|coming up|soon|this coming)\b",
+    re.IGNORECASE,
+)
+_PAST = re.compile(
+    r"\b(?:was|were|went|did|had|got|made|came|saw|took|ran|met|told|said|gave|found|left|bought|spent|"
+    r"felt|thought|began|started|visited|last|ago|yesterday|[a-z]{3,}ed)\b",
+    re.IGNORECASE,
+)
+_WD = "|".join(WEEKDAYS)
+_MONTH = "|".join(m.capitalize() for m in MONTHS if m != "may") + "|May"
+_MON = _MONTH + r"|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?"
+_NUM = r"\d{1,3}|" + "|".join(sorted((re.escape(k) for k in NUMBER_WORDS), key=len, reverse=True))
+_YEAR = r"(?:19[5-9]\d|20[0-9]\d)"
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """A sentence after date resolution and the span of the dates it mentions (None if none)."""
+
+    text: str
+    start: date | None
+    end: date | None
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    replacement: str | None  # None keeps the matched words
+    start: date
+    end: date
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    anchor: date
+    past: bool
+
+
+_Handler = Callable[[re.Match[str], _Context], "_Found | None"]
+
+
+def _day(d: date, template: str = "on {}") -> _Found:
+    return _Found(template.format(day_text(d)), d, d)
+
+
+def _number(word: str) -> int | None:
+    word = " ".join(word.lower().split())
+    if word.isdigit():
+        return int(word)
+    return NUMBER_WORDS.get(word)
+
+
+def _simple_days(m: re.Match[str], c: _Context) -> _Found | None:
+    phrase = " ".join(m.group(0).lower().split())
+    a = c.anchor
+    table: dict[str, tuple[int, str]] = {
+        "the day before yesterday": (-2, "on {}"),
+        "the day after tomorrow": (2, "on {}"),
+        "yesterday": (-1, "on {}"),
+        "today": (0, "on {}"),
+        "tonight": (0, "on the night of {}"),
+        "last night": (-1, "on the night of {}"),
+        "tomorrow": (1, "on {}"),
+        "this morning": (0, "on the morning of {}"),
+        "this afternoon": (0, "on the afternoon of {}"),
+        "this evening": (0, "on the evening of {}"),
+        "earlier today": (0, "earlier on {}"),
+    }
+    offset, template = table[phrase]
+    return _day(a + timedelta(days=offset), template)
+
+
+def _week(m: re.Match[str], c: _Context) -> _Found | None:
+    which = m.group(1).lower()
+    a = c.anchor
+    if which == "last":
+        return _Found(f"in the week before {day_text(a)}", a - timedelta(days=7), a - timedelta(days=1))
+    if which == "next":
+        return _Found(f"in the week after {day_text(a)}", a + timedelta(days=1), a + timedelta(days=7))
+    monday = a - timedelta(days=a.weekday())
+    return _Found(f"in the week of {day_text(a)}", monday, monday + timedelta(days=6))
+
+
+def _weekend(m: re.Match[str], c: _Context) -> _Found | None:
+    which = m.group(1).lower()
+    a = c.anchor
+    if which == "last" or (which == "this" and c.past and a.weekday() < 5):
+        saturday = a - timedelta(days=a.weekday() + 2)
+        label = f"on the weekend before {day_text(a)}"
+    else:
+        saturday = a + timedelta(days=(5 - a.weekday()) % 7)
+        if which == "next" and saturday <= a:
+            saturday += timedelta(days=7)
+        label = "on the weekend of"
+    sunday = saturday + timedelta(days=1)
+    span = f"{saturday.day}-{day_text(sunday)}" if saturday.month == sunday.month else day_text(saturday)
+    text = f"{label} ({span})" if "before" in label else f"{label} {span}"
+    return _Found(text, saturday, sunday)
+
+
+def _month_rel(m: re.Match[str], c: _Context) -> _Found | None:
+    shift = {"last": -1, "this": 0, "next": 1}[m.group(1).lower()]
+    first = add_months(c.anchor.replace(day=1), shift)
+    return _Found(f"in {month_text(first)}", first, month_end(first))
+
+
+def _year_rel(m: re.Match[str], c: _Context) -> _Found | None:
+    shift = {"last": -1, "this": 0, "next": 1}[m.group(1).lower()]
+    year = c.anchor.year + shift
+    return _Found(f"in {year}", date(year, 1, 1), date(year, 12, 31))
+
+
+def _season(m: re.Match[str], c: _Context) -> _Found | None:
+    which, season = m.group(1).lower(), m.group(2).lower()
+    start, end, label = season_span(season, which, c.anchor, c.past)
+    return _Found(f"in {label}", start, end)
+
+
+def _ago(m: re.Match[str], c: _Context) -> _Found | None:
+    n = _number(m.group(1))
+    if n is None:
+        return None
+    unit = m.group(2).lower()
+    a = c.anchor
+    fuzzy = m.group(1).lower().strip() in {"a few", "few", "several"}
+    if unit == "day":
+        d = a - timedelta(days=n)
+        if fuzzy:
+            return _Found(f"{m.group(0)} (shortly before {day_text(a)})", d - timedelta(days=2), d + timedelta(days=1))
+        return _day(d)
+    if unit == "week":
+        d = a - timedelta(days=7 * n)
+        return _Found(f"{m.group(0)} (around {day_text(d)})", d - timedelta(days=3), d + timedelta(days=3))
+    if unit == "month":
+        first = add_months(a.replace(day=1), -n)
+        return _Found(f"{m.group(0)} (around {month_text(first)})", first, month_end(first))
+    year = a.year - n
+    return _Found(f"{m.group(0)} (around {year})", date(year, 1, 1), date(year, 12, 31))
+
+
+def _in_future(m: re.Match[str], c: _Context) -> _Found | None:
+    n = _number(m.group(1))
+    if n is None or c.past:
+        return None
+    unit = m.group(2).lower()
+    days = {"day": 1, "week": 7}.get(unit)
+    if days is not None:
+        d = c.anchor + timedelta(days=n * days)
+        return _Found(f"{m.group(0)} (around {day_text(d)})", d, d)
+    first = add_months(c.anchor.replace(day=1), n if unit == "month" else 12 * n)
+    return _Found(f"{m.group(0)} (around {month_text(first)})", first, month_end(first))
+
+
+def _weekday(m: re.Match[str], c: _Context) -> _Found | None:
+    which = (m.group(1) or "").lower().split()
+    if m.string[: m.start()].lower().endswith(("every ", "each ")):
+        return None  # a habit, not a date
+    wd = WEEKDAYS.index(m.group(2).lower())
+    if "last" in which or "past" in which or ("next" not in which and "coming" not in which and c.past):
+        d = previous_weekday(c.anchor, wd)
+    else:
+        d = next_weekday(c.anchor, wd)
+    return _Found(f"on {m.group(2).capitalize()}, {day_text(d)}", d, d)
+
+
+def _month_day(m: re.Match[str], c: _Context) -> _Found | None:
+    month = _month_number(m.group("month"))
+    day, year = int(m.group("day")), m.group("year")
+    y = int(year) if year else _infer_year(month, c)
+    try:
+        d = date(y, month, day)
+    except ValueError:
+        return None
+    return _Found(None if year else f"{m.group(0)} {y}", d, d)
+
+
+def _month_only(m: re.Match[str], c: _Context) -> _Found | None:
+    month = _month_number(m.group("month"))
+    year = m.group("year")
+    prefix = (m.groupdict().get("pre") or "").lower().strip()
+    y = int(year) if year else _infer_year(month, c, strict_last=prefix == "last")
+    first = date(y, month, 1)
+    return _Found(None if year else f"{m.group(0)} {y}", first, month_end(first))
+
+
+def _year_only(m: re.Match[str], c: _Context) -> _Found | None:
+    y = int(m.group(0))
+    return _Found(None, date(y, 1, 1), date(y, 12, 31))
+
+
+def _month_number(name: str) -> int:
+    key = name.lower().rstrip(".")
+    return MONTHS.index(key) + 1 if key in MONTHS else MONTH_ABBREV[key[:4] if key == "sept" else key[:3]]
+
+
+def _infer_year(month: int, c: _Context, *, strict_last: bool = False) -> int:
+    """A month without a year: the latest past one for past tense, else the next to come."""
+    a = c.anchor
+    if strict_last:
+        return a.year if month < a.month else a.year - 1
+    if c.past:
+        return a.year if month <= a.month else a.year - 1
+    return a.year if month >= a.month else a.year + 1
+
+
+_I = re.IGNORECASE
+_RULES: tuple[tuple[re.Pattern[str], _Handler], ...] = (
+    (
+        re.compile(
+            r"\b(?:the day before yesterday|the day after tomorrow|yesterday|today|tonight|last night|"
+            r"tomorrow|this morning|this afternoon|this evening|earlier today)\b",
+            _I,
+        ),
+        _simple_days,
+    ),
+    (re.compile(r"\b(last|next|this) week\b", _I), _week),
+    (re.compile(r"\b(last|next|this) weekend\b", _I), _weekend),
+    (re.compile(r"\b(last|next|this) month\b", _I), _month_rel),
+    (re.compile(r"\b(last|next|this) year\b", _I), _year_rel),
+    (re.compile(r"\b(last|next|this) (summer|winter|spring|fall|autumn)\b", _I), _season),
+    (re.compile(rf"\b({_NUM}) (day|week|month|year)s? ago\b", _I), _ago),
+    (re.compile(rf"\bin (?:the next )?({_NUM}) (day|week|month|year)s?\b", _I), _in_future),
+    (re.compile(rf"\b(?:on )?(last|next|this|this past|this coming)? ?\b({_WD})\b(?!s)", _I), _weekday),
+    (
+        re.compile(rf"\b(?P<month>{_MON}) (?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (?P<year>{_YEAR})\b)?"),
+        _month_day,
+    ),
+    (
+        re.compile(
+            rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<month>{_MON})\b(?:,? (?P<year>{_YEAR})\b)?"
+        ),
+        _month_day,
+    ),
+    (
+        re.compile(
+            rf"\b(?P<pre>(?:in|last|this|next|early|late|mid|since|during|until|by|of) )"
+            rf"(?P<month>{_MONTH})\b(?:,? (?P<year>{_YEAR})\b)?"
+        ),
+        _month_only,
+    ),
+    (re.compile(rf"\b(?P<month>{_MONTH}),? (?P<year>{_YEAR})\b"), _month_only),
+    (re.compile(rf"\b{_YEAR}\b"), _year_only),
+)
+
+
+def is_past(text: str) -> bool:
+    """Whether a sentence reads as past tense (future markers win over past ones)."""
+    return _FUTURE.search(text) is None and _PAST.search(text) is not None
+
+
+def resolve(text: str, anchor: date) -> Resolved:
+    """Rewrite relative dates in ``text`` against ``anchor`` and report the span of all dates found."""
+    ctx = _Context(anchor, is_past(text))
+    found: list[tuple[int, int, _Found]] = []
+    for pattern, handler in _RULES:
+        for m in pattern.finditer(text):
+            result = handler(m, ctx)
+            if result is not None:
+                found.append((m.start(), m.end(), result))
+    found.sort(key=lambda f: (f[0], -(f[1] - f[0])))
+    out: list[str] = []
+    pos = 0
+    start: date | None = None
+    end: date | None = None
+    for s, e, f in found:
+        if s < pos:
+            continue  # overlaps a longer or earlier match
+        out.append(text[pos:s])
+        out.append(text[s:e] if f.replacement is None else f.replacement)
+        pos = e
+        start = f.start if start is None else min(start, f.start)
+        end = f.end if end is None else max(end, f.end)
+    out.append(text[pos:])
+    return Resolved("".join(out), start, end)

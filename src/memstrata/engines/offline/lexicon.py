@@ -1,0 +1,127 @@
+"""Word lists the offline engine reasons with. General English only: no names, no dataset terms."""
+
+from __future__ import annotations
+
+STOPWORDS = frozenset(
+    """
+    a about above after again against all am an and any are aren't as at be because been before being
+    below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down
+    during each few for from further had hadn't has hasn't have haven't having he he'd he'll he's her here
+    here's hers herself him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself
+    let's me more most no nor not of off on once only or other ought our ours ourselves out over own same
+    she she'd she'll she's should shouldn't so some such than that that's the their theirs them themselves
+    then there there's these they they'd they'll they're they've this those through to too under until up
+    very was wasn't we we'd we'll we're we've were weren't what what's when when's where where's which while
+    who who's whom why why's with won't would wouldn't you you'd you'll you're you've your yours yourself
+    yourselves my myself mine also just get got will shall may might must ever even still yet now then
+    gonna wanna gotta kinda sorta cause 'cause 's one ones something anything everything nothing someone
+    anyone everyone way ways thing things stuff lot lots much many bit well back
+    """.split()
+)
+
+# Words that carry no fact on their own: reactions, politeness, fillers, vague verbs.
+GENERIC = frozenset(
+    """
+    hi hey hello hiya yo bye goodbye cheers thanks thank thx ty welcome congrats congratulations wow whoa
+    oh ooh ah aw aww awesome amazing great cool nice good fine lovely sweet wonderful fantastic fabulous
+    incredible inspiring inspirational impressive brilliant beautiful gorgeous stunning excellent perfect super
+    glad happy proud pleased excited thrilled sorry sad bummer yeah yes yep yup nope nah ok okay sure totally
+    absolutely definitely indeed exactly true right agree agreed really truly seriously honestly actually
+    lol haha hahaha omg sounds sound seems seem looks look looking hear heard hearing see seeing talk
+    talking chat chatting soon later luck care take keep going doing done know knew think thought feel
+    feeling felt mean means meant appreciate appreciated word words kind kindly hope hoping wish wishes
+    catch share sharing tell telling told say said glad best better lot fun tough hard easy pretty
+    cute wild crazy insane whole entire always never sometimes often guess bet maybe perhaps probably
+    thing stuff things time times day days moment moments news update anyway anyways btw man dude girl guys
+    buddy friend pal dear hun honey bro sis let lets come came makes make made want wanted need needed
+    """.split()
+)
+
+# Adverbs allowed between a subject pronoun and its verb ("I really love").
+ADVERBS = frozenset(
+    """
+    really also just still usually always never often sometimes totally actually absolutely definitely
+    even truly kinda sorta personally mostly only already recently finally now currently generally
+    seriously honestly certainly especially deeply particularly mainly normally occasionally rarely
+    seldom hardly barely nearly almost probably typically basically literally genuinely sincerely
+    """.split()
+)
+
+# Third-person forms that are not "+s": the common irregulars and auxiliaries.
+IRREGULAR_3SG = {
+    "am": "is",
+    "are": "is",
+    "have": "has",
+    "do": "does",
+    "go": "goes",
+    "were": "was",
+    "don't": "doesn't",
+    "haven't": "hasn't",
+    "aren't": "isn't",
+    "weren't": "wasn't",
+    "dont": "doesn't",
+}
+
+# Base-form verbs safe to conjugate after "I" / subject "you" (unknown words are left alone).
+BASE_VERBS = frozenset(
+    """
+    accept add admire adore agree aim appreciate ask attend avoid bake believe belong bike blog build buy
+    call care carry celebrate change chat check cherish choose clean climb coach collect come cook count
+    cover crave create cycle dance decide deserve design dislike do draw dream drink drive earn eat enjoy
+    exercise expect explore feel find finish fish fix focus follow forget get give go grow hate have
+    help hike hold hope host identify imagine intend keep knit know lead learn leave like listen live
+    look love make manage mean meditate meet mentor miss need own paint participate plan play practice
+    practise pray prefer prepare promise read recommend relax remember rent research ride run save see
+    sell send sew shop sing sketch ski skate sleep speak spend stay struggle study support surf swim take
+    talk teach tend think train travel try understand use value visit volunteer wake walk want watch wear
+    wish wonder work worry write
+    """.split()
+)
+
+# Modals and past forms after which nothing is conjugated.
+NO_CONJUGATE = frozenset(
+    """
+    can could will would shall should may might must did didn't was wasn't had hadn't can't couldn't
+    won't wouldn't shouldn't
+    """.split()
+)
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+MONTH_ABBREV = {m[:3]: i + 1 for i, m in enumerate(MONTHS)} | {"sept": 9}
+
+NUMBER_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "a couple of": 2,
+    "a couple": 2,
+    "couple of": 2,
+    "a few": 3,
+    "few": 3,
+    "several": 3,
+}

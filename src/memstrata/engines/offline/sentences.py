@@ -1,0 +1,91 @@
+"""Splitting a message into sentences and image captions, and small word-level helpers.
+
+Everything here is pure and deterministic. Messages are chat text: short sentences, emoji,
+missing capitals, ``[shares a photo: ...]`` captions inserted by importers. The splitter errs
+on the side of longer sentences (a fact cut in two loses its subject).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# "[shares a photo: a dog on a beach]" and a few close variants importers write.
+_PHOTO = re.compile(
+    r"\[\s*(?:shares?|shared|sends?|sent)\s+(?:an?\s+)?(?:photo|picture|image|pic)\s*:\s*([^\]]*)\]",
+    re.IGNORECASE,
+)
+_CAPTION_LEAD = re.compile(
+    r"^(?:(?:a|an|the)\s+)?(?:photo(?:graph|graphy)?|picture|image|pic|close\s*up|closeup)\s+of\s+",
+    re.IGNORECASE,
+)
+_ABBREV = re.compile(
+    r"\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|approx|No|Mt|Ave|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|"
+    r"Sept|Oct|Nov|Dec)\.$",
+    re.IGNORECASE,
+)
+_BOUNDARY = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\n+|\s+[-–—]{1,2}\s+(?=[A-Z])")
+_SPACES = re.compile(r"[ \t\r\f\v]+")
+_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)*")
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
+
+
+@dataclass(frozen=True, slots=True)
+class MessageParts:
+    """A message split into its sentences (in order) and its image captions."""
+
+    sentences: tuple[str, ...]
+    captions: tuple[str, ...]
+
+
+def normalise_text(text: str) -> str:
+    """Straight quotes and apostrophes, single spaces, no NULs; newlines kept as sentence breaks."""
+    text = text.replace("\x00", " ").translate(_APOSTROPHES)
+    return "\n".join(_SPACES.sub(" ", line).strip() for line in text.splitlines() if line.strip())
+
+
+def clean_caption(caption: str) -> str:
+    """A caption without its "a photo of" lead-in (the atom says "shared a photo of" itself)."""
+    caption = _SPACES.sub(" ", caption).strip().rstrip(".")
+    previous = None
+    while previous != caption:  # "a photo of a picture of ..." happens
+        previous = caption
+        caption = _CAPTION_LEAD.sub("", caption).strip()
+    return caption
+
+
+def split_message(text: str) -> MessageParts:
+    """The sentences and photo captions of a message's text."""
+    text = normalise_text(text)
+    captions = tuple(c for c in (clean_caption(m.group(1)) for m in _PHOTO.finditer(text)) if c)
+    body = _PHOTO.sub("\n", text)
+    return MessageParts(split_sentences(body), captions)
+
+
+def split_sentences(text: str) -> tuple[str, ...]:
+    """Sentences of ``text``: split after ``. ! ?`` (not after abbreviations), at newlines, and at
+    a spaced dash that starts a new capitalised clause."""
+    out: list[str] = []
+    carry = ""
+    pos = 0
+    for match in _BOUNDARY.finditer(text):
+        piece = carry + text[pos : match.start()]
+        pos = match.end()
+        stripped = piece.rstrip("\"')]")
+        if _ABBREV.search(stripped) or re.search(r"\b[A-Z]\.$", stripped):
+            carry = piece + " "  # "Dr. Smith", "J. K." continue the sentence
+            continue
+        carry = ""
+        out.append(piece)
+    out.append(carry + text[pos:])
+    return tuple(s for s in (p.strip(" -–—") for p in out) if _WORD.search(s))
+
+
+def words(text: str) -> list[str]:
+    """Word tokens (letters, digits, inner apostrophes), in order, case kept."""
+    return _WORD.findall(text)
+
+
+def lower_words(text: str) -> list[str]:
+    """Lowercased word tokens."""
+    return [w.lower() for w in _WORD.findall(text)]

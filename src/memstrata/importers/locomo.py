@@ -1,0 +1,121 @@
+"""The LoCoMo benchmark format: a list of samples, each one long two-person conversation.
+
+Each sample becomes one tenant (``user_id = sample_id``); each ``session_<N>`` list one session.
+Every turn is a ``user`` message named after its speaker (both people are users of the memory), with
+id ``<sample_id>/<dia_id>``. Image turns carry their BLIP caption in the text, since the images are
+not released. Turn ``i`` of a session is stamped at the session's ``session_<N>_date_time`` plus
+``i * 5`` seconds, so turns keep their order in time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from memstrata.errors import ValidationError
+from memstrata.importers._validate import as_list, as_object, required_str
+from memstrata.importers.types import ImportSession
+from memstrata.models import NewMessage, Role, Tenant
+
+TURN_SPACING_MS = 5_000
+
+_SESSION_KEY = re.compile(r"session_(\d+)")
+# "1:56 pm on 8 May, 2023"; parsed by hand so the result does not depend on the process locale.
+_DATE_TIME = re.compile(
+    r"\s*(\d{1,2}):(\d{2})\s*([ap])\.?m\.?\s+on\s+(\d{1,2})\s+([A-Za-z]+)\.?,?\s+(\d{4})\s*",
+    re.IGNORECASE,
+)
+_MONTHS = {
+    name: number
+    for number, full in enumerate(
+        (
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ),
+        start=1,
+    )
+    for name in (full, full[:3], full[:4])  # "sept" is a common abbreviation
+}
+
+
+def parse_locomo(data: object) -> list[ImportSession]:
+    """Parse a LoCoMo document into sessions: samples in file order, sessions in numeric order.
+
+    Raises ``ValidationError`` naming the malformed item, e.g. ``[0].conversation.session_3[4].text``.
+    Date keys without a session list (a known quirk of the data) are ignored.
+    """
+    if not isinstance(data, list):
+        raise ValidationError("a LoCoMo document is an array of samples")
+    sessions: list[ImportSession] = []
+    for s, raw in enumerate(data):
+        item = f"[{s}]"
+        sample = as_object(raw, item)
+        sample_id = required_str(sample, "sample_id", item)
+        conversation = as_object(sample.get("conversation"), f"{item}.conversation")
+        sessions.extend(_sessions(sample_id, conversation, f"{item}.conversation"))
+    return sessions
+
+
+def _sessions(sample_id: str, conversation: Mapping[str, Any], item: str) -> list[ImportSession]:
+    numbers = sorted(int(match.group(1)) for key in conversation if (match := _SESSION_KEY.fullmatch(key)))
+    tenant = Tenant(user_id=sample_id)
+    out: list[ImportSession] = []
+    for number in numbers:
+        key = f"session_{number}"
+        start_ms = parse_date_time(
+            required_str(conversation, f"{key}_date_time", item), f"{item}.{key}_date_time"
+        )
+        turns = as_list(conversation[key], f"{item}.{key}")
+        messages = tuple(
+            _turn(sample_id, turn, start_ms + i * TURN_SPACING_MS, f"{item}.{key}[{i}]")
+            for i, turn in enumerate(turns)
+        )
+        out.append(ImportSession(tenant, key, key, messages))
+    return out
+
+
+def _turn(sample_id: str, raw: object, timestamp: int, item: str) -> NewMessage:
+    turn = as_object(raw, item)
+    speaker = required_str(turn, "speaker", item)
+    dia_id = required_str(turn, "dia_id", item)
+    text = required_str(turn, "text", item, allow_empty=True)
+    caption = turn.get("blip_caption")
+    if caption is not None and not isinstance(caption, str):
+        raise ValidationError("expected a string", item=f"{item}.blip_caption")
+    content = f"{text} [shares a photo: {caption}]".lstrip() if caption else text
+    return NewMessage(
+        role=Role.USER,
+        content=content,
+        id=f"{sample_id}/{dia_id}",
+        name=speaker,
+        timestamp=timestamp,
+    )
+
+
+def parse_date_time(text: str, item: str) -> int:
+    """Epoch ms (UTC) of a LoCoMo session time such as ``"1:56 pm on 8 May, 2023"``."""
+    match = _DATE_TIME.fullmatch(text)
+    month = _MONTHS.get(match.group(5).lower()) if match else None
+    if match is None or month is None:
+        raise ValidationError(f"expected a time like '1:56 pm on 8 May, 2023', got {text!r}", item=item)
+    hour, minute = int(match.group(1)), int(match.group(2))
+    if not (1 <= hour <= 12 and minute < 60):
+        raise ValidationError(f"not a valid time of day: {text!r}", item=item)
+    hour = hour % 12 + (12 if match.group(3).lower() == "p" else 0)
+    try:
+        moment = datetime(int(match.group(6)), month, int(match.group(4)), hour, minute, tzinfo=UTC)
+    except ValueError as exc:  # e.g. 31 April
+        raise ValidationError(f"not a valid date: {text!r}", item=item) from exc
+    return round(moment.timestamp() * 1000)

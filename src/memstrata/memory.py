@@ -1,0 +1,313 @@
+"""The async facade: every interface (library, CLI, gateway, MCP) calls these methods.
+
+``AsyncMemory`` is built from ports by the composition root (``memstrata.api.AsyncMemory.open``);
+it holds no backend-specific code. Store calls are short and run in worker threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from memstrata.errors import ConfigError, EmbeddingError, ValidationError
+from memstrata.layers.capture import CaptureResult, prepare
+from memstrata.models import DEFAULT, Atom, AtomType, Layer, Message, NewMessage, Role, SearchResult, Tenant
+from memstrata.pipeline.runner import L1Runner
+from memstrata.pipeline.scheduler import Scheduler, SessionStatus
+from memstrata.ports import AtomFilter, Clock, Deduplicator, Embedder, Extractor, MessageFilter, Store
+from memstrata.retrieval.presets import HYBRID, KEYWORD_ONLY, VECTOR_ONLY, SearchPlan
+from memstrata.retrieval.search import Searcher, SearchRequest
+from memstrata.settings import Settings
+
+log = logging.getLogger(__name__)
+_PLANS = {"hybrid": HYBRID, "keyword": KEYWORD_ONLY, "vector": VECTOR_ONLY}
+_REINDEX_BATCH = 256
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    sessions: tuple[SessionStatus, ...]
+    messages: int
+    atoms: int
+    embedder: str | None
+    vectors_note: str | None
+
+
+MessageInput = NewMessage | dict[str, object]
+
+
+class AsyncMemory:
+    """Long-term memory for one data directory (or database). Use ``await AsyncMemory.open(...)``."""
+
+    def __init__(
+        self,
+        store: Store,
+        settings: Settings,
+        clock: Clock,
+        embedder: Embedder | None,
+        extractor: Extractor,
+        deduplicator: Deduplicator,
+    ) -> None:
+        self.settings = settings
+        self._store = store
+        self._clock = clock
+        self._embedder = embedder
+        self._searcher = Searcher(store, embedder, self._check_vectors())
+        runner = L1Runner(store, extractor, deduplicator, self._vector_embedder, clock, settings.pipeline)
+        self._scheduler = Scheduler(store, runner, clock, settings.pipeline)
+        self._scheduler.recover()
+        self._background: asyncio.Task[None] | None = None
+
+    # --- lifecycle -----------------------------------------------------------------------------
+
+    def start_background(self) -> None:
+        """Run the scheduler in a background task of the running loop until ``close``."""
+        if self._background is None:
+            self._background = asyncio.get_running_loop().create_task(self._scheduler.serve())
+
+    async def close(self) -> None:
+        """Stop the background loop, run L1 on what this process captured, close the store."""
+        if self._background is not None:
+            self._background.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._background
+            self._background = None
+        if self._scheduler.touched:
+            await self._scheduler.flush(sorted(self._scheduler.touched, key=str))
+        await asyncio.to_thread(self._store.close)
+
+    async def __aenter__(self) -> AsyncMemory:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # --- L0 -------------------------------------------------------------------------------------
+
+    async def capture(
+        self,
+        messages: Sequence[MessageInput],
+        *,
+        session_key: str = DEFAULT,
+        session_id: str | None = None,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+    ) -> CaptureResult:
+        """Store messages of one session (L0). Returns at once: extraction runs in the pipeline."""
+        tenant = Tenant(user_id, agent_id)
+        batch = [_as_message(m, i) for i, m in enumerate(messages)]
+        result = await asyncio.to_thread(self._capture, tenant, session_key, session_id or session_key, batch)
+        self._scheduler.wake()
+        return result
+
+    def _capture(self, tenant: Tenant, session_key: str, session_id: str, batch: list[NewMessage]) -> CaptureResult:
+        now = self._clock.now_ms()
+        previous = self._store.messages.last(tenant, session_key)
+        ready, dropped = prepare(
+            tenant, session_key, session_id, batch, previous, now,
+            with_previous=self.settings.search.context_previous,
+        )
+        stored = self._store.messages.append(ready)
+        stored_ids = {m.id for m in stored}
+        duplicates = tuple(m.id for m, _ in ready if m.id not in stored_ids)
+        degradations = self._embed_messages(tenant, stored, {m.id: body for m, body in ready})
+        if stored:
+            turns = sum(1 for m in stored if m.role == Role.USER) or 1
+            self._scheduler.on_capture(tenant, session_key, turns)
+        return CaptureResult(tuple(stored), duplicates, tuple(dropped), degradations)
+
+    def _embed_messages(self, tenant: Tenant, stored: list[Message], bodies: dict[str, str]) -> tuple[str, ...]:
+        embedder = self._vector_embedder()
+        if embedder is None or not stored:
+            return ()
+        try:
+            vectors = embedder.embed([bodies[m.id] for m in stored])
+        except EmbeddingError as exc:
+            log.warning("message embedding failed; messages are stored, run `memstrata reindex`: %s", exc)
+            return (f"embedding failed ({exc.message}): messages stored without vectors",)
+        self._store.index.put_vectors(tenant, Layer.L0, [m.seq for m in stored], vectors)
+        return ()
+
+    async def messages(
+        self,
+        *,
+        user_id: str | None = DEFAULT,
+        agent_id: str = DEFAULT,
+        session_key: str | None = None,
+        since: int | None = None,
+        until: int | None = None,
+        limit: int = 100,
+        after_seq: int = 0,
+    ) -> list[Message]:
+        """Stored L0 messages by ascending seq; ``user_id=None`` lists every tenant (admin use)."""
+        tenant = None if user_id is None else Tenant(user_id, agent_id)
+        flt = MessageFilter(session_key, since, until)
+        return await asyncio.to_thread(self._store.messages.list, tenant, flt, limit=limit, after_seq=after_seq)
+
+    async def atoms(
+        self,
+        *,
+        user_id: str | None = DEFAULT,
+        agent_id: str = DEFAULT,
+        type: str | None = None,  # noqa: A002 - the public filter is called "type"
+        scene: str | None = None,
+        since: int | None = None,
+        until: int | None = None,
+        include_superseded: bool = False,
+        limit: int = 100,
+        after_seq: int = 0,
+    ) -> list[Atom]:
+        """Stored L1 atoms by ascending seq; ``user_id=None`` lists every tenant (admin use)."""
+        tenant = None if user_id is None else Tenant(user_id, agent_id)
+        flt = AtomFilter(_atom_type(type), scene, since, until, include_superseded)
+        return await asyncio.to_thread(self._store.atoms.list, tenant, flt, limit=limit, after_seq=after_seq)
+
+    # --- search ---------------------------------------------------------------------------------
+
+    async def search(
+        self,
+        query: str,
+        *,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+        limit: int = 10,
+        layers: Iterable[str | Layer] = ("L1",),
+        mode: str = "hybrid",
+        type: str | None = None,  # noqa: A002 - the public filter is called "type"
+        scene: str | None = None,
+        session_key: str | None = None,
+        since: int | None = None,
+        until: int | None = None,
+        include_superseded: bool = False,
+    ) -> SearchResult:
+        """Search memory atoms (L1) and/or raw messages (L0) of one tenant, fused into one ranking."""
+        layer_set = tuple(_layer(x) for x in layers)
+        req = SearchRequest(
+            Tenant(user_id, agent_id), query, layer_set, _limit(limit),
+            MessageFilter(session_key, since, until),
+            AtomFilter(_atom_type(type), scene, since, until, include_superseded),
+            _plan(mode, self.settings),
+        )
+        return await asyncio.to_thread(self._searcher.search, req)
+
+    async def search_conversations(
+        self,
+        query: str,
+        *,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+        limit: int = 10,
+        session_key: str | None = None,
+        mode: str = "hybrid",
+        since: int | None = None,
+        until: int | None = None,
+    ) -> SearchResult:
+        """Search raw messages (L0) only."""
+        return await self.search(
+            query, user_id=user_id, agent_id=agent_id, limit=limit, layers=("L0",), mode=mode,
+            session_key=session_key, since=since, until=until,
+        )
+
+    # --- pipeline -------------------------------------------------------------------------------
+
+    async def run_pending(self) -> int:
+        """Run every pipeline stage that is due now, until nothing is. Returns runs attempted."""
+        return await self._scheduler.run_due()
+
+    async def end_session(self, session_key: str = DEFAULT, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> None:
+        """The session is over: extract what is pending for it now."""
+        await self._scheduler.flush([(Tenant(user_id, agent_id), session_key)])
+
+    async def status(self) -> Status:
+        def read() -> Status:
+            sessions = tuple(self._scheduler.status())
+            return Status(
+                sessions, self._store.messages.count(None), self._store.atoms.count(None),
+                self._embedder.name if self._embedder else None, self._searcher.vectors_note,
+            )
+
+        return await asyncio.to_thread(read)
+
+    async def reindex(self) -> int:
+        """Re-embed every record without a vector (all of them after an embedder change)."""
+        if self._embedder is None:
+            raise ConfigError("reindex needs an embedder: set embedding.provider (e.g. MEMSTRATA_EMBEDDING__PROVIDER)")
+        return await asyncio.to_thread(self._reindex, self._embedder)
+
+    def _reindex(self, embedder: Embedder) -> int:
+        if self._store.index.embedding_model() != embedder.name:
+            self._store.index.reset_vectors(embedder.name)
+        done = 0
+        for layer in (Layer.L0, Layer.L1):
+            after = 0
+            while batch := self._store.index.missing_vectors(layer, after, _REINDEX_BATCH):
+                vectors = embedder.embed([body for _, _, body in batch])
+                for tenant in {t for t, _, _ in batch}:
+                    rows = [i for i, (t, _, _) in enumerate(batch) if t == tenant]
+                    self._store.index.put_vectors(tenant, layer, [batch[i][1] for i in rows], vectors[rows])
+                done += len(batch)
+                after = batch[-1][1]
+        self._searcher.vectors_note = None
+        return done
+
+    # --- internals ------------------------------------------------------------------------------
+
+    def _check_vectors(self) -> str | None:
+        if self._embedder is None:
+            return None
+        stored = self._store.index.embedding_model()
+        if stored is None:
+            self._store.index.reset_vectors(self._embedder.name)
+            return None
+        if stored != self._embedder.name:
+            note = (f"stored vectors were made by {stored} but the embedder is {self._embedder.name}: "
+                    "keyword search only until `memstrata reindex`")
+            log.warning(note)
+            return note
+        return None
+
+    def _vector_embedder(self) -> Embedder | None:
+        """The embedder, when new vectors may be written (not while stale ones await reindex)."""
+        return None if self._searcher.vectors_note else self._embedder
+
+
+def _as_message(m: MessageInput, i: int) -> NewMessage:
+    if isinstance(m, NewMessage):
+        return m
+    if not isinstance(m, dict):
+        raise ValidationError("a message must be a NewMessage or a dict", item=f"messages[{i}]")
+    try:
+        return NewMessage(**m)  # type: ignore[arg-type]
+    except TypeError as exc:
+        raise ValidationError(str(exc), item=f"messages[{i}]") from None
+
+
+def _layer(x: str | Layer) -> Layer:
+    try:
+        return Layer(str(x).upper())
+    except ValueError:
+        raise ValidationError(f"unknown layer {x!r}: use L0 or L1", item="layers") from None
+
+
+def _atom_type(x: str | None) -> AtomType | None:
+    if x is None:
+        return None
+    try:
+        return AtomType(x)
+    except ValueError:
+        raise ValidationError(f"unknown atom type {x!r}", item="type") from None
+
+
+def _limit(n: int) -> int:
+    if not 1 <= n <= 1000:
+        raise ValidationError("limit must be between 1 and 1000", item="limit")
+    return n
+
+
+def _plan(mode: str, settings: Settings) -> SearchPlan:
+    if mode not in _PLANS:
+        raise ValidationError(f"unknown search mode {mode!r}: use hybrid, keyword or vector", item="mode")
+    return _PLANS[mode].with_(rrf_k=settings.search.rrf_k, depth=settings.search.candidates)

@@ -1,0 +1,159 @@
+"""When pipeline stages run. All state lives in the store (``PipelineState``); this object only
+holds locks, so a restart resumes where the last process stopped.
+
+One L1 run per session at a time (a lock per key); at most ``workers`` runs at once across keys.
+State updates are read-modify-write under one thread lock, because captures arrive from worker
+threads while runs complete on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from memstrata.errors import MemstrataError
+from memstrata.models import Tenant
+from memstrata.pipeline import rules
+from memstrata.pipeline.runner import L1Report, L1Runner
+from memstrata.ports import Clock, SessionState, Store
+from memstrata.settings import PipelineSettings
+
+log = logging.getLogger(__name__)
+Key = tuple[Tenant, str]
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStatus:
+    tenant: Tenant
+    session_key: str
+    cursor: int
+    pending: int
+    lag: int  # stored messages not yet extracted
+    fire_at: int | None
+    attempts: int
+    last_error: str | None
+
+
+class Scheduler:
+    def __init__(self, store: Store, l1: L1Runner, clock: Clock, settings: PipelineSettings) -> None:
+        self._store = store
+        self._l1 = l1
+        self._clock = clock
+        self._s = settings
+        self._state_lock = threading.Lock()
+        self._locks: dict[Key, asyncio.Lock] = {}
+        self._slots: asyncio.Semaphore | None = None
+        self._wake: asyncio.Event | None = None
+        self.touched: set[Key] = set()
+
+    # --- state transitions (sync: called from worker threads too) -----------------------------
+
+    def _mutate(self, tenant: Tenant, session_key: str, change: Callable[[SessionState], object]) -> SessionState:
+        with self._state_lock:
+            state = self._store.pipeline.session(tenant, session_key)
+            change(state)
+            self._store.pipeline.save_session(state)
+            return state
+
+    def on_capture(self, tenant: Tenant, session_key: str, turns: int) -> None:
+        now = self._clock.now_ms()
+        self._mutate(tenant, session_key, lambda st: rules.on_capture(st, turns, now, self._s))
+        self.touched.add((tenant, session_key))
+
+    def wake(self) -> None:
+        """Tell the background loop to look again (call from the event loop's thread)."""
+        if self._wake is not None:
+            self._wake.set()
+
+    def recover(self) -> int:
+        """Re-arm sessions that have unprocessed messages (after a crash or a stop)."""
+        now = self._clock.now_ms()
+        backlog = self._store.pipeline.backlog()
+        for tenant, key, _ in backlog:
+            self._mutate(tenant, key, lambda st: rules.on_restart(st, now))
+        return len(backlog)
+
+    # --- running --------------------------------------------------------------------------------
+
+    async def run_due(self) -> int:
+        """Run every session that is due now, repeatedly, until none is. Returns runs attempted."""
+        ran = 0
+        while True:
+            now = self._clock.now_ms()
+            states = await asyncio.to_thread(self._store.pipeline.sessions)
+            due = [(s.tenant, s.session_key) for s in states if rules.is_due(s, now)]
+            if not due:
+                return ran
+            await asyncio.gather(*(self.run_session(t, k) for t, k in due))
+            ran += len(due)
+
+    async def flush(self, keys: list[Key] | None = None) -> int:
+        """Run L1 now on what is pending, due or not: every session with a backlog, or ``keys``."""
+        if keys is None:
+            backlog = await asyncio.to_thread(self._store.pipeline.backlog)
+            keys = [(t, k) for t, k, _ in backlog]
+        await asyncio.gather(*(self.run_session(t, k, force=True) for t, k in keys))
+        return len(keys)
+
+    async def run_session(self, tenant: Tenant, session_key: str, *, force: bool = False) -> L1Report | None:
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self._s.workers)
+        lock = self._locks.setdefault((tenant, session_key), asyncio.Lock())
+        async with lock, self._slots:
+            state = await asyncio.to_thread(self._store.pipeline.session, tenant, session_key)
+            if not force and not rules.is_due(state, self._clock.now_ms()):
+                return None
+            try:
+                report = await self._l1.run(tenant, session_key)
+            except Exception as exc:  # noqa: BLE001 - every failure is recorded, logged and retried
+                await asyncio.to_thread(self._failed, tenant, session_key, exc)
+                return None
+            await asyncio.to_thread(self._succeeded, tenant, session_key)
+            return report
+
+    def _failed(self, tenant: Tenant, session_key: str, exc: BaseException) -> None:
+        now = self._clock.now_ms()
+        message = f"{type(exc).__name__}: {exc}"
+        st = self._mutate(tenant, session_key, lambda s: rules.on_failure(s, message, now, self._s))
+        # Expected faults (engine, model, store) get one line; anything else keeps its traceback.
+        expected = isinstance(exc, MemstrataError)
+        log.warning("L1 run for %s/%s failed (attempt %d): %s", tenant, session_key, st.attempts, message,
+                    exc_info=None if expected else exc)
+
+    def _succeeded(self, tenant: Tenant, session_key: str) -> None:
+        now = self._clock.now_ms()
+
+        def change(st: SessionState) -> None:
+            rules.on_success(st)
+            # A message captured after the last window was read: keep it armed, not forgotten.
+            if self._store.messages.after(tenant, session_key, st.cursor, 1):
+                rules.on_capture(st, 1, now, self._s)
+
+        self._mutate(tenant, session_key, change)
+
+    async def serve(self) -> None:
+        """Background loop: run what is due, sleep until the next timer or a capture wakes it."""
+        self._wake = asyncio.Event()
+        while True:
+            await self.run_due()
+            states = await asyncio.to_thread(self._store.pipeline.sessions)
+            timers = [s.fire_at for s in states if s.fire_at is not None]
+            delay = (min(timers) - self._clock.now_ms()) / 1000 if timers else 5.0
+            try:
+                await asyncio.wait_for(self._wake.wait(), timeout=min(max(delay, 0.05), 5.0))
+            except TimeoutError:
+                pass
+            self._wake.clear()
+
+    def status(self) -> list[SessionStatus]:
+        lags = {(t, k): n for t, k, n in self._store.pipeline.backlog()}
+        return [
+            SessionStatus(
+                s.tenant, s.session_key, s.cursor, s.pending, lags.get((s.tenant, s.session_key), 0),
+                s.fire_at, s.attempts, s.last_error,
+            )
+            for s in self._store.pipeline.sessions()
+        ]

@@ -1,0 +1,62 @@
+"""What the search indexes hold for a record: the record plus the context that helps matching.
+
+A message is indexed with its speaker, its date and the turn before it (an answer usually continues
+the other speaker's question), with first-person words replaced by the speaker's name and "you" by
+the other speaker's. A hit still returns only the record's own content.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from memstrata.models import Atom, Message, Role
+from memstrata.retrieval.terms import segment
+
+_FIRST = re.compile(r"\b(?:I|me|myself)\b")
+_FIRST_POSS = re.compile(r"\b(?:my|mine)\b", re.IGNORECASE)
+_FIRST_CONTRACTION = re.compile(r"\bI'(?:m|ve|ll|d)\b")
+_SECOND = re.compile(r"\b(?:you|yourself)\b", re.IGNORECASE)
+_SECOND_POSS = re.compile(r"\b(?:your|yours)\b", re.IGNORECASE)
+
+
+def speaker(m: Message) -> str:
+    return m.name or ("User" if m.role == Role.USER else "Assistant")
+
+
+def day_words(ms: int) -> str:
+    """``8 May 2023, Monday``: the words a question about a date uses."""
+    d = datetime.fromtimestamp(ms / 1000, UTC)
+    return f"{d.day} {d:%B %Y}, {d:%A}"
+
+
+def name_people(text: str, me: str, other: str | None) -> str:
+    """Replace first-person words by ``me`` and, when known, second-person words by ``other``."""
+    text = _FIRST_CONTRACTION.sub(me, text)
+    text = _FIRST.sub(me, text)
+    text = _FIRST_POSS.sub(f"{me}'s", text)
+    if other:
+        text = _SECOND_POSS.sub(f"{other}'s", text)
+        text = _SECOND.sub(other, text)
+    return text
+
+
+def message_body(m: Message, previous: Message | None, *, with_previous: bool = True) -> str:
+    me = speaker(m)
+    other = speaker(previous) if previous is not None and speaker(previous) != me else None
+    body = f"{me} ({day_words(m.timestamp)}): {name_people(m.content, me, other)}"
+    if with_previous and previous is not None:
+        prev_me = speaker(previous)
+        prev_other = me if prev_me != me else None
+        body += f"\n{prev_me}: {name_people(previous.content, prev_me, prev_other)}"
+    return segment(body)
+
+
+def atom_body(a: Atom) -> str:
+    parts = [a.content]
+    if a.scene_name:
+        parts.append(a.scene_name.replace("-", " "))
+    when = a.metadata.get("message_time")
+    if isinstance(when, int):
+        parts.append(day_words(when))
+    return segment("\n".join(parts))

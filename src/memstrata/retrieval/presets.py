@@ -1,0 +1,26 @@
+"""Named retrieval plans: pick one instead of combining flags."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+
+@dataclass(frozen=True, slots=True)
+class SearchPlan:
+    """How to search: which primitives, how deep each list goes, and the RRF constant."""
+
+    mode: Literal["hybrid", "keyword", "vector"]
+    depth: int = 100  # candidates per primitive list before fusion
+    rrf_k: float = 60.0
+
+    def with_(self, **changes: object) -> SearchPlan:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+# Keyword and vector lists fused by RRF; falls back to keyword when there is no embedder.
+HYBRID = SearchPlan("hybrid")
+# BM25 only: no embedding call, the fastest plan.
+KEYWORD_ONLY = SearchPlan("keyword")
+# Cosine similarity only: for paraphrase-heavy queries.
+VECTOR_ONLY = SearchPlan("vector")

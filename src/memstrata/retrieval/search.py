@@ -1,0 +1,98 @@
+"""Search across layers: primitives per layer from the store, fused once here with RRF."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from memstrata.errors import EmbeddingError
+from memstrata.models import Atom, Hit, Layer, Message, SearchResult, Tenant
+from memstrata.ports import AtomFilter, Embedder, MessageFilter, Store, Vectors
+from memstrata.retrieval.fusion import rrf
+from memstrata.retrieval.presets import HYBRID, SearchPlan
+from memstrata.retrieval.terms import query_terms
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchRequest:
+    tenant: Tenant
+    query: str
+    layers: tuple[Layer, ...] = (Layer.L1,)
+    limit: int = 10
+    messages: MessageFilter = field(default_factory=MessageFilter)
+    atoms: AtomFilter = field(default_factory=AtomFilter)
+    plan: SearchPlan = HYBRID
+
+
+class Searcher:
+    """Runs a ``SearchRequest``. ``vectors_note`` is set when stored vectors cannot be used."""
+
+    def __init__(self, store: Store, embedder: Embedder | None, vectors_note: str | None = None) -> None:
+        self._store = store
+        self._embedder = embedder
+        self.vectors_note = vectors_note
+
+    def search(self, req: SearchRequest) -> SearchResult:
+        degradations: list[str] = []
+        qvec = self._query_vector(req, degradations)
+        use_keyword = req.plan.mode != "vector" or qvec is None
+        terms = query_terms(req.query) if use_keyword else []
+        lists: list[list[tuple[Layer, int]]] = []
+        for layer in req.layers:
+            flt = req.messages if layer == Layer.L0 else req.atoms
+            if use_keyword:
+                found = self._store.index.keyword(req.tenant, layer, terms, req.plan.depth, flt)
+                lists.append([(layer, s.seq) for s in found])
+            if qvec is not None:
+                found = self._store.index.vector(req.tenant, layer, qvec, req.plan.depth, flt)
+                lists.append([(layer, s.seq) for s in found])
+        fused = rrf(lists, req.plan.rrf_k)[: req.limit]
+        strategy = "hybrid" if use_keyword and qvec is not None else ("vector" if qvec is not None else "keyword")
+        return SearchResult(self._hydrate(req.tenant, fused), strategy, tuple(degradations))
+
+    def _query_vector(self, req: SearchRequest, degradations: list[str]) -> Vectors | None:
+        if req.plan.mode == "keyword":
+            return None
+        if self._embedder is None:
+            degradations.append("no embedder is configured: keyword search only")
+            return None
+        if self.vectors_note:
+            degradations.append(self.vectors_note)
+            return None
+        try:
+            return self._embedder.embed([req.query])[0]
+        except EmbeddingError as exc:
+            log.warning("query embedding failed, searching by keyword only: %s", exc)
+            degradations.append(f"query embedding failed ({exc.message}): keyword search only")
+            return None
+
+    def _hydrate(self, tenant: Tenant, fused: Sequence[tuple[tuple[Layer, int], float]]) -> tuple[Hit, ...]:
+        by_layer: dict[Layer, list[int]] = {}
+        for (layer, seq), _ in fused:
+            by_layer.setdefault(layer, []).append(seq)
+        records: dict[tuple[Layer, int], Message | Atom] = {}
+        for layer, seqs in by_layer.items():
+            got: Sequence[Message | Atom] = (
+                self._store.messages.by_seq(tenant, seqs)
+                if layer == Layer.L0
+                else self._store.atoms.by_seq(tenant, seqs)
+            )
+            records.update({(layer, r.seq): r for r in got})
+        return tuple(to_hit(records[key], score) for key, score in fused if key in records)
+
+
+def to_hit(record: Message | Atom, score: float) -> Hit:
+    if isinstance(record, Message):
+        return Hit(
+            Layer.L0, record.id, score, record.content, (record.id,),
+            {"session_key": record.session_key, "role": str(record.role), "name": record.name,
+             "timestamp": record.timestamp},
+        )
+    return Hit(
+        Layer.L1, record.id, score, record.content, record.source_message_ids,
+        {"type": str(record.type), "scene": record.scene_name, "priority": record.priority,
+         "superseded_by": record.superseded_by, **record.metadata},
+    )

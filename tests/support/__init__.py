@@ -1,0 +1,1 @@
+"""Test helpers shared by every suite (real servers on loopback, fixtures)."""

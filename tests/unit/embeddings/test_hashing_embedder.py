@@ -1,0 +1,76 @@
+"""HashingEmbedder: deterministic, normalised, and closer for texts that share words."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from memstrata.embeddings.hashing import HashingEmbedder
+from memstrata.errors import ConfigError
+
+
+def test_shape_dtype_and_name() -> None:
+    emb = HashingEmbedder(64)
+    vectors = emb.embed(["one", "two words", "three little words"])
+    assert vectors.shape == (3, 64)
+    assert vectors.dtype == np.float32
+    assert emb.name == "hashing-64"
+    assert emb.dimensions == 64
+
+
+def test_rows_are_unit_length() -> None:
+    vectors = HashingEmbedder().embed(["hello world", "Caroline went to a support group", "我喜欢爬山"])
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
+
+
+def test_deterministic_across_instances_and_processes() -> None:
+    texts = ["I love hiking in the mountains", "tax return deadline"]
+    here = HashingEmbedder().embed(texts)
+    np.testing.assert_array_equal(here, HashingEmbedder().embed(texts))
+    # A fresh interpreter gets a different PYTHONHASHSEED; the vectors must not change.
+    code = (
+        "import json; from memstrata.embeddings.hashing import HashingEmbedder;"
+        f"print(json.dumps(HashingEmbedder().embed({texts!r}).tolist()))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": "12345"},
+    ).stdout
+    np.testing.assert_allclose(np.array(json.loads(out), dtype=np.float32), here, rtol=1e-6)
+
+
+def test_similar_texts_score_closer_than_unrelated() -> None:
+    query, near, far = HashingEmbedder().embed(
+        ["I love hiking in the mountains", "mountain hiking trails", "tax return deadline"]
+    )
+    assert float(query @ near) > float(query @ far) + 0.1
+
+
+def test_case_does_not_matter() -> None:
+    a, b = HashingEmbedder().embed(["Mountain Hiking", "mountain hiking"])
+    assert float(a @ b) == pytest.approx(1.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("text", ["", "   ", "?!...", "\n\t"])
+def test_wordless_text_gives_a_finite_zero_row(text: str) -> None:
+    vectors = HashingEmbedder().embed([text, "hello"])
+    assert np.isfinite(vectors).all()
+    assert not vectors[0].any()
+    assert np.linalg.norm(vectors[1]) == pytest.approx(1.0, rel=1e-5)
+
+
+def test_empty_batch() -> None:
+    assert HashingEmbedder(32).embed([]).shape == (0, 32)
+
+
+def test_rejects_non_positive_dimensions() -> None:
+    with pytest.raises(ConfigError):
+        HashingEmbedder(0)
