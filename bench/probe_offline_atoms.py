@@ -6,7 +6,9 @@ Builds extraction windows the way the L1 pipeline does (per LoCoMo session: wind
 messages plus the 5 before them as background), runs the offline extractor, then for every question
 of categories 1-4 ranks (a) raw turns, (b) atoms (mapped to dia ids via source_message_ids) and
 (c) an RRF fusion (k=10) of both item lists, and prints ``score(...)`` for each, the atom count and
-the extraction time. A diagnostic script, not a test.
+the extraction time. ``atoms+``/``rrf+`` index each atom as the store does (content, scene words
+and the message's day words, via ``memstrata.retrieval.documents.atom_body``). A diagnostic
+script, not a test.
 """
 
 from __future__ import annotations
@@ -17,22 +19,25 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from rank_bm25 import BM25Okapi
 
 from memstrata.engines.offline import extract_window
-from memstrata.models import Message, Role, Tenant
+from memstrata.engines.offline.extract import ExtractOptions
+from memstrata.models import Atom, Message, Role, Tenant
 from memstrata.ports import AtomDraft, ExtractionWindow
+from memstrata.retrieval.documents import atom_body
 
 sys.path.insert(0, "/work/shared/eval")
-from locomo_common import load, score  # noqa: E402
+from locomo_common import load, score  # type: ignore[import-not-found]
 
 DATA = "/work/shared/data/locomo/locomo-dev.json"
-STOP = set(
-    "a an the is are was were be been to of and or in on at for with i you he she it we they my your me "
-    "what when where who how did do does that this".split()
+STOP = frozenset(
+    str.split(
+        "a an the is are was were be been to of and or in on at for with i you he she it we they my your me "
+        "what when where who how did do does that this"
+    )
 )
 WINDOW, BACKGROUND, DEPTH, RRF_K = 10, 5, 50, 10
 Item = tuple[str, set[str]]
@@ -43,7 +48,7 @@ def toks(text: str) -> list[str]:
 
 
 def session_time(text: str) -> int:
-    """"1:56 pm on 8 May, 2023" -> ms since the epoch (UTC)."""
+    """A LoCoMo session time such as "1:56 pm on 8 May, 2023" as ms since the epoch (UTC)."""
     dt = datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y").replace(tzinfo=UTC)
     return int(dt.timestamp() * 1000)
 
@@ -106,15 +111,40 @@ def dia(sample_id: str, ids: Sequence[str]) -> set[str]:
     return {i[len(sample_id) + 1 :] for i in ids if i.startswith(sample_id + "/")}
 
 
+def indexed_text(sample_id: str, i: int, d: AtomDraft) -> str:
+    """What the store's keyword index holds for an atom (content, scene words, day words)."""
+    atom = Atom(
+        id=f"{sample_id}/a{i}",
+        tenant=Tenant(sample_id),
+        type=d.type,
+        content=d.content,
+        priority=d.priority,
+        scene_name=d.scene_name,
+        source_message_ids=d.source_message_ids,
+        metadata=dict(d.metadata),
+    )
+    return atom_body(atom)
+
+
+def _value(text: str) -> Any:
+    """An option value from the command line: a boolean word or an integer."""
+    low = text.lower()
+    if low in ("true", "yes", "false", "no"):
+        return low in ("true", "yes")
+    return int(text)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("data", nargs="?", default=DATA)
     ap.add_argument("--show", type=int, default=0, help="print the first N atoms of each sample")
     ap.add_argument("--sample", default=None, help="only this sample id")
+    ap.add_argument("--option", action="append", default=[], help="ExtractOptions field=value (ints/bools)")
     a = ap.parse_args()
+    opts = ExtractOptions(**{k: _value(v) for k, v in (o.split("=", 1) for o in a.option)})
     samples = [s for s in load(a.data) if a.sample in (None, s[0])]
     qs_all: list[Any] = []
-    ranked: dict[str, list[list[Item]]] = {"turns": [], "atoms": [], "rrf": []}
+    ranked: dict[str, list[list[Item]]] = {"turns": [], "atoms": [], "rrf": [], "atoms+": [], "rrf+": []}
     n_atoms = n_msgs = 0
     elapsed = 0.0
     for sid, _, _, turns, qs in samples:
@@ -123,7 +153,7 @@ def main() -> int:
             n_msgs += len(group)
             t0 = time.perf_counter()
             for w in windows(sid, group):
-                atoms.extend(extract_window(w))
+                atoms.extend(extract_window(w, opts))
             elapsed += time.perf_counter() - t0
         n_atoms += len(atoms)
         for d in atoms[: a.show]:
@@ -132,6 +162,7 @@ def main() -> int:
         turn_items = [(doc, {t.dia_id}) for doc, t in zip(turn_docs, turns, strict=True)]
         atom_items = [(d.content, dia(sid, d.source_message_ids)) for d in atoms]
         rank_turns, rank_atoms = bm25_rank(turn_docs), bm25_rank([d.content for d in atoms])
+        rank_indexed = bm25_rank([indexed_text(sid, i, d) for i, d in enumerate(atoms)])
         for q in qs:
             by_turn = [turn_items[i] for i in rank_turns(q.question)]
             by_atom = [atom_items[i] for i in rank_atoms(q.question)]
@@ -139,6 +170,9 @@ def main() -> int:
             ranked["turns"].append(by_turn)
             ranked["atoms"].append(by_atom)
             ranked["rrf"].append(rrf([by_turn, by_atom]))
+            by_indexed = [atom_items[i] for i in rank_indexed(q.question)]
+            ranked["atoms+"].append(by_indexed)
+            ranked["rrf+"].append(rrf([by_turn, by_indexed]))
     for name, lists in ranked.items():
         print(f"{name:6s}", score(qs_all, lists))
     rate = n_msgs / elapsed if elapsed else float("inf")

@@ -50,7 +50,9 @@ def extractor() -> RecordingExtractor:
 
 
 @pytest.fixture
-async def recording_memory(home: Path, clock: FakeClock, extractor: RecordingExtractor) -> AsyncIterator[AsyncMemory]:
+async def recording_memory(
+    home: Path, clock: FakeClock, extractor: RecordingExtractor
+) -> AsyncIterator[AsyncMemory]:
     """An AsyncMemory whose L1 engine records its windows (no dedup): for scheduler rules."""
     mem = AsyncMemory(SqliteStore(home), load_settings(home), clock, None, extractor, NoDedup())
     yield mem

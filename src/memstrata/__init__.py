@@ -1,12 +1,12 @@
 """memstrata: layered long-term memory for LLM agents.
 
-    from memstrata import Memory
+from memstrata import Memory
 
-    with Memory.open("~/.memstrata") as mem:
-        mem.capture([{"role": "user", "content": "I moved to Lisbon last week."}], session_key="chat-1")
-        mem.end_session("chat-1")
-        for hit in mem.search("where does the user live?", layers=("L1", "L0")):
-            print(hit.layer, hit.content)
+with Memory.open("~/.memstrata") as mem:
+    mem.capture([{"role": "user", "content": "I moved to Lisbon last week."}], session_key="chat-1")
+    mem.end_session("chat-1")
+    for hit in mem.search("where does the user live?", layers=("L1", "L0")):
+        print(hit.layer, hit.content)
 """
 
 from memstrata.api import AsyncMemory, Memory
@@ -32,8 +32,8 @@ from memstrata.models import Atom, AtomType, Hit, Layer, Message, NewMessage, Ro
 from memstrata.settings import Settings, load_settings
 
 __all__ = [
-    "Atom",
     "AsyncMemory",
+    "Atom",
     "AtomType",
     "CaptureResult",
     "ConfigError",

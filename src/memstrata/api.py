@@ -31,7 +31,7 @@ class AsyncMemory(memory.AsyncMemory):
         *,
         background: bool = False,
         clock: Clock | None = None,
-        embedder: Embedder | None | str = "settings",
+        embedder: Embedder | str | None = "settings",
         chat_model: ChatModel | None = None,
         **settings: Any,
     ) -> AsyncMemory:
@@ -42,7 +42,9 @@ class AsyncMemory(memory.AsyncMemory):
         vectors off; a ``chat_model`` selects the LLM engine with that model.
         """
         s = load_settings(path_or_url if path_or_url and "://" not in str(path_or_url) else None, **settings)
-        parts = await asyncio.to_thread(build, s, path_or_url, clock=clock, embedder=embedder, chat=chat_model)
+        parts = await asyncio.to_thread(
+            build, s, path_or_url, clock=clock, embedder=embedder, chat=chat_model
+        )
         mem = cls(parts.store, s, parts.clock, parts.embedder, parts.extractor, parts.deduplicator)
         if background:
             mem.start_background()
@@ -69,10 +71,10 @@ class _Portal:
 def _blocking(
     fn: Callable[Concatenate[memory.AsyncMemory, P], Coroutine[Any, Any, R]],
 ) -> Callable[Concatenate[Memory, P], R]:
-    @functools.wraps(fn)
-    def call(self: Memory, *args: P.args, **kwargs: P.kwargs) -> R:
+    def call(self: Memory, /, *args: P.args, **kwargs: P.kwargs) -> R:
         return self._portal.call(fn(self._async, *args, **kwargs))
 
+    functools.update_wrapper(call, fn)
     return call
 
 
@@ -82,6 +84,7 @@ class Memory:
     def __init__(self, inner: memory.AsyncMemory, portal: _Portal) -> None:
         self._async = inner
         self._portal = portal
+        self._closed = False
 
     @classmethod
     def open(
@@ -90,7 +93,7 @@ class Memory:
         *,
         background: bool = False,
         clock: Clock | None = None,
-        embedder: Embedder | None | str = "settings",
+        embedder: Embedder | str | None = "settings",
         chat_model: ChatModel | None = None,
         **settings: Any,
     ) -> Memory:
@@ -98,8 +101,14 @@ class Memory:
         portal = _Portal()
         try:
             inner = portal.call(
-                AsyncMemory.open(path_or_url, background=background, clock=clock, embedder=embedder,
-                                 chat_model=chat_model, **settings)
+                AsyncMemory.open(
+                    path_or_url,
+                    background=background,
+                    clock=clock,
+                    embedder=embedder,
+                    chat_model=chat_model,
+                    **settings,
+                )
             )
         except BaseException:
             portal.stop()
@@ -110,10 +119,14 @@ class Memory:
     def settings(self) -> Any:
         return self._async.settings
 
-    def close(self) -> None:
-        """Stop the pipeline (running L1 on what this process captured) and close the store."""
+    def close(self, *, flush: bool = True) -> None:
+        """Stop the pipeline (running L1 on what this process captured unless ``flush=False``)
+        and close the store. Closing twice is harmless."""
+        if self._closed:
+            return
+        self._closed = True
         try:
-            self._portal.call(self._async.close())
+            self._portal.call(self._async.close(flush=flush))
         finally:
             self._portal.stop()
 

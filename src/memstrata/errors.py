@@ -39,9 +39,7 @@ class MissingExtraError(ConfigError):
     """An optional dependency is missing; the message names the package to install."""
 
     def __init__(self, package: str, extra: str, purpose: str) -> None:
-        super().__init__(
-            f"{purpose} needs the '{package}' package: pip install 'memstrata[{extra}]'"
-        )
+        super().__init__(f"{purpose} needs the '{package}' package: pip install 'memstrata[{extra}]'")
         self.package = package
         self.extra = extra
 
@@ -51,7 +49,10 @@ class InputError(MemstrataError):
 
 
 class ValidationError(InputError):
-    """A request or import item is malformed. ``item`` locates it (e.g. ``sessions[2].conversations[0][1]``)."""
+    """A request or import item is malformed.
+
+    ``item`` locates it, e.g. ``sessions[2].conversations[0][1]``.
+    """
 
     def __init__(self, message: str, *, item: str | None = None, tenant: str | None = None) -> None:
         super().__init__(f"{item}: {message}" if item else message, tenant=tenant)

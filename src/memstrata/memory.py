@@ -68,14 +68,15 @@ class AsyncMemory:
         if self._background is None:
             self._background = asyncio.get_running_loop().create_task(self._scheduler.serve())
 
-    async def close(self) -> None:
-        """Stop the background loop, run L1 on what this process captured, close the store."""
+    async def close(self, *, flush: bool = True) -> None:
+        """Stop the background loop, run L1 on what this process captured (unless ``flush=False``:
+        it then waits, durably, for the next process), and close the store."""
         if self._background is not None:
             self._background.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._background
             self._background = None
-        if self._scheduler.touched:
+        if flush and self._scheduler.touched:
             await self._scheduler.flush(sorted(self._scheduler.touched, key=str))
         await asyncio.to_thread(self._store.close)
 
@@ -103,11 +104,18 @@ class AsyncMemory:
         self._scheduler.wake()
         return result
 
-    def _capture(self, tenant: Tenant, session_key: str, session_id: str, batch: list[NewMessage]) -> CaptureResult:
+    def _capture(
+        self, tenant: Tenant, session_key: str, session_id: str, batch: list[NewMessage]
+    ) -> CaptureResult:
         now = self._clock.now_ms()
         previous = self._store.messages.last(tenant, session_key)
         ready, dropped = prepare(
-            tenant, session_key, session_id, batch, previous, now,
+            tenant,
+            session_key,
+            session_id,
+            batch,
+            previous,
+            now,
             with_previous=self.settings.search.context_previous,
         )
         stored = self._store.messages.append(ready)
@@ -119,7 +127,9 @@ class AsyncMemory:
             self._scheduler.on_capture(tenant, session_key, turns)
         return CaptureResult(tuple(stored), duplicates, tuple(dropped), degradations)
 
-    def _embed_messages(self, tenant: Tenant, stored: list[Message], bodies: dict[str, str]) -> tuple[str, ...]:
+    def _embed_messages(
+        self, tenant: Tenant, stored: list[Message], bodies: dict[str, str]
+    ) -> tuple[str, ...]:
         embedder = self._vector_embedder()
         if embedder is None or not stored:
             return ()
@@ -145,14 +155,16 @@ class AsyncMemory:
         """Stored L0 messages by ascending seq; ``user_id=None`` lists every tenant (admin use)."""
         tenant = None if user_id is None else Tenant(user_id, agent_id)
         flt = MessageFilter(session_key, since, until)
-        return await asyncio.to_thread(self._store.messages.list, tenant, flt, limit=limit, after_seq=after_seq)
+        return await asyncio.to_thread(
+            self._store.messages.list, tenant, flt, limit=limit, after_seq=after_seq
+        )
 
     async def atoms(
         self,
         *,
         user_id: str | None = DEFAULT,
         agent_id: str = DEFAULT,
-        type: str | None = None,  # noqa: A002 - the public filter is called "type"
+        type: str | None = None,
         scene: str | None = None,
         since: int | None = None,
         until: int | None = None,
@@ -176,7 +188,7 @@ class AsyncMemory:
         limit: int = 10,
         layers: Iterable[str | Layer] = ("L1",),
         mode: str = "hybrid",
-        type: str | None = None,  # noqa: A002 - the public filter is called "type"
+        type: str | None = None,
         scene: str | None = None,
         session_key: str | None = None,
         since: int | None = None,
@@ -186,7 +198,10 @@ class AsyncMemory:
         """Search memory atoms (L1) and/or raw messages (L0) of one tenant, fused into one ranking."""
         layer_set = tuple(_layer(x) for x in layers)
         req = SearchRequest(
-            Tenant(user_id, agent_id), query, layer_set, _limit(limit),
+            Tenant(user_id, agent_id),
+            query,
+            layer_set,
+            _limit(limit),
             MessageFilter(session_key, since, until),
             AtomFilter(_atom_type(type), scene, since, until, include_superseded),
             _plan(mode, self.settings),
@@ -207,8 +222,15 @@ class AsyncMemory:
     ) -> SearchResult:
         """Search raw messages (L0) only."""
         return await self.search(
-            query, user_id=user_id, agent_id=agent_id, limit=limit, layers=("L0",), mode=mode,
-            session_key=session_key, since=since, until=until,
+            query,
+            user_id=user_id,
+            agent_id=agent_id,
+            limit=limit,
+            layers=("L0",),
+            mode=mode,
+            session_key=session_key,
+            since=since,
+            until=until,
         )
 
     # --- pipeline -------------------------------------------------------------------------------
@@ -217,7 +239,9 @@ class AsyncMemory:
         """Run every pipeline stage that is due now, until nothing is. Returns runs attempted."""
         return await self._scheduler.run_due()
 
-    async def end_session(self, session_key: str = DEFAULT, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> None:
+    async def end_session(
+        self, session_key: str = DEFAULT, *, user_id: str = DEFAULT, agent_id: str = DEFAULT
+    ) -> None:
         """The session is over: extract what is pending for it now."""
         await self._scheduler.flush([(Tenant(user_id, agent_id), session_key)])
 
@@ -225,8 +249,11 @@ class AsyncMemory:
         def read() -> Status:
             sessions = tuple(self._scheduler.status())
             return Status(
-                sessions, self._store.messages.count(None), self._store.atoms.count(None),
-                self._embedder.name if self._embedder else None, self._searcher.vectors_note,
+                sessions,
+                self._store.messages.count(None),
+                self._store.atoms.count(None),
+                self._embedder.name if self._embedder else None,
+                self._searcher.vectors_note,
             )
 
         return await asyncio.to_thread(read)
@@ -234,7 +261,9 @@ class AsyncMemory:
     async def reindex(self) -> int:
         """Re-embed every record without a vector (all of them after an embedder change)."""
         if self._embedder is None:
-            raise ConfigError("reindex needs an embedder: set embedding.provider (e.g. MEMSTRATA_EMBEDDING__PROVIDER)")
+            raise ConfigError(
+                "reindex needs an embedder: set embedding.provider (e.g. MEMSTRATA_EMBEDDING__PROVIDER)"
+            )
         return await asyncio.to_thread(self._reindex, self._embedder)
 
     def _reindex(self, embedder: Embedder) -> int:
@@ -263,8 +292,10 @@ class AsyncMemory:
             self._store.index.reset_vectors(self._embedder.name)
             return None
         if stored != self._embedder.name:
-            note = (f"stored vectors were made by {stored} but the embedder is {self._embedder.name}: "
-                    "keyword search only until `memstrata reindex`")
+            note = (
+                f"stored vectors were made by {stored} but the embedder is {self._embedder.name}: "
+                "keyword search only until `memstrata reindex`"
+            )
             log.warning(note)
             return note
         return None

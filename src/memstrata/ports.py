@@ -1,7 +1,7 @@
 """The small interfaces the core depends on. Adapters implement them; fakes ship in the package.
 
     Clock           now_ms(), sleep()                      clock.py: SystemClock, FakeClock
-    Embedder        embed(texts) -> unit vectors            embeddings/: hashing, sentence-transformers, openai
+    Embedder        embed(texts) -> unit vectors            embeddings/: hashing, local model, openai
     ChatModel       complete(messages) -> reply             llm/: openai_compat, scripted
     Extractor       extract(window) -> atom drafts          engines/: offline, llm
     Deduplicator    decide(drafts, candidates) -> actions   engines/: offline, llm
@@ -53,8 +53,11 @@ class Embedder(Protocol):
     each row L2-normalised, in input order. Raises ``EmbeddingError`` on failure. Blocking.
     """
 
-    name: str
-    dimensions: int
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dimensions(self) -> int: ...
 
     def embed(self, texts: Sequence[str]) -> Vectors: ...
 
@@ -328,9 +331,16 @@ class PipelineState(Protocol):
 class Store(Protocol):
     """A backend: one object exposing the per-layer parts."""
 
-    messages: MessageLog
-    atoms: AtomStore
-    index: SearchIndex
-    pipeline: PipelineState
+    @property
+    def messages(self) -> MessageLog: ...
+
+    @property
+    def atoms(self) -> AtomStore: ...
+
+    @property
+    def index(self) -> SearchIndex: ...
+
+    @property
+    def pipeline(self) -> PipelineState: ...
 
     def close(self) -> None: ...

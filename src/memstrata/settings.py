@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
@@ -26,7 +26,7 @@ class EmbeddingSettings(BaseModel):
     api_key: str = ""
     dimensions: int | None = None
     timeout_seconds: float = 30.0
-    batch_size: int = 64
+    batch_size: int | None = None  # None: the adapter's default (16 local: less padding on CPU; 64 HTTP)
 
 
 class LLMSettings(BaseModel):
@@ -40,32 +40,30 @@ class LLMSettings(BaseModel):
 
 class PipelineSettings(BaseModel):
     engine: Literal["offline", "llm"] = "offline"
-    every_n_conversations: int = Field(5, ge=1)
+    every_n_conversations: Annotated[int, Field(ge=1)] = 5
     warm_up: bool = True
     l1_idle_timeout_seconds: float = 600.0
-    window_size: int = Field(10, ge=1)
-    background_size: int = Field(5, ge=0)
+    window_size: Annotated[int, Field(ge=1)] = 10
+    background_size: Annotated[int, Field(ge=0)] = 5
     retry_delay_seconds: float = 30.0
-    max_attempts: int = Field(5, ge=1)
-    workers: int = Field(4, ge=1)
+    max_attempts: Annotated[int, Field(ge=1)] = 5
+    workers: Annotated[int, Field(ge=1)] = 4
 
 
 class SearchSettings(BaseModel):
-    rrf_k: float = Field(60.0, gt=0)
-    candidates: int = Field(100, ge=1)  # per-list depth before fusion
+    rrf_k: Annotated[float, Field(gt=0)] = 60.0
+    candidates: Annotated[int, Field(ge=1)] = 100  # per-list depth before fusion
     context_previous: bool = True  # index each message with the one before it
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(
-        env_prefix="MEMSTRATA_", env_nested_delimiter="__", extra="forbid"
-    )
+    model_config = SettingsConfigDict(env_prefix="MEMSTRATA_", env_nested_delimiter="__", extra="forbid")
 
     home: Path = Field(default_factory=lambda: Path("~/.memstrata").expanduser())
-    embedding: EmbeddingSettings = EmbeddingSettings()
-    llm: LLMSettings = LLMSettings()
-    pipeline: PipelineSettings = PipelineSettings()
-    search: SearchSettings = SearchSettings()
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    pipeline: PipelineSettings = Field(default_factory=PipelineSettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
 
     @classmethod
     def settings_customise_sources(

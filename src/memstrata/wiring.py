@@ -56,7 +56,7 @@ def build(
     location: str | Path | None = None,
     *,
     clock: Clock | None = None,
-    embedder: Embedder | None | str = "settings",
+    embedder: Embedder | str | None = "settings",
     chat: ChatModel | None = None,
 ) -> Components:
     """Objects for ``settings``; explicit arguments (a fake clock, an embedder, a chat model) win."""
@@ -64,4 +64,6 @@ def build(
     if isinstance(chosen, str):
         raise ConfigError(f"embedder must be an Embedder, None or 'settings', not {chosen!r}")
     extractor, deduplicator = engines(settings, chat)
-    return Components(open_store(location or settings.home), clock or SystemClock(), chosen, extractor, deduplicator)
+    return Components(
+        open_store(location or settings.home), clock or SystemClock(), chosen, extractor, deduplicator
+    )

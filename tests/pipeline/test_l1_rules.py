@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from memstrata import FakeClock
 from memstrata.memory import AsyncMemory
-from tests.support.engines import RecordingExtractor
+from memstrata.ports import AtomDraft, ExtractionWindow
+from memstrata.settings import load_settings
+from memstrata.stores.sqlite.store import SqliteStore
+from tests.support.engines import NoDedup, RecordingExtractor
 
 S = "chat"
 
@@ -104,7 +109,7 @@ async def test_failure_mid_backlog_keeps_the_committed_windows(
     original = extractor.extract
     calls = 0
 
-    async def fail_second(window):  # type: ignore[no-untyped-def]
+    async def fail_second(window: ExtractionWindow) -> list[AtomDraft]:
         nonlocal calls
         calls += 1
         if calls == 2:
@@ -151,12 +156,10 @@ async def test_backlog_drains_window_by_window_with_background(
 
 
 async def test_restart_re_arms_sessions_with_unprocessed_messages(
-    home, clock: FakeClock, extractor: RecordingExtractor  # type: ignore[no-untyped-def]
+    home: Path,
+    clock: FakeClock,
+    extractor: RecordingExtractor,
 ) -> None:
-    from memstrata.settings import load_settings
-    from memstrata.stores.sqlite.store import SqliteStore
-    from tests.support.engines import NoDedup
-
     first = AsyncMemory(SqliteStore(home), load_settings(home), clock, None, extractor, NoDedup())
     first.settings.pipeline.warm_up = False
     await first.capture([turn(1), turn(2)], session_key=S)

@@ -34,5 +34,7 @@ class RecordingExtractor:
 
 
 class NoDedup:
-    async def decide(self, drafts: Sequence[AtomDraft], candidates: Sequence[Sequence[Atom]]) -> list[DedupDecision]:
+    async def decide(
+        self, drafts: Sequence[AtomDraft], candidates: Sequence[Sequence[Atom]]
+    ) -> list[DedupDecision]:
         return []

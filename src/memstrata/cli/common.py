@@ -47,14 +47,17 @@ def data_dir(ctx: typer.Context, local: Path | None) -> Path | None:
 
 
 @contextmanager
-def open_memory(ctx: typer.Context, local: Path | None, **kwargs: Any) -> Iterator[Memory]:
+def open_memory(
+    ctx: typer.Context, local: Path | None, *, flush: bool = True, **kwargs: Any
+) -> Iterator[Memory]:
     with fail_cleanly():
         mem = Memory.open(data_dir(ctx, local), **kwargs)
     try:
         with fail_cleanly():
             yield mem
     finally:
-        mem.close()
+        with fail_cleanly():
+            mem.close(flush=flush)
 
 
 @contextmanager

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from memstrata.api import Memory
 from memstrata.cli.common import Format, console, emit, fail_cleanly
@@ -31,8 +32,12 @@ def demo(
         sessions = parse_import(sample())
         with Memory.open(home) as mem:
             for s in sessions:
-                mem.capture(list(s.messages), session_key=s.session_key, session_id=s.session_id,
-                            user_id=s.tenant.user_id)
+                mem.capture(
+                    list(s.messages),
+                    session_key=s.session_key,
+                    session_id=s.session_id,
+                    user_id=s.tenant.user_id,
+                )
             mem.end_session("chat-maya", user_id="maya")
             _show(mem)
     console.print(f"\n[dim]data directory: {home}  ({time.perf_counter() - started:.1f} s)[/dim]")
@@ -45,7 +50,7 @@ def _show(mem: Memory) -> None:
     atoms = mem.atoms(user_id="maya", limit=50)
     console.rule(f"[bold]L1[/bold] memory atoms ({len(atoms)})")
     for a in atoms:
-        console.print(f"  [{a.type}|{a.scene_name}] {a.content}")
+        console.print(escape(f"  [{a.type}|{a.scene_name}] {a.content}"))
     for q in QUESTIONS:
         result = mem.search(q, user_id="maya", layers=("L1", "L0"), limit=3)
         console.rule(f"[bold]search[/bold] {q}  ({result.strategy})")

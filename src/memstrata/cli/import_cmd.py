@@ -22,8 +22,12 @@ def register(app: typer.Typer) -> None:
 
 def _progress() -> Progress:
     return Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=console, transient=False,
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
     )
 
 
@@ -31,7 +35,9 @@ def import_file(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="JSON file to import.", exists=True, dir_okay=False)],
     fmt: Annotated[str | None, typer.Option("--format", help="seed or locomo (default: detected).")] = None,
-    process: Annotated[bool, typer.Option("--process/--no-process", help="Run the pipeline after import.")] = True,
+    process: Annotated[
+        bool, typer.Option("--process/--no-process", help="Run the pipeline after import.")
+    ] = True,
     data_dir: DataDir = None,
 ) -> None:
     """Import conversation history; re-importing the same file changes nothing."""
@@ -43,15 +49,24 @@ def import_file(
         sessions = parse_import(data, fmt)
     total = sum(len(s.messages) for s in sessions)
     stored = duplicates = dropped = 0
-    with open_memory(ctx, data_dir) as mem, _progress() as bar:
+    with open_memory(ctx, data_dir, flush=process) as mem, _progress() as bar:
         task = bar.add_task("L0 capture", total=total)
         for s in sessions:
             t = s.tenant
             for i in range(0, len(s.messages), BATCH):
                 chunk = s.messages[i : i + BATCH]
-                r = mem.capture(list(chunk), session_key=s.session_key, session_id=s.session_id,
-                                user_id=t.user_id, agent_id=t.agent_id)
-                stored, duplicates, dropped = stored + len(r.stored), duplicates + len(r.duplicates), dropped + len(r.dropped)
+                r = mem.capture(
+                    list(chunk),
+                    session_key=s.session_key,
+                    session_id=s.session_id,
+                    user_id=t.user_id,
+                    agent_id=t.agent_id,
+                )
+                stored, duplicates, dropped = (
+                    stored + len(r.stored),
+                    duplicates + len(r.duplicates),
+                    dropped + len(r.dropped),
+                )
                 bar.advance(task, len(chunk))
         if process:
             task = bar.add_task("L1 extraction", total=len(sessions))
@@ -63,8 +78,8 @@ def import_file(
         f"imported {len(sessions)} sessions: {stored} messages stored, {duplicates} already present, "
         f"{dropped} dropped as noise; {status.atoms} memory atoms in store"
     )
-    failed = [s for s in status.sessions if s.last_error]
-    for s in failed:
-        console.print(f"[yellow]pipeline error[/yellow] {s.tenant}/{s.session_key}: {s.last_error}")
+    failed = [st for st in status.sessions if st.last_error]
+    for st in failed:
+        console.print(f"[yellow]pipeline error[/yellow] {st.tenant}/{st.session_key}: {st.last_error}")
     if failed:
         raise typer.Exit(1)

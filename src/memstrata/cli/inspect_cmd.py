@@ -20,7 +20,9 @@ def inspect_l0(
     ctx: typer.Context,
     since: Since = None,
     session: Annotated[str | None, typer.Option("--session", help="Only this session key.")] = None,
-    user: Annotated[str | None, typer.Option("--user", help="Only this user (default: every tenant).")] = None,
+    user: Annotated[
+        str | None, typer.Option("--user", help="Only this user (default: every tenant).")
+    ] = None,
     agent: Agent = "default",
     limit: Limit = 100,
     fmt: Fmt = Format.table,
@@ -28,15 +30,22 @@ def inspect_l0(
 ) -> None:
     """Raw messages (L0), oldest first."""
     with open_memory(ctx, data_dir, embedder=None) as mem:
-        rows = mem.messages(user_id=user, agent_id=agent, session_key=session, since=parse_since(since), limit=limit)
-    emit(rows, fmt, [
-        ("seq", lambda m: m.seq),
-        ("tenant", lambda m: m.tenant),
-        ("session", lambda m: m.session_key),
-        ("time", lambda m: iso(m.timestamp)),
-        ("speaker", lambda m: m.name or m.role),
-        ("content", lambda m: m.content),
-    ], title="L0 messages")
+        rows = mem.messages(
+            user_id=user, agent_id=agent, session_key=session, since=parse_since(since), limit=limit
+        )
+    emit(
+        rows,
+        fmt,
+        [
+            ("seq", lambda m: m.seq),
+            ("tenant", lambda m: m.tenant),
+            ("session", lambda m: m.session_key),
+            ("time", lambda m: iso(m.timestamp)),
+            ("speaker", lambda m: m.name or m.role),
+            ("content", lambda m: m.content),
+        ],
+        title="L0 messages",
+    )
 
 
 @app.command("l1")
@@ -46,7 +55,9 @@ def inspect_l1(
     atom_type: Annotated[str | None, typer.Option("--type", help="persona, episodic or instruction.")] = None,
     scene: Annotated[str | None, typer.Option("--scene", help="Scene name contains this.")] = None,
     history: Annotated[bool, typer.Option("--history", help="Include superseded atoms.")] = False,
-    user: Annotated[str | None, typer.Option("--user", help="Only this user (default: every tenant).")] = None,
+    user: Annotated[
+        str | None, typer.Option("--user", help="Only this user (default: every tenant).")
+    ] = None,
     agent: Agent = "default",
     limit: Limit = 100,
     fmt: Fmt = Format.table,
@@ -54,13 +65,25 @@ def inspect_l1(
 ) -> None:
     """Memory atoms (L1), oldest first."""
     with open_memory(ctx, data_dir, embedder=None) as mem:
-        rows = mem.atoms(user_id=user, agent_id=agent, type=atom_type, scene=scene, since=parse_since(since),
-                         include_superseded=history, limit=limit)
-    emit(rows, fmt, [
-        ("seq", lambda a: a.seq),
-        ("tenant", lambda a: a.tenant),
-        ("type", lambda a: a.type),
-        ("scene", lambda a: a.scene_name),
-        ("content", lambda a: a.content),
-        ("sources", lambda a: ", ".join(a.source_message_ids[:3])),
-    ], title="L1 atoms")
+        rows = mem.atoms(
+            user_id=user,
+            agent_id=agent,
+            type=atom_type,
+            scene=scene,
+            since=parse_since(since),
+            include_superseded=history,
+            limit=limit,
+        )
+    emit(
+        rows,
+        fmt,
+        [
+            ("seq", lambda a: a.seq),
+            ("tenant", lambda a: a.tenant),
+            ("type", lambda a: a.type),
+            ("scene", lambda a: a.scene_name),
+            ("content", lambda a: a.content),
+            ("sources", lambda a: ", ".join(a.source_message_ids[:3])),
+        ],
+        title="L1 atoms",
+    )

@@ -27,7 +27,9 @@ def main(
 ) -> None:
     """Layered long-term memory for LLM agents."""
     ctx.obj = {"data_dir": Path(data_dir).expanduser() if data_dir else None}
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
 
 
 import_cmd.register(app)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import typer
 
 from memstrata.cli.common import DataDir, Format, console, emit, iso, open_memory
@@ -14,7 +16,7 @@ def register(app: typer.Typer) -> None:
 
 def status(
     ctx: typer.Context,
-    fmt: Format = typer.Option(Format.table, "--format", "-f", help="table, json or jsonl."),
+    fmt: Annotated[Format, typer.Option("--format", "-f", help="table, json or jsonl.")] = Format.table,
     data_dir: DataDir = None,
 ) -> None:
     """Pipeline queues, cursors, lag and the last error of every session."""
@@ -24,16 +26,21 @@ def status(
         emit([st], fmt, [])
         return
     console.print(f"{st.messages} messages, {st.atoms} current atoms, embedder: {st.embedder or 'none'}")
-    emit(list(st.sessions), fmt, [
-        ("tenant", lambda s: s.tenant),
-        ("session", lambda s: s.session_key),
-        ("cursor", lambda s: s.cursor),
-        ("lag", lambda s: s.lag),
-        ("pending", lambda s: s.pending),
-        ("next run", lambda s: iso(s.fire_at)),
-        ("attempts", lambda s: s.attempts),
-        ("last error", lambda s: s.last_error or ""),
-    ], title="L1 pipeline")
+    emit(
+        list(st.sessions),
+        fmt,
+        [
+            ("tenant", lambda s: s.tenant),
+            ("session", lambda s: s.session_key),
+            ("cursor", lambda s: s.cursor),
+            ("lag", lambda s: s.lag),
+            ("pending", lambda s: s.pending),
+            ("next run", lambda s: iso(s.fire_at)),
+            ("attempts", lambda s: s.attempts),
+            ("last error", lambda s: s.last_error or ""),
+        ],
+        title="L1 pipeline",
+    )
 
 
 def reindex(ctx: typer.Context, data_dir: DataDir = None) -> None:

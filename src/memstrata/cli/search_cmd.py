@@ -28,11 +28,20 @@ def search(
 ) -> None:
     """Search one tenant's memory."""
     with open_memory(ctx, data_dir) as mem:
-        result = mem.search(query, user_id=user, agent_id=agent, limit=limit, mode=mode,
-                            layers=[x.strip() for x in layers.split(",") if x.strip()])
+        result = mem.search(
+            query,
+            user_id=user,
+            agent_id=agent,
+            limit=limit,
+            mode=mode,
+            layers=[x.strip() for x in layers.split(",") if x.strip()],
+        )
     if as_json:
-        out = {"strategy": result.strategy, "degradations": list(result.degradations),
-               "hits": [plain(h) for h in result]}
+        out = {
+            "strategy": result.strategy,
+            "degradations": list(result.degradations),
+            "hits": [plain(h) for h in result],
+        }
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
         return
     for note in result.degradations:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib.util
 import logging
-from typing import cast
 
 from memstrata.embeddings.hashing import HashingEmbedder
 from memstrata.embeddings.openai_compat import OpenAIEmbedder
@@ -41,12 +40,10 @@ def embedder_from_settings(s: EmbeddingSettings) -> Embedder | None:
         log.info("embeddings: none (provider=%s); search is keyword-only", s.provider)
     else:
         log.info("embeddings: %s (provider=%s)", type(chosen).__name__, s.provider)
-    # ports.Embedder declares name/dimensions as settable attributes, but the lazy adapters expose
-    # read-only properties; the cast goes once the port declares them as properties.
-    return cast(Embedder | None, chosen)
+    return chosen
 
 
-def _choose(s: EmbeddingSettings) -> object | None:
+def _choose(s: EmbeddingSettings) -> Embedder | None:
     if s.provider == "none":
         return None
     if s.provider == "hashing":
@@ -76,7 +73,7 @@ def _choose(s: EmbeddingSettings) -> object | None:
 def _local(s: EmbeddingSettings) -> SentenceTransformerEmbedder:
     if s.dimensions is not None:
         log.warning("embeddings: dimensions=%s is ignored for a local model", s.dimensions)
-    return SentenceTransformerEmbedder(s.model or DEFAULT_MODEL, batch_size=s.batch_size)
+    return SentenceTransformerEmbedder(s.model or DEFAULT_MODEL, batch_size=s.batch_size or 16)
 
 
 def _endpoint(s: EmbeddingSettings) -> OpenAIEmbedder:
@@ -86,5 +83,5 @@ def _endpoint(s: EmbeddingSettings) -> OpenAIEmbedder:
         s.model,
         dimensions=s.dimensions,
         timeout_seconds=s.timeout_seconds,
-        batch_size=s.batch_size,
+        batch_size=s.batch_size or 64,
     )

@@ -60,7 +60,7 @@ class SentenceTransformerEmbedder:
     ``MissingExtraError``; a model that cannot be loaded or fails to encode raises ``EmbeddingError``.
     """
 
-    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64) -> None:
+    def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 16) -> None:
         self.model = model or DEFAULT_MODEL
         self.batch_size = max(1, batch_size)
         self._model: Any = None

@@ -70,9 +70,15 @@ def prepare(
             dropped.append(mid)
             continue
         m = Message(
-            id=mid, tenant=tenant, session_key=session_key, session_id=session_id, role=role,
-            content=text, timestamp=new.timestamp if new.timestamp is not None else now,
-            recorded_at=now, name=new.name or None,
+            id=mid,
+            tenant=tenant,
+            session_key=session_key,
+            session_id=session_id,
+            role=role,
+            content=text,
+            timestamp=new.timestamp if new.timestamp is not None else now,
+            recorded_at=now,
+            name=new.name or None,
         )
         ready.append((m, message_body(m, previous, with_previous=with_previous)))
         previous = m

@@ -36,8 +36,9 @@ class OpenAIChatModel:
     """One chat completion per ``complete`` call against ``base_url`` (``.../v1``).
 
     ``json_mode`` allows sending ``response_format={"type": "json_object"}`` when a caller asks for
-    JSON; a server that answers 400 to it gets the call retried once without it, and is never sent
-    it again. ``tools`` become OpenAI function tools and the reply's tool calls become ``ToolCall``s.
+    JSON; when the server answers 400, the call is retried once without it, and if that works the
+    instance stops sending it. ``tools`` become OpenAI function tools and the reply's tool calls
+    become ``ToolCall``s.
     Raises ``ModelError`` on timeout, connection failure, HTTP error, refusal or a malformed answer.
     """
 

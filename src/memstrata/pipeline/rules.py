@@ -1,10 +1,10 @@
 """The L1 scheduling rules of DESIGN section 4, as pure functions over ``SessionState``.
 
-    capture   pending += turns; attempts reset (new activity); fire now when pending reaches the
-              threshold (warm-up: 1, 2, 4, ... up to N by completed runs), else (re)arm the idle timer
-    success   pending = 0, runs += 1, timer cleared, failures cleared
-    failure   attempts += 1; retry after ``retry_delay`` until ``max_attempts``, then wait for activity
-    restart   a session with unprocessed messages is due at once (unless failing: backoff stays)
+capture   pending += turns; attempts reset (new activity); fire now when pending reaches the
+          threshold (warm-up: 1, 2, 4, ... up to N by completed runs), else (re)arm the idle timer
+success   pending = 0, runs += 1, timer cleared, failures cleared
+failure   attempts += 1; retry after ``retry_delay`` until ``max_attempts``, then wait for activity
+restart   a session with unprocessed messages is due at once (unless failing: backoff stays)
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ def threshold(runs: int, s: PipelineSettings) -> int:
     """Turns that trigger the next L1 run: 1, 2, 4, ... capped at N with warm-up; N without."""
     if not s.warm_up:
         return s.every_n_conversations
-    return min(s.every_n_conversations, 2 ** min(runs, 30))
+    return min(s.every_n_conversations, 1 << min(runs, 30))
 
 
 def on_capture(state: SessionState, turns: int, now: int, s: PipelineSettings) -> SessionState:

@@ -87,9 +87,7 @@ class L1Runner:
         drafts = unique_drafts(await self._extractor.extract(window))
         if not drafts:
             return Plan()
-        candidates = await asyncio.to_thread(
-            lambda: [self._candidates(tenant, d.content) for d in drafts]
-        )
+        candidates = await asyncio.to_thread(lambda: [self._candidates(tenant, d.content) for d in drafts])
         decisions = await self._dedup.decide(drafts, candidates)
         return plan_window(tenant, session_key, new, drafts, decisions, candidates, self._clock.now_ms())
 

@@ -9,6 +9,7 @@ threads while runs complete on the event loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
@@ -51,7 +52,9 @@ class Scheduler:
 
     # --- state transitions (sync: called from worker threads too) -----------------------------
 
-    def _mutate(self, tenant: Tenant, session_key: str, change: Callable[[SessionState], object]) -> SessionState:
+    def _mutate(
+        self, tenant: Tenant, session_key: str, change: Callable[[SessionState], object]
+    ) -> SessionState:
         with self._state_lock:
             state = self._store.pipeline.session(tenant, session_key)
             change(state)
@@ -120,8 +123,14 @@ class Scheduler:
         st = self._mutate(tenant, session_key, lambda s: rules.on_failure(s, message, now, self._s))
         # Expected faults (engine, model, store) get one line; anything else keeps its traceback.
         expected = isinstance(exc, MemstrataError)
-        log.warning("L1 run for %s/%s failed (attempt %d): %s", tenant, session_key, st.attempts, message,
-                    exc_info=None if expected else exc)
+        log.warning(
+            "L1 run for %s/%s failed (attempt %d): %s",
+            tenant,
+            session_key,
+            st.attempts,
+            message,
+            exc_info=None if expected else exc,
+        )
 
     def _succeeded(self, tenant: Tenant, session_key: str) -> None:
         now = self._clock.now_ms()
@@ -142,18 +151,22 @@ class Scheduler:
             states = await asyncio.to_thread(self._store.pipeline.sessions)
             timers = [s.fire_at for s in states if s.fire_at is not None]
             delay = (min(timers) - self._clock.now_ms()) / 1000 if timers else 5.0
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=min(max(delay, 0.05), 5.0))
-            except TimeoutError:
-                pass
             self._wake.clear()
 
     def status(self) -> list[SessionStatus]:
         lags = {(t, k): n for t, k, n in self._store.pipeline.backlog()}
         return [
             SessionStatus(
-                s.tenant, s.session_key, s.cursor, s.pending, lags.get((s.tenant, s.session_key), 0),
-                s.fire_at, s.attempts, s.last_error,
+                s.tenant,
+                s.session_key,
+                s.cursor,
+                s.pending,
+                lags.get((s.tenant, s.session_key), 0),
+                s.fire_at,
+                s.attempts,
+                s.last_error,
             )
             for s in self._store.pipeline.sessions()
         ]

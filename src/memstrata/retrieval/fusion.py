@@ -8,7 +8,9 @@ from typing import TypeVar
 K = TypeVar("K", bound=Hashable)
 
 
-def rrf(lists: Sequence[Sequence[K]], k: float = 60.0, weights: Sequence[float] | None = None) -> list[tuple[K, float]]:
+def rrf(
+    lists: Sequence[Sequence[K]], k: float = 60.0, weights: Sequence[float] | None = None
+) -> list[tuple[K, float]]:
     """Fuse ranked lists: ``score(d) = sum(w / (k + rank))`` over the lists containing ``d`` (rank from 1).
 
     Returns ``(key, score)`` by descending score; ties keep first-seen order. Full lists are fused,

@@ -6,6 +6,8 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from memstrata.errors import EmbeddingError
 from memstrata.models import Atom, Hit, Layer, Message, SearchResult, Tenant
 from memstrata.ports import AtomFilter, Embedder, MessageFilter, Store, Vectors
@@ -50,7 +52,9 @@ class Searcher:
                 found = self._store.index.vector(req.tenant, layer, qvec, req.plan.depth, flt)
                 lists.append([(layer, s.seq) for s in found])
         fused = rrf(lists, req.plan.rrf_k)[: req.limit]
-        strategy = "hybrid" if use_keyword and qvec is not None else ("vector" if qvec is not None else "keyword")
+        strategy = (
+            "hybrid" if use_keyword and qvec is not None else ("vector" if qvec is not None else "keyword")
+        )
         return SearchResult(self._hydrate(req.tenant, fused), strategy, tuple(degradations))
 
     def _query_vector(self, req: SearchRequest, degradations: list[str]) -> Vectors | None:
@@ -63,7 +67,7 @@ class Searcher:
             degradations.append(self.vectors_note)
             return None
         try:
-            return self._embedder.embed([req.query])[0]
+            return np.asarray(self._embedder.embed([req.query])[0], dtype=np.float32)
         except EmbeddingError as exc:
             log.warning("query embedding failed, searching by keyword only: %s", exc)
             degradations.append(f"query embedding failed ({exc.message}): keyword search only")
@@ -87,12 +91,29 @@ class Searcher:
 def to_hit(record: Message | Atom, score: float) -> Hit:
     if isinstance(record, Message):
         return Hit(
-            Layer.L0, record.id, score, record.content, (record.id,),
-            {"session_key": record.session_key, "role": str(record.role), "name": record.name,
-             "timestamp": record.timestamp},
+            Layer.L0,
+            record.id,
+            score,
+            record.content,
+            (record.id,),
+            {
+                "session_key": record.session_key,
+                "role": str(record.role),
+                "name": record.name,
+                "timestamp": record.timestamp,
+            },
         )
     return Hit(
-        Layer.L1, record.id, score, record.content, record.source_message_ids,
-        {"type": str(record.type), "scene": record.scene_name, "priority": record.priority,
-         "superseded_by": record.superseded_by, **record.metadata},
+        Layer.L1,
+        record.id,
+        score,
+        record.content,
+        record.source_message_ids,
+        {
+            "type": str(record.type),
+            "scene": record.scene_name,
+            "priority": record.priority,
+            "superseded_by": record.superseded_by,
+            **record.metadata,
+        },
     )

@@ -9,11 +9,11 @@ from collections.abc import AsyncIterator
 from contextlib import aclosing
 
 import pytest
-from tests.support.openai_server import ScriptedOpenAIServer
 
 from memstrata.errors import ConfigError, ModelError
 from memstrata.llm.openai_compat import OpenAIChatModel
 from memstrata.ports import ChatMessage, ToolCall, ToolSpec
+from tests.support.openai_server import ScriptedOpenAIServer
 
 API_KEY = "sk-test-secret-4242"
 HELLO = [ChatMessage("system", "be brief"), ChatMessage("user", "hello there")]

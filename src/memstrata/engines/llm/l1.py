@@ -29,6 +29,7 @@ class LLMExtractor:
         self.model = model
 
     async def extract(self, window: ExtractionWindow) -> list[AtomDraft]:
+        """Drafts for the window's new messages (an empty window makes no call)."""
         if not window.new:
             return []
         reply = await self.model.complete(extraction_messages(window), json_mode=True)
@@ -56,6 +57,7 @@ class LLMDeduplicator:
     async def decide(
         self, drafts: Sequence[AtomDraft], candidates: Sequence[Sequence[Atom]]
     ) -> list[DedupDecision]:
+        """Decisions for the drafts that have candidates; ``candidates[i]`` belongs to ``drafts[i]``."""
         if len(drafts) != len(candidates):
             raise EngineError(f"dedup got {len(drafts)} drafts but {len(candidates)} candidate lists")
         if not any(candidates):

@@ -1,7 +1,7 @@
 """The offline engine: deterministic L1 extraction and deduplication, no network, no model.
 
-    OfflineExtractor      Extractor port: sentences -> standalone atoms (speaker named, dates resolved)
-    OfflineDeduplicator   Deduplicator port: normalised equality and token-set similarity
+OfflineExtractor      Extractor port: sentences -> standalone atoms (speaker named, dates resolved)
+OfflineDeduplicator   Deduplicator port: normalised equality and token-set similarity
 """
 
 from memstrata.engines.offline.dedup import OfflineDeduplicator

@@ -25,8 +25,9 @@ _RELATION = re.compile(
     _I,
 )
 _PREFERENCE = re.compile(
-    r"\b(?:love|loves|loving|like|likes|enjoy|enjoys|hate|hates|prefer|prefers|favou?rite|fan of|"
-    r"passionate about|can't stand|dislike|dislikes|obsessed with|into)\b",
+    r"\b(?:i|we|i've|we've|i've always|i always)\s+(?:\w+\s+)?(?:love|loved|like|liked|enjoy|enjoyed|adore|"
+    r"hate|hated|prefer|dislike|disliked)\b|\bfavou?rite\b|\bfave\b|\bfan of\b|\bpassionate about\b|"
+    r"\bcan't stand\b|\bobsessed with\b|\bi'm (?:really |so |big )?into\b",
     _I,
 )
 _IDENTITY = re.compile(
@@ -51,13 +52,19 @@ _QUESTION_START = re.compile(
     r"could|would|will|should|any|anything)\b",
     _I,
 )
-_FILLER = re.compile(
-    r"^(?:(?:yeah|yes|yep|yup|oh|wow|whoa|hey|hi|hello|well|so|haha|hahaha|lol|omg|aw+|ah|ok|okay|sure|"
-    r"totally|absolutely|definitely|honestly|anyway|anyways|btw|by the way|oh my gosh|oh wow|true|"
-    r"right|exactly|indeed)\b[\s,!.:;-]*)+",
-    _I,
+_ANSWER_WORDS = r"yeah|yes|yep|yup|sure|totally|absolutely|definitely|true|right|exactly|indeed"
+_FILLER_WORDS = (
+    r"oh|wow|whoa|hey|hi|hello|well|so|haha|hahaha|lol|omg|aw+|ah|ok|okay|honestly|anyway|anyways|btw|"
+    r"by the way|oh my gosh|oh wow"
 )
-_VOCATIVE = re.compile(r",\s*[A-Z][a-z]+\s*([!.?]*)$")
+_FILLER = re.compile(rf"^(?:(?:{_FILLER_WORDS}|{_ANSWER_WORDS})\b[\s,!.:;-]*)+", _I)
+_FILLER_ONLY = re.compile(rf"^(?:(?:{_FILLER_WORDS})\b[\s,!.:;-]*)+", _I)
+_ANSWER_START = re.compile(rf"^(?:{_ANSWER_WORDS}|no|nope|nah|not|of course|maybe|probably|kind of)\b", _I)
+# A reaction to what was said ("That sounds great", "Must be fun", "Wow, ..."), not an answer.
+_REACTION_WORDS = frozenset(("sounds", "sound", "looks", "seems", "must", "wow", "congrats", "glad", "aww"))
+_LEAD_NAME = re.compile(r"^([A-Z][a-z]+)\s*[,!.:]+\s*")
+_TRAIL_NAME = re.compile(r",\s*([A-Z][a-z]+)\s*([!.?]*)$")
+_UNSEGMENTED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _THANKS = re.compile(r"^(?:thanks|thank you|thank u|thx|ty|congrats|congratulations|aw+|wow)\b", _I)
 
 
@@ -69,10 +76,33 @@ class Kind:
     priority: int
 
 
-def strip_filler(sentence: str) -> str:
-    """``"Yeah, I painted it"`` -> ``"I painted it"`` (kept whole when nothing else is left)."""
-    rest = _VOCATIVE.sub(r"\1", _FILLER.sub("", sentence).strip())
-    return rest[:1].upper() + rest[1:] if rest and any(c.isalnum() for c in rest) else sentence
+def strip_filler(sentence: str, names: Collection[str] = (), *, keep_answer: bool = False) -> str:
+    """``"Yeah, I painted it"`` -> ``"I painted it"``; ``"Hey Mel, I ..."`` -> ``"I ..."``.
+
+    Drops leading interjections and a leading or trailing vocative naming one of ``names``. With
+    ``keep_answer`` a leading "yes"/"no" stays (it is the answer to a question). The sentence is
+    returned unchanged when nothing would be left.
+    """
+    rest = (_FILLER_ONLY if keep_answer else _FILLER).sub("", sentence.strip())
+    lead = _LEAD_NAME.match(rest)
+    if lead and lead.group(1).lower() in names:
+        rest = rest[lead.end() :]
+    trail = _TRAIL_NAME.search(rest)
+    if trail and trail.group(1).lower() in names:
+        rest = rest[: trail.start()] + trail.group(2)
+    if not any(c.isalnum() for c in rest):
+        return sentence.strip()
+    return rest[:1].upper() + rest[1:]
+
+
+def is_reaction(sentence: str) -> bool:
+    """A sentence that reacts to the other speaker ("That sounds amazing!", "Must be fun")."""
+    return any(w in _REACTION_WORDS for w in lower_words(sentence)[:5])
+
+
+def is_answer_start(sentence: str) -> bool:
+    """A sentence opening like an answer: "Yes, ...", "No, ...", "Not really", "Definitely"."""
+    return bool(_ANSWER_START.match(sentence.strip()))
 
 
 def content_words(text: str, names: Collection[str] = ()) -> list[str]:
@@ -83,7 +113,7 @@ def content_words(text: str, names: Collection[str] = ()) -> list[str]:
 def is_question(sentence: str) -> bool:
     """A sentence that asks rather than tells."""
     s = sentence.strip()
-    return s.endswith("?") or (bool(_QUESTION_START.match(s)) and s.endswith("?!"))
+    return s.endswith(("?", "？")) or (bool(_QUESTION_START.match(s)) and s.endswith("?!"))
 
 
 def is_thanks(sentence: str) -> bool:
@@ -96,9 +126,14 @@ def is_first_person(sentence: str) -> bool:
     return bool(_FIRST_PERSON.search(sentence))
 
 
+def _weight(word: str) -> int:
+    """How many words a token stands for: a run of unsegmented script (CJK) packs several."""
+    return 1 + len(word) // 3 if _UNSEGMENTED.search(word) else 1
+
+
 def worth_keeping(sentence: str, names: Collection[str], *, dated: bool) -> bool:
     """False for greetings, thanks, reactions and other sentences with too few content words."""
-    n = len(content_words(sentence, names))
+    n = sum(_weight(w) for w in content_words(sentence, names))
     if n >= 2:
         return True
     return n == 1 and (dated or is_first_person(sentence))

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 
+from memstrata.errors import EngineError
 from memstrata.models import Message, Role
 
 USER = "User"
@@ -32,8 +33,12 @@ def speaker_label(m: Message) -> str:
 
 
 def message_day(m: Message) -> date:
-    """The UTC calendar day of the message's timestamp (ms)."""
-    return datetime.fromtimestamp(m.timestamp / 1000, UTC).date()
+    """The UTC calendar day of the message's timestamp (ms). Raises ``EngineError`` when the
+    timestamp is not a representable time (relative dates could not be resolved against it)."""
+    try:
+        return datetime.fromtimestamp(m.timestamp / 1000, UTC).date()
+    except (OverflowError, OSError, ValueError) as exc:
+        raise EngineError(f"message {m.id!r} has an unusable timestamp {m.timestamp!r}") from exc
 
 
 def _listener(context: Sequence[Message], i: int) -> Message | None:

@@ -34,7 +34,20 @@ _PAST = re.compile(
     r"felt|thought|began|started|visited|last|ago|yesterday|[a-z]{3,}ed)\b",
     re.IGNORECASE,
 )
+_HABIT = re.compile(r"\b(?:every|each)\s*$", re.IGNORECASE)
 _WD = "|".join(WEEKDAYS)
+_WD_ABBREV = {
+    "Mon": 0,
+    "Tue": 1,
+    "Tues": 1,
+    "Wed": 2,
+    "Thu": 3,
+    "Thur": 3,
+    "Thurs": 3,
+    "Fri": 4,
+    "Sat": 5,
+    "Sun": 6,
+}
 _MONTH = "|".join(m.capitalize() for m in MONTHS if m != "may") + "|May"
 _MON = _MONTH + r"|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?"
 _NUM = r"\d{1,3}|" + "|".join(sorted((re.escape(k) for k in NUMBER_WORDS), key=len, reverse=True))
@@ -153,7 +166,9 @@ def _ago(m: re.Match[str], c: _Context) -> _Found | None:
     if unit == "day":
         d = a - timedelta(days=n)
         if fuzzy:
-            return _Found(f"{m.group(0)} (shortly before {day_text(a)})", d - timedelta(days=2), d + timedelta(days=1))
+            return _Found(
+                f"{m.group(0)} (shortly before {day_text(a)})", d - timedelta(days=2), d + timedelta(days=1)
+            )
         return _day(d)
     if unit == "week":
         d = a - timedelta(days=7 * n)
@@ -180,14 +195,15 @@ def _in_future(m: re.Match[str], c: _Context) -> _Found | None:
 
 def _weekday(m: re.Match[str], c: _Context) -> _Found | None:
     which = (m.group(1) or "").lower().split()
-    if m.string[: m.start()].lower().endswith(("every ", "each ")):
+    if _HABIT.search(m.string[: m.start()]):
         return None  # a habit, not a date
-    wd = WEEKDAYS.index(m.group(2).lower())
+    name = m.group(2)
+    wd = _WD_ABBREV[name.rstrip(".")] if name.rstrip(".") in _WD_ABBREV else WEEKDAYS.index(name.lower())
     if "last" in which or "past" in which or ("next" not in which and "coming" not in which and c.past):
         d = previous_weekday(c.anchor, wd)
     else:
         d = next_weekday(c.anchor, wd)
-    return _Found(f"on {m.group(2).capitalize()}, {day_text(d)}", d, d)
+    return _Found(f"on {WEEKDAYS[wd].capitalize()}, {day_text(d)}", d, d)
 
 
 def _month_day(m: re.Match[str], c: _Context) -> _Found | None:
@@ -248,6 +264,10 @@ _RULES: tuple[tuple[re.Pattern[str], _Handler], ...] = (
     (re.compile(rf"\b({_NUM}) (day|week|month|year)s? ago\b", _I), _ago),
     (re.compile(rf"\bin (?:the next )?({_NUM}) (day|week|month|year)s?\b", _I), _in_future),
     (re.compile(rf"\b(?:on )?(last|next|this|this past|this coming)? ?\b({_WD})\b(?!s)", _I), _weekday),
+    (
+        re.compile(rf"\b(?:on )?(last|next|this|this past|this coming) ({'|'.join(_WD_ABBREV)})\b(?![a-z])"),
+        _weekday,
+    ),
     (
         re.compile(rf"\b(?P<month>{_MON}) (?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (?P<year>{_YEAR})\b)?"),
         _month_day,

@@ -68,12 +68,14 @@ def _compare(draft: _Text, cand: _Text, threshold: float) -> DedupAction:
     contained = small >= MIN_CONTAINED_TOKENS and (draft.toks <= cand.toks or cand.toks <= draft.toks)
     if not contained and jaccard(draft.toks, cand.toks) < threshold:
         return DedupAction.STORE
+    if draft.toks <= cand.toks:
+        return DedupAction.SKIP  # the candidate already says all of it, however recent the draft
     newer = _mentioned(draft.metadata) > _mentioned(cand.metadata)
-    richer = len(draft.toks) > len(cand.toks) and not draft.toks <= cand.toks
+    richer = len(draft.toks) > len(cand.toks)
     return DedupAction.UPDATE if newer or richer else DedupAction.SKIP
 
 
-def decide_one(
+def _decide_one(
     index: int, draft: AtomDraft, candidates: Sequence[Atom], seen: Sequence[_Text], threshold: float
 ) -> DedupDecision:
     """The decision for one draft against its candidates and the drafts before it in the batch."""
@@ -104,7 +106,7 @@ def decide(
     seen: list[_Text] = []
     for i, draft in enumerate(drafts):
         cands = candidates[i] if i < len(candidates) else ()
-        decision = decide_one(i, draft, cands, seen, threshold)
+        decision = _decide_one(i, draft, cands, seen, threshold)
         out.append(decision)
         if decision.action is not DedupAction.SKIP:
             seen.append(_Text(normalise(draft.content), tokens(draft.content), draft.metadata))

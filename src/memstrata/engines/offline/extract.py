@@ -27,7 +27,9 @@ from memstrata.engines.offline.classify import (
     Kind,
     classify,
     content_words,
+    is_answer_start,
     is_question,
+    is_reaction,
     is_thanks,
     strip_filler,
     worth_keeping,
@@ -35,6 +37,7 @@ from memstrata.engines.offline.classify import (
 from memstrata.engines.offline.context import Speech, participant_names, speaker_label, speech
 from memstrata.engines.offline.dates import Resolved, is_past, resolve
 from memstrata.engines.offline.dedup import normalise
+from memstrata.engines.offline.instructions import Instruction
 from memstrata.engines.offline.instructions import detect as detect_instruction
 from memstrata.engines.offline.scenes import INSTRUCTION_SCENE, scene_name
 from memstrata.engines.offline.sentences import split_message, words
@@ -49,6 +52,12 @@ _ADVICE = re.compile(
     r"would you|do you|feel free)\b",
     re.IGNORECASE,
 )
+_SPEAKER_WITHIN = 8  # words: a statement naming its speaker this early needs no "<name> said:"
+_CONTINUES = re.compile(
+    r"^(?:it|it's|its|that|that's|this|these|those|they|they're|them|their|he|he's|his|she|she's|her|"
+    r"there|there's)\b",
+    re.IGNORECASE,
+)
 _ACK = re.compile(r"^(?:got it|noted|understood|sure|okay|ok|of course|great|perfect|thanks)[,.!:]*\s+", re.I)
 
 
@@ -59,6 +68,8 @@ class ExtractOptions:
     answer_words: int = 8  # an answer shorter than this many words also takes its next sentence
     max_answer_sentences: int = 2
     photo_atoms: bool = True
+    join_pronouns: bool = True  # a sentence opening with "it"/"they"/"he"... continues the one before
+    max_unit_words: int = 40  # ... unless that one is already this long
 
 
 @dataclass(slots=True)
@@ -78,37 +89,79 @@ class _Builder:
         if resolved is not None and resolved.start is not None and resolved.end is not None:
             metadata["activity_start"] = resolved.start.isoformat()
             metadata["activity_end"] = resolved.end.isoformat()
-        scene = INSTRUCTION_SCENE if kind.type is AtomType.INSTRUCTION else scene_name(scene_text, self.sp.names)
+        scene = (
+            INSTRUCTION_SCENE if kind.type is AtomType.INSTRUCTION else scene_name(scene_text, self.sp.names)
+        )
         self.drafts.append(AtomDraft(kind.type, content, kind.priority, scene, self.sources, metadata))
 
 
-def _names_speaker(text: str, me: str) -> bool:
-    return re.search(rf"\b{re.escape(me)}\b", text) is not None
+def _speaker_early(text: str, me: str) -> bool:
+    """Whether the speaker is named within the statement's first words ("On Monday Ann went ...")."""
+    head = " ".join(text.split()[: _SPEAKER_WITHIN + len(me.split()) - 1])
+    return re.search(rf"(?<!\w){re.escape(me)}(?!\w)", head) is not None
 
 
-def _statement(sp: Speech, sentence: str) -> tuple[str, Resolved]:
-    """The sentence with people named and dates resolved, attributed when the speaker is not in it."""
-    text = strip_filler(sentence)
-    resolved = resolve(rewrite(text, sp.me, sp.other).text, sp.day)
-    content = resolved.text
-    if not _names_speaker(content, sp.me):
-        content = f"{sp.me} said: {content}"
-    return content, resolved
+def _capitalised(text: str) -> str:
+    """``text`` with its first letter upper-cased, unless it opens with a non-word (a URL, code)."""
+    first = text.split(" ", 1)[0]
+    code_like = any(mark in first for mark in ("://", "(", "=", "/", "_"))
+    return text[:1].upper() + text[1:] if text[:1].isalpha() and not code_like else text
+
+
+def _units(sentences: Sequence[str], names: frozenset[str], opts: ExtractOptions) -> list[str]:
+    """Sentences grouped into statements: one that opens with a pronoun ("It was ...", "He ...")
+    continues the sentence before it, which usually names what the pronoun means. Sentences
+    without content (thanks, reactions) neither join nor are joined."""
+    units: list[list[str]] = []
+    has_content: list[bool] = []
+    for sentence in sentences:
+        plain = strip_filler(sentence, names)
+        content = bool(content_words(plain, names)) and not is_thanks(sentence)
+        joins = (
+            opts.join_pronouns
+            and units
+            and has_content[-1]
+            and _CONTINUES.match(plain)
+            and not is_question(sentence)
+            and not is_question(units[-1][-1])
+            and sum(len(words(x)) for x in units[-1]) < opts.max_unit_words
+        )
+        if joins:
+            units[-1].append(sentence)
+        else:
+            units.append([sentence])
+            has_content.append(content)
+    return [" ".join(u) for u in units]
+
+
+def _statement(sp: Speech, text: str, *, keep_answer: bool = False) -> tuple[str, Resolved]:
+    """Text with people named and dates resolved (the speaker is not attributed here)."""
+    plain = strip_filler(text, sp.names, keep_answer=keep_answer)
+    resolved = resolve(rewrite(plain, sp.me, sp.other, past=is_past(plain)).text, sp.day)
+    return _capitalised(resolved.text), resolved
+
+
+def _instruction(sp: Speech, sentence: str) -> Instruction | None:
+    """The instruction in a user's sentence to the assistant (None in talk between people)."""
+    if sp.message.role != Role.USER or not sp.to_assistant:
+        return None
+    return detect_instruction(strip_filler(sentence, sp.names), sp.me)
 
 
 def _sentence_atom(b: _Builder, sentence: str) -> None:
     sp = b.sp
-    if sp.message.role == Role.USER and sp.to_assistant:
-        instruction = detect_instruction(strip_filler(sentence), sp.me)
-        if instruction is not None:
-            kind = Kind(AtomType.INSTRUCTION, instruction.priority)
-            b.add(instruction.content, kind, None, instruction.content)
-            return
+    instruction = _instruction(sp, sentence)
+    if instruction is not None:
+        kind = Kind(AtomType.INSTRUCTION, instruction.priority)
+        b.add(instruction.content, kind, None, instruction.content)
+        return
     if is_question(sentence):
         return
     content, resolved = _statement(sp, sentence)
     if not worth_keeping(sentence, sp.names, dated=resolved.start is not None):
         return
+    if not _speaker_early(content, sp.me):
+        content = f"{sp.me} said: {content}"
     kind = classify(sentence, dated=resolved.start is not None, past=is_past(sentence))
     b.add(content, kind, resolved, sentence)
 
@@ -121,16 +174,19 @@ def _question_before(context: Sequence[Message], i: int, sp: Speech) -> tuple[Sp
     sentences = split_message(prev.message.content).sentences
     for sentence in reversed(sentences[-2:]):
         if is_question(sentence):
-            question = strip_filler(sentence)
+            question = strip_filler(sentence, sp.names)
             return (prev, question) if content_words(question, sp.names) else None
     return None
 
 
 def _answer_span(sentences: Sequence[str], names: frozenset[str], opts: ExtractOptions) -> list[int]:
-    """Indexes of the sentences that answer a question: the first ones, skipping leading thanks."""
+    """Indexes of the sentences that answer a question: the first ones, skipping leading thanks,
+    greetings and reactions (a bare "Yes." is kept: with its question it says something)."""
     chosen: list[int] = []
     for j, sentence in enumerate(sentences):
-        if not chosen and is_thanks(sentence) and not content_words(strip_filler(sentence), names):
+        empty = not content_words(strip_filler(sentence, names), names)
+        lead_in = is_thanks(sentence) or is_reaction(sentence) or empty
+        if not chosen and lead_in and not is_answer_start(sentence) and j + 1 < len(sentences):
             continue
         if is_question(sentence):
             break
@@ -138,15 +194,18 @@ def _answer_span(sentences: Sequence[str], names: frozenset[str], opts: ExtractO
         n_words = sum(len(words(sentences[k])) for k in chosen)
         if n_words >= opts.answer_words or len(chosen) >= opts.max_answer_sentences:
             break
+    said = " ".join(sentences[j] for j in chosen)
+    if chosen and not content_words(strip_filler(said, names), names) and not is_answer_start(said):
+        return []  # "Thanks!" answers nothing
     return chosen
 
 
 def _qa_atom(b: _Builder, asker: Speech, question: str, answer: Sequence[str]) -> None:
     sp = b.sp
-    q_text = resolve(rewrite(question, asker.me, asker.other).text, asker.day).text
-    a_raw = " ".join(strip_filler(s) for s in answer)
-    resolved = resolve(rewrite(a_raw, sp.me, sp.other).text, sp.day)
-    content = f"{asker.me} asked: {q_text} {sp.me} answered: {resolved.text}"
+    q_text, _ = _statement(asker, question)
+    a_raw = " ".join(strip_filler(s, sp.names, keep_answer=True) for s in answer)
+    a_text, resolved = _statement(sp, a_raw, keep_answer=True)
+    content = f"{asker.me} asked: {q_text} {sp.me} answered: {a_text}"
     kind = classify(a_raw, dated=resolved.start is not None, past=is_past(a_raw))
     b.add(content, kind, resolved, f"{question} {a_raw}")
 
@@ -183,19 +242,20 @@ def _message_atoms(
     if sp.message.role == Role.ASSISTANT:
         _assistant_atoms(b, parts.sentences)
         return b.drafts
+    units = _units(parts.sentences, names, opts)
     used: set[int] = set()
     asked = _question_before(context, i, sp)
     if asked is not None:
-        span = _answer_span(parts.sentences, names, opts)
-        if span:
+        span = _answer_span(units, names, opts)
+        if span and _instruction(sp, units[span[0]]) is None:
             q_id = asked[0].message.id
             qa = _Builder(sp, (q_id, sp.message.id) if q_id in new_ids else (sp.message.id,))
-            _qa_atom(qa, asked[0], asked[1], [parts.sentences[j] for j in span])
+            _qa_atom(qa, asked[0], asked[1], [units[j] for j in span])
             b.drafts.extend(qa.drafts)
             used.update(span)
-    for j, sentence in enumerate(parts.sentences):
+    for j, unit in enumerate(units):
         if j not in used:
-            _sentence_atom(b, sentence)
+            _sentence_atom(b, unit)
     if opts.photo_atoms:
         _photo_atoms(b, parts.captions)
     return b.drafts

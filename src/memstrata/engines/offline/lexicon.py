@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-STOPWORDS = frozenset(
+
+def word_set(text: str) -> frozenset[str]:
+    """The whitespace-separated words of ``text`` (word lists read better as paragraphs)."""
+    return frozenset(text.split())
+
+
+STOPWORDS = word_set(
     """
     a about above after again against all am an and any are aren't as at be because been before being
     below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down
@@ -16,15 +22,16 @@ STOPWORDS = frozenset(
     yourselves my myself mine also just get got will shall may might must ever even still yet now then
     gonna wanna gotta kinda sorta cause 'cause 's one ones something anything everything nothing someone
     anyone everyone way ways thing things stuff lot lots much many bit well back
-    """.split()
+    """
 )
 
 # Words that carry no fact on their own: reactions, politeness, fillers, vague verbs.
-GENERIC = frozenset(
+GENERIC = word_set(
     """
     hi hey hello hiya yo bye goodbye cheers thanks thank thx ty welcome congrats congratulations wow whoa
     oh ooh ah aw aww awesome amazing great cool nice good fine lovely sweet wonderful fantastic fabulous
-    incredible inspiring inspirational impressive brilliant beautiful gorgeous stunning excellent perfect super
+    incredible inspiring inspirational impressive brilliant beautiful gorgeous stunning excellent perfect
+    super
     glad happy proud pleased excited thrilled sorry sad bummer yeah yes yep yup nope nah ok okay sure totally
     absolutely definitely indeed exactly true right agree agreed really truly seriously honestly actually
     lol haha hahaha omg sounds sound seems seem looks look looking hear heard hearing see seeing talk
@@ -33,18 +40,19 @@ GENERIC = frozenset(
     catch share sharing tell telling told say said glad best better lot fun tough hard easy pretty
     cute wild crazy insane whole entire always never sometimes often guess bet maybe perhaps probably
     thing stuff things time times day days moment moments news update anyway anyways btw man dude girl guys
-    buddy friend pal dear hun honey bro sis let lets come came makes make made want wanted need needed
-    """.split()
+    buddy pal dear hun honey bro sis let lets come came makes make made want wanted need needed like likes
+    check gotta
+    """
 )
 
 # Adverbs allowed between a subject pronoun and its verb ("I really love").
-ADVERBS = frozenset(
+ADVERBS = word_set(
     """
     really also just still usually always never often sometimes totally actually absolutely definitely
     even truly kinda sorta personally mostly only already recently finally now currently generally
     seriously honestly certainly especially deeply particularly mainly normally occasionally rarely
     seldom hardly barely nearly almost probably typically basically literally genuinely sincerely
-    """.split()
+    """
 )
 
 # Third-person forms that are not "+s": the common irregulars and auxiliaries.
@@ -63,7 +71,7 @@ IRREGULAR_3SG = {
 }
 
 # Base-form verbs safe to conjugate after "I" / subject "you" (unknown words are left alone).
-BASE_VERBS = frozenset(
+BASE_VERBS = word_set(
     """
     accept add admire adore agree aim appreciate ask attend avoid bake believe belong bike blog build buy
     call care carry celebrate change chat check cherish choose clean climb coach collect come cook count
@@ -75,15 +83,15 @@ BASE_VERBS = frozenset(
     sell send sew shop sing sketch ski skate sleep speak spend stay struggle study support surf swim take
     talk teach tend think train travel try understand use value visit volunteer wake walk want watch wear
     wish wonder work worry write
-    """.split()
+    """
 )
 
 # Modals and past forms after which nothing is conjugated.
-NO_CONJUGATE = frozenset(
+NO_CONJUGATE = word_set(
     """
     can could will would shall should may might must did didn't was wasn't had hadn't can't couldn't
     won't wouldn't shouldn't
-    """.split()
+    """
 )
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")

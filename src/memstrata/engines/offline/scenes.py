@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from memstrata.engines.offline.lexicon import GENERIC, STOPWORDS
+from memstrata.engines.offline.lexicon import GENERIC, MONTHS, STOPWORDS, WEEKDAYS, word_set
 from memstrata.engines.offline.sentences import lower_words
 
 _TOPICS: dict[str, str] = {
@@ -21,6 +21,7 @@ _TOPICS: dict[str, str] = {
     "gallery museum craft mural portrait",
     "music": "music song songs sing singing violin guitar piano concert band album drum drums playlist "
     "musician melody orchestra choir",
+    "dance": "dance dances dancing dancer dancers choreography ballet hip-hop salsa tango",
     "books": "book books read reading novel author library poem poetry literature",
     "writing": "write writing writer wrote blog journal story stories screenplay script essay",
     "work": "job work working career office boss colleague coworker company business promotion interview "
@@ -30,7 +31,7 @@ _TOPICS: dict[str, str] = {
     "health": "health doctor hospital sick illness therapy therapist mental injury injured pain medicine "
     "surgery diet allergic allergy anxiety depression stress counseling",
     "fitness": "run running ran race marathon gym yoga swim swimming workout exercise fitness training "
-    "soccer basketball football tennis baseball sport sports bike cycling team game games",
+    "soccer basketball football tennis baseball sport sports bike biking cycling team",
     "travel": "trip travel traveling travelled vacation holiday flight fly visit visited abroad tour "
     "country city cities road journey",
     "outdoors": "camping camp hike hiking mountain mountains beach lake forest park nature trail outdoors "
@@ -44,27 +45,42 @@ _TOPICS: dict[str, str] = {
     "mentor mentorship activist activism support group",
     "identity": "lgbtq lgbt transgender trans gender identity pride queer gay lesbian transition "
     "transitioning",
-    "relationships": "boyfriend girlfriend partner dating date breakup relationship love",
-    "games": "video gaming gamer console tournament play playing played",
+    "relationships": "boyfriend girlfriend partner dating date breakup relationship relationships",
+    "games": "game games video gaming gamer console tournament tournaments",
     "movies": "movie movies film films show series watch watched tv netflix theater cinema actor",
     "money": "money budget save savings invest investment loan bank finance finances",
     "faith": "church faith god pray prayer religion spiritual",
     "events": "festival conference event parade workshop talk speech convention meetup ceremony",
     "shopping": "bought buy shopping purchase car shoes clothes store",
     "technology": "computer app software code coding programming tech phone website online",
+    "wellbeing": "stress stressed relax relaxing calm peaceful self-care meditation mindfulness rest sleep "
+    "tired burnout motivation motivated confidence grateful gratitude",
+    "creativity": "creative creativity imagination inspiration inspire inspired project projects",
 }
 _STEM_TO_TOPIC: dict[str, str] = {}
 for _topic, _words in _TOPICS.items():
     for _w in _words.split():
         _STEM_TO_TOPIC.setdefault(_w, _topic)
 
+# Time words say when, not what: they never name a scene.
+_TIME_WORDS = (
+    word_set(
+        """
+    yesterday today tonight tomorrow week weeks weekend weekends month months year years morning afternoon
+    evening night ago last next recently lately soon later earlier early late around before after since
+    """
+    )
+    | frozenset(MONTHS)
+    | frozenset(WEEKDAYS)
+)
 INSTRUCTION_SCENE = "assistant-instructions"
+FALLBACK_SCENE = "general"
 
 
 def _fallback(words: list[str]) -> str:
     """The two longest distinctive words, alphabetical on ties, in a fixed order."""
     chosen = sorted(set(words), key=lambda w: (-len(w), w))[:2]
-    return "-".join(sorted(chosen)) if chosen else "general"
+    return "-".join(sorted(chosen)) if chosen else FALLBACK_SCENE
 
 
 def scene_name(text: str, ignore: Iterable[str] = ()) -> str:
@@ -74,7 +90,9 @@ def scene_name(text: str, ignore: Iterable[str] = ()) -> str:
     """
     skip = {w.lower() for w in ignore}
     words = [
-        w for w in lower_words(text) if w not in STOPWORDS and w not in GENERIC and w not in skip and len(w) > 2
+        w
+        for w in lower_words(text)
+        if w not in STOPWORDS and w not in GENERIC and w not in _TIME_WORDS and w not in skip and len(w) > 2
     ]
     scores: dict[str, int] = {}
     for w in words:
@@ -82,7 +100,7 @@ def scene_name(text: str, ignore: Iterable[str] = ()) -> str:
         if topic is not None:
             scores[topic] = scores.get(topic, 0) + 1
     if not scores:
-        return _fallback([w for w in words if w.isalpha()])
+        return _fallback([w for w in words if w.isascii() and w.isalpha()])
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], list(_TOPICS).index(kv[0])))
     if len(ranked) > 1 and ranked[1][1] == ranked[0][1]:
         return "-".join(sorted((ranked[0][0], ranked[1][0])))

@@ -24,9 +24,10 @@ _ABBREV = re.compile(
     r"Sept|Oct|Nov|Dec)\.$",
     re.IGNORECASE,
 )
-_BOUNDARY = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|\n+|\s+[-–—]{1,2}\s+(?=[A-Z])")
+_BOUNDARY = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|(?<=[。！？])\s*|\n+|\s+[-–—]{1,2}\s+(?=[A-Z])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SPACES = re.compile(r"[ \t\r\f\v]+")
-_WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)*")
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"'})
 
 
@@ -39,8 +40,9 @@ class MessageParts:
 
 
 def normalise_text(text: str) -> str:
-    """Straight quotes and apostrophes, single spaces, no NULs; newlines kept as sentence breaks."""
-    text = text.replace("\x00", " ").translate(_APOSTROPHES)
+    """Straight quotes and apostrophes, single spaces, no control characters; newlines kept (they
+    are sentence breaks)."""
+    text = _CONTROL.sub(" ", text).translate(_APOSTROPHES)
     return "\n".join(_SPACES.sub(" ", line).strip() for line in text.splitlines() if line.strip())
 
 

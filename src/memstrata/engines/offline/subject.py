@@ -11,22 +11,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memstrata.engines.offline.lexicon import ADVERBS, BASE_VERBS, IRREGULAR_3SG, NO_CONJUGATE
+from memstrata.engines.offline.lexicon import ADVERBS, BASE_VERBS, IRREGULAR_3SG, NO_CONJUGATE, word_set
 
-_TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)*|[^A-Za-z]+")
-_IS_WORD = re.compile(r"[A-Za-z]")
+# Letter runs (any script, inner apostrophes kept): "Jérôme" is one word, never "J", "r", "me".
+_WORD_SPLIT = re.compile(r"([^\W\d_]+(?:'[^\W\d_]+)*)")
 
 # Past participles after which "I'd" / "you'd" means "had", not "would".
-_PARTICIPLES = frozenset(
-    "been gone had done seen never already just made taken got gotten known heard felt met".split()
+_PARTICIPLES = word_set(
+    "been gone had done seen never already just made taken got gotten known heard felt met"
 )
 # Words before a subject "you": clause starts, conjunctions, verbs of thinking.
-_SUBJECT_BEFORE = frozenset(
+_SUBJECT_BEFORE = word_set(
     """
-    if when because so but as since while what how where why who until once before after than that
+    if when because so but and as since while what how where why who until once before after than that
     cause think hope bet guess know sure glad seems feel believe wish hear heard thought knew whether
     though although unless whenever wherever whatever
-    """.split()
+    """
 )
 # "Are you ...?" -> "Is Melanie ...?": the auxiliary agrees with the new third-person subject.
 _INVERTED = {
@@ -40,6 +40,11 @@ _INVERTED = {
     "haven't": "hasn't",
     "am": "is",
 }
+_WH = word_set("what when where who why how which whose and so but then")
+# Forms that read the same in the past: not conjugated when the sentence is about the past.
+_SAME_IN_PAST = word_set("read put cut hit set let quit hurt cost spread bet")
+# Auxiliaries before a subject mark an inverted question ("can I ...", "should you ...").
+_AUX_BEFORE = NO_CONJUGATE | frozenset(_INVERTED) | word_set("does doesn't is isn't")
 _FIRST_CONTRACTIONS = {"i'm": "is", "i've": "has", "i'll": "will"}
 _SECOND_CONTRACTIONS = {"you're": "is", "you've": "has", "you'll": "will"}
 
@@ -81,9 +86,11 @@ def _third_person(verb: str) -> str | None:
 class _Sentence:
     """Token list with helpers to look at neighbouring words."""
 
-    def __init__(self, text: str) -> None:
-        self.tokens = _TOKEN.findall(text)
-        self.word_at = [i for i, t in enumerate(self.tokens) if _IS_WORD.match(t)]
+    def __init__(self, text: str, past: bool) -> None:
+        self.tokens = _WORD_SPLIT.split(text)  # separators at even indexes, words at odd ones
+        self.word_at = list(range(1, len(self.tokens), 2))
+        self.question = text.rstrip().endswith("?")
+        self.past = past
 
     def word(self, k: int) -> str | None:
         return self.tokens[self.word_at[k]] if 0 <= k < len(self.word_at) else None
@@ -91,6 +98,24 @@ class _Sentence:
     def lower(self, k: int) -> str:
         w = self.word(k)
         return w.lower() if w is not None else ""
+
+    def hyphenated(self, k: int) -> bool:
+        """Whether word ``k`` is part of a hyphenated compound ("me-time")."""
+        i = self.word_at[k]
+        before = self.tokens[i - 1] if i > 0 else ""
+        after = self.tokens[i + 1] if i + 1 < len(self.tokens) else ""
+        return before.endswith("-") or after.startswith("-")
+
+    def filler(self, k: int) -> bool:
+        """Whether word ``k`` ("you") starts the filler "you know": set off by a comma or the start
+        of the text before, and by punctuation or the end after ("It was, you know, fine")."""
+        if self.lower(k + 1) != "know":
+            return False
+        i = self.word_at[k]
+        opened = k == 0 or "," in self.tokens[i - 1] or "-" in self.tokens[i - 1]
+        if i + 3 >= len(self.tokens) - 1:
+            return opened  # "... you know" ends the text
+        return opened and self.tokens[i + 3].strip()[:1] in (",", ".", "!", "?", ";", "-")
 
     def set(self, k: int, value: str) -> None:
         self.tokens[self.word_at[k]] = value
@@ -101,16 +126,18 @@ class _Sentence:
         while self.lower(j) in ADVERBS:
             j += 1
         verb = self.word(j)
-        if verb is None or verb.lower() in NO_CONJUGATE:
+        if verb is None or verb.lower() in NO_CONJUGATE or (self.past and verb.lower() in _SAME_IN_PAST):
             return
         third = _third_person(verb)
         if third is not None:
             self.set(j, third)
 
     def invert_before(self, k: int) -> bool:
-        """Fix "are you" -> "is <name>"; True when the auxiliary before word ``k`` was changed."""
+        """Fix "are you" -> "is <name>" in a question; True when the auxiliary before word ``k``
+        was changed (only an auxiliary opening a clause: "have you" in "lucky to have you" stays)."""
         prev = self.lower(k - 1)
-        if prev in _INVERTED and k > 0:
+        opens_clause = k == 1 or self.lower(k - 2) in _WH or self.lower(k - 3) in _WH
+        if self.question and prev in _INVERTED and opens_clause:
             self.set(k - 1, _match_case(self.word(k - 1) or prev, _INVERTED[prev]))
             return True
         return False
@@ -118,7 +145,7 @@ class _Sentence:
 
 def _rewrite_first(s: _Sentence, k: int, low: str, me: str) -> bool:
     if low == "i":
-        if not s.invert_before(k) and s.lower(k - 1) not in {"and", "or", "nor"}:
+        if not s.invert_before(k) and s.lower(k - 1) not in _AUX_BEFORE | {"and", "or", "nor"}:
             s.conjugate_after(k)
         s.set(k, me)
     elif low in _FIRST_CONTRACTIONS:
@@ -127,7 +154,7 @@ def _rewrite_first(s: _Sentence, k: int, low: str, me: str) -> bool:
         s.set(k, f"{me} {'had' if s.lower(k + 1) in _PARTICIPLES else 'would'}")
     elif low in {"me", "myself"}:
         s.set(k, me)
-    elif low in {"my", "mine"}:
+    elif low in {"my", "mine", "our", "ours"}:
         s.set(k, possessive(me))
     else:
         return False
@@ -135,10 +162,13 @@ def _rewrite_first(s: _Sentence, k: int, low: str, me: str) -> bool:
 
 
 def _rewrite_second(s: _Sentence, k: int, low: str, other: str) -> bool:
+    if low == "you" and s.filler(k):
+        return False
     if low == "you":
         inverted = s.invert_before(k)
         prev = s.lower(k - 1)
-        if not inverted and (k == 0 or prev in _SUBJECT_BEFORE):
+        after_clause_start = k == 0 or prev in _SUBJECT_BEFORE or prev.removesuffix("s") in _SUBJECT_BEFORE
+        if not inverted and after_clause_start and prev not in _AUX_BEFORE:
             s.conjugate_after(k)
         s.set(k, other)
     elif low in _SECOND_CONTRACTIONS:
@@ -154,13 +184,18 @@ def _rewrite_second(s: _Sentence, k: int, low: str, other: str) -> bool:
     return True
 
 
-def rewrite(text: str, me: str, other: str | None) -> Rewritten:
-    """``text`` with I/me/my/mine/myself (and I'm, I've, I'll, I'd) replaced by ``me`` and, when
-    ``other`` is given, you/your/yours/yourself (and you're, you've, you'll, you'd) by ``other``."""
-    s = _Sentence(text)
+def rewrite(text: str, me: str, other: str | None, *, past: bool = False) -> Rewritten:
+    """``text`` with I/me/my/mine/myself/our/ours (and I'm, I've, I'll, I'd) replaced by ``me`` and,
+    when ``other`` is given, you/your/yours/yourself (and you're, you've, you'll, you'd) by ``other``.
+
+    ``past`` says the sentence is about the past, so "I read" stays "read" rather than "reads".
+    """
+    s = _Sentence(text, past)
     first = second = False
     for k in range(len(s.word_at)):
         low = s.lower(k)
+        if s.hyphenated(k):
+            continue
         if _rewrite_first(s, k, low, me):
             first = True
         elif other is not None and _rewrite_second(s, k, low, other):

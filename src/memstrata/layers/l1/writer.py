@@ -88,9 +88,17 @@ def plan_window(
         metadata = {**draft.metadata, "message_time": max(times.get(s, 0) for s in sources) or now}
         plan.new.append(
             Atom(
-                id=new_id, tenant=tenant, type=draft.type, content=content, priority=draft.priority,
-                scene_name=draft.scene_name, source_message_ids=sources, metadata=metadata,
-                session_key=session_key, created_at=now, updated_at=now,
+                id=new_id,
+                tenant=tenant,
+                type=draft.type,
+                content=content,
+                priority=draft.priority,
+                scene_name=draft.scene_name,
+                source_message_ids=sources,
+                metadata=metadata,
+                session_key=session_key,
+                created_at=now,
+                updated_at=now,
                 version=1 + max((t.version for t in targets), default=0),
             )
         )

@@ -94,15 +94,27 @@ class SqliteAtomStore:
             )
         ]
 
-
     def count(self, tenant: Tenant | None) -> int:
         where, params = rows.tenant_clause(tenant)
         clause = " AND ".join([*where, "1 = 1"]) + " AND superseded_by IS NULL"
         return int(self._db.query(f"SELECT COUNT(*) AS n FROM atoms WHERE {clause}", params)[0]["n"])
 
+
 def _params(tenant: Tenant, a: Atom) -> tuple[object, ...]:
     return (
-        a.id, tenant.user_id, tenant.agent_id, a.session_key, str(a.type), a.priority, a.content,
-        a.scene_name, json.dumps(list(a.source_message_ids)), json.dumps(dict(a.metadata), default=str),
-        event_time(a), a.created_at, a.updated_at, a.version, a.superseded_by,
+        a.id,
+        tenant.user_id,
+        tenant.agent_id,
+        a.session_key,
+        str(a.type),
+        a.priority,
+        a.content,
+        a.scene_name,
+        json.dumps(list(a.source_message_ids)),
+        json.dumps(dict(a.metadata), default=str),
+        event_time(a),
+        a.created_at,
+        a.updated_at,
+        a.version,
+        a.superseded_by,
     )

@@ -26,8 +26,18 @@ class SqliteMessageLog:
             for m, body in items:
                 cur = c.execute(
                     _INSERT,
-                    (m.id, m.tenant.user_id, m.tenant.agent_id, m.session_key, m.session_id, str(m.role),
-                     m.name, m.content, m.timestamp, m.recorded_at),
+                    (
+                        m.id,
+                        m.tenant.user_id,
+                        m.tenant.agent_id,
+                        m.session_key,
+                        m.session_id,
+                        str(m.role),
+                        m.name,
+                        m.content,
+                        m.timestamp,
+                        m.recorded_at,
+                    ),
                 )
                 if cur.rowcount == 0:  # this tenant already has the id: idempotent capture
                     continue
@@ -67,7 +77,8 @@ class SqliteMessageLog:
             return []
         marks = ",".join("?" * len(seqs))
         found = self._db.query(
-            f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE user_id = ? AND agent_id = ? AND seq IN ({marks})",
+            f"SELECT {rows.MESSAGE_COLS} FROM messages "
+            f"WHERE user_id = ? AND agent_id = ? AND seq IN ({marks})",
             [tenant.user_id, tenant.agent_id, *seqs],
         )
         by = {r["seq"]: rows.message(r) for r in found}
@@ -82,7 +93,8 @@ class SqliteMessageLog:
         return [
             rows.message(r)
             for r in self._db.query(
-                f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT ?",
+                f"SELECT {rows.MESSAGE_COLS} FROM messages "
+                f"WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT ?",
                 [after_seq, *params, *fp, limit],
             )
         ]

@@ -43,7 +43,7 @@ def m001_messages(db: sqlite3.Connection) -> None:
         );
         CREATE INDEX messages_session ON messages (user_id, agent_id, session_key, seq);
         CREATE INDEX messages_time ON messages (user_id, agent_id, timestamp);
-        """
+        """,
     )
 
 
@@ -73,7 +73,7 @@ def m002_atoms(db: sqlite3.Connection) -> None:
             UNIQUE (user_id, agent_id, id)
         );
         CREATE INDEX atoms_tenant ON atoms (user_id, agent_id, superseded_by, seq);
-        """
+        """,
     )
 
 
@@ -93,7 +93,7 @@ def m003_fts(db: sqlite3.Connection) -> None:
         CREATE VIRTUAL TABLE atoms_fts USING fts5(
             body, tokenize = 'porter unicode61 remove_diacritics 2'
         );
-        """
+        """,
     )
 
 
@@ -113,7 +113,7 @@ def m004_vectors(db: sqlite3.Connection) -> None:
         );
         CREATE INDEX vectors_tenant ON vectors (user_id, agent_id, layer, seq);
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        """
+        """,
     )
 
 
@@ -136,7 +136,7 @@ def m005_pipeline(db: sqlite3.Connection) -> None:
             last_activity  INTEGER NOT NULL DEFAULT 0,
             PRIMARY KEY (user_id, agent_id, session_key)
         );
-        """
+        """,
     )
 
 

@@ -23,19 +23,37 @@ log = logging.getLogger(__name__)
 
 def message_line(m: Message) -> dict[str, Any]:
     return {
-        "seq": m.seq, "id": m.id, "user_id": m.tenant.user_id, "agent_id": m.tenant.agent_id,
-        "session_key": m.session_key, "session_id": m.session_id, "role": str(m.role), "name": m.name,
-        "content": m.content, "timestamp": m.timestamp, "recorded_at": m.recorded_at,
+        "seq": m.seq,
+        "id": m.id,
+        "user_id": m.tenant.user_id,
+        "agent_id": m.tenant.agent_id,
+        "session_key": m.session_key,
+        "session_id": m.session_id,
+        "role": str(m.role),
+        "name": m.name,
+        "content": m.content,
+        "timestamp": m.timestamp,
+        "recorded_at": m.recorded_at,
     }
 
 
 def atom_line(a: Atom) -> dict[str, Any]:
     return {
-        "seq": a.seq, "id": a.id, "user_id": a.tenant.user_id, "agent_id": a.tenant.agent_id,
-        "type": str(a.type), "priority": a.priority, "content": a.content, "scene_name": a.scene_name,
-        "source_message_ids": list(a.source_message_ids), "metadata": a.metadata,
-        "session_key": a.session_key, "created_at": a.created_at, "updated_at": a.updated_at,
-        "version": a.version, "superseded_by": a.superseded_by,
+        "seq": a.seq,
+        "id": a.id,
+        "user_id": a.tenant.user_id,
+        "agent_id": a.tenant.agent_id,
+        "type": str(a.type),
+        "priority": a.priority,
+        "content": a.content,
+        "scene_name": a.scene_name,
+        "source_message_ids": list(a.source_message_ids),
+        "metadata": a.metadata,
+        "session_key": a.session_key,
+        "created_at": a.created_at,
+        "updated_at": a.updated_at,
+        "version": a.version,
+        "superseded_by": a.superseded_by,
     }
 
 

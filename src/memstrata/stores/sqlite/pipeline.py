@@ -46,8 +46,17 @@ class SqlitePipelineState:
                 "ON CONFLICT (user_id, agent_id, session_key) DO UPDATE SET pending = excluded.pending, "
                 "runs = excluded.runs, fire_at = excluded.fire_at, attempts = excluded.attempts, "
                 "last_error = excluded.last_error, last_activity = excluded.last_activity",
-                (t.user_id, t.agent_id, state.session_key, state.pending, state.runs, state.fire_at,
-                 state.attempts, state.last_error, state.last_activity),
+                (
+                    t.user_id,
+                    t.agent_id,
+                    state.session_key,
+                    state.pending,
+                    state.runs,
+                    state.fire_at,
+                    state.attempts,
+                    state.last_error,
+                    state.last_activity,
+                ),
             )
 
     def sessions(self) -> list[SessionState]:

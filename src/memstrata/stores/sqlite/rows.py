@@ -8,7 +8,9 @@ import sqlite3
 from memstrata.models import Atom, AtomType, Message, Role, Tenant
 from memstrata.ports import AtomFilter, MessageFilter
 
-MESSAGE_COLS = "seq, id, user_id, agent_id, session_key, session_id, role, name, content, timestamp, recorded_at"
+MESSAGE_COLS = (
+    "seq, id, user_id, agent_id, session_key, session_id, role, name, content, timestamp, recorded_at"
+)
 ATOM_COLS = (
     "seq, id, user_id, agent_id, session_key, type, priority, content, scene_name, source_message_ids, "
     "metadata, created_at, updated_at, version, superseded_by"

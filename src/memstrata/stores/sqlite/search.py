@@ -75,7 +75,10 @@ class SqliteSearchIndex:
         with self._db.tx() as c:
             c.executemany(
                 "INSERT OR REPLACE INTO vectors (layer, seq, user_id, agent_id, vec) VALUES (?, ?, ?, ?, ?)",
-                [(str(layer), s, tenant.user_id, tenant.agent_id, b) for s, b in zip(seqs, blobs, strict=True)],
+                [
+                    (str(layer), s, tenant.user_id, tenant.agent_id, b)
+                    for s, b in zip(seqs, blobs, strict=True)
+                ],
             )
         with self._cache_lock:
             self._cache.pop((tenant, layer), None)
@@ -119,9 +122,13 @@ class SqliteSearchIndex:
             self._cache[(tenant, layer)] = built
         return built
 
-    def _allowed(self, tenant: Tenant, layer: Layer, flt: MessageFilter | AtomFilter) -> npt.NDArray[np.int64]:
+    def _allowed(
+        self, tenant: Tenant, layer: Layer, flt: MessageFilter | AtomFilter
+    ) -> npt.NDArray[np.int64]:
         table, _ = _TABLES[layer]
         fw, fp = rows.filter_clause(flt)
         where = " AND ".join(["user_id = ?", "agent_id = ?", *fw])
-        found = self._db.query(f"SELECT seq FROM {table} WHERE {where}", [tenant.user_id, tenant.agent_id, *fp])
+        found = self._db.query(
+            f"SELECT seq FROM {table} WHERE {where}", [tenant.user_id, tenant.agent_id, *fp]
+        )
         return np.fromiter((r["seq"] for r in found), dtype=np.int64, count=len(found))

@@ -10,13 +10,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from tests.support.openai_server import ScriptedOpenAIServer
 
 from memstrata.engines.llm.l1 import LLMDeduplicator, LLMExtractor
 from memstrata.errors import ParseError
 from memstrata.llm.openai_compat import OpenAIChatModel
 from memstrata.models import Atom, AtomType, Message, Role, Tenant
 from memstrata.ports import AtomDraft, DedupAction, DedupDecision, ExtractionWindow
+from tests.support.openai_server import ScriptedOpenAIServer
 
 TENANT = Tenant("alice")
 MAY_8 = int(datetime(2023, 5, 8, 13, 56, tzinfo=UTC).timestamp() * 1000)

@@ -1,0 +1,122 @@
+"""Relative and absolute dates resolved against the message day (Monday 8 May 2023)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from memstrata.engines.offline.dates import is_past, resolve
+from memstrata.engines.offline.daymath import next_weekday, previous_weekday, season_span
+
+ANCHOR = date(2023, 5, 8)  # a Monday
+D = date.fromisoformat
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("I went there yesterday", "2023-05-07", "2023-05-07"),
+        ("I'm at home today", "2023-05-08", "2023-05-08"),
+        ("We are going out tonight", "2023-05-08", "2023-05-08"),
+        ("I'll call tomorrow", "2023-05-09", "2023-05-09"),
+        ("Last night was fun", "2023-05-07", "2023-05-07"),
+        ("the day before yesterday I left", "2023-05-06", "2023-05-06"),
+        ("I ran a race last week", "2023-05-01", "2023-05-07"),
+        ("I'll move next week", "2023-05-09", "2023-05-15"),
+        ("I'm busy this week", "2023-05-08", "2023-05-14"),
+        ("I started a job last month", "2023-04-01", "2023-04-30"),
+        ("We go camping next month", "2023-06-01", "2023-06-30"),
+        ("I painted it last year", "2022-01-01", "2022-12-31"),
+        ("I will retire next year", "2024-01-01", "2024-12-31"),
+        ("We will hike this weekend", "2023-05-13", "2023-05-14"),
+        ("I went hiking this weekend", "2023-05-06", "2023-05-07"),
+        ("I went hiking last weekend", "2023-05-06", "2023-05-07"),
+        ("We'll meet next weekend", "2023-05-13", "2023-05-14"),
+        ("I adopted a cat 3 days ago", "2023-05-05", "2023-05-05"),
+        ("I moved two weeks ago", "2023-04-21", "2023-04-27"),
+        ("I quit a month ago", "2023-04-01", "2023-04-30"),
+        ("I started transitioning three years ago", "2020-01-01", "2020-12-31"),
+        ("I ran a charity race last Saturday", "2023-05-06", "2023-05-06"),
+        ("I saw her last Monday", "2023-05-01", "2023-05-01"),
+        ("I signed up for a class on Friday", "2023-05-05", "2023-05-05"),
+        ("I will visit on Friday", "2023-05-12", "2023-05-12"),
+        ("Let's meet next Friday", "2023-05-12", "2023-05-12"),
+        ("I joined a group last Tues.", "2023-05-02", "2023-05-02"),
+        ("I'm leaving in two weeks", "2023-05-22", "2023-05-22"),
+        ("We went to Spain last summer", "2022-06-01", "2022-08-31"),
+        ("I moved here in 2016", "2016-01-01", "2016-12-31"),
+        ("My party is on June 5", "2023-06-05", "2023-06-05"),
+        ("I was born on 5 June 1990", "1990-06-05", "1990-06-05"),
+        ("We met on May 3, 2022", "2022-05-03", "2022-05-03"),
+        ("I was there in March", "2023-03-01", "2023-03-31"),
+        ("I'll be there in March", "2024-03-01", "2024-03-31"),
+    ],
+)
+def test_spans(text: str, start: str, end: str) -> None:
+    r = resolve(text, ANCHOR)
+    assert (r.start, r.end) == (D(start), D(end))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I went to a support group yesterday", "I went to a support group on 7 May 2023"),
+        ("See you tomorrow!", "See you on 9 May 2023!"),
+        ("We are out tonight", "We are out on the night of 8 May 2023"),
+        ("I ran a race last week", "I ran a race in the week before 8 May 2023"),
+        ("I'll move next week", "I'll move in the week after 8 May 2023"),
+        ("I started last month", "I started in April 2023"),
+        ("I painted it last year!", "I painted it in 2022!"),
+        ("I hiked last weekend", "I hiked on the weekend before 8 May 2023 (6-7 May 2023)"),
+        ("We will hike this weekend", "We will hike on the weekend of 13-14 May 2023"),
+        ("I ran last Saturday", "I ran on Saturday, 6 May 2023"),
+        ("I moved two weeks ago", "I moved two weeks ago (around 24 April 2023)"),
+        ("I quit three years ago", "I quit three years ago (around 2020)"),
+        ("I adopted a cat 3 days ago", "I adopted a cat on 5 May 2023"),
+        ("My party is on June 5", "My party is on June 5 2023"),
+        ("I moved here in 2016", "I moved here in 2016"),
+    ],
+)
+def test_text(text: str, expected: str) -> None:
+    assert resolve(text, ANCHOR).text == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I go running every Saturday", "May I ask something?", "I love long walks", "We play on Sundays"],
+)
+def test_no_date(text: str) -> None:
+    r = resolve(text, ANCHOR)
+    assert (r.text, r.start, r.end) == (text, None, None)
+
+
+def test_several_dates_give_the_whole_span() -> None:
+    r = resolve("I flew out yesterday and I fly back next week", ANCHOR)
+    assert (r.start, r.end) == (D("2023-05-07"), D("2023-05-15"))
+
+
+def test_tense() -> None:
+    assert is_past("I went there")
+    assert is_past("We visited the museum")
+    assert not is_past("I will go there")
+    assert not is_past("I'm so excited for Saturday")
+
+
+def test_weekday_helpers_are_strict() -> None:
+    assert previous_weekday(ANCHOR, 0) == D("2023-05-01")
+    assert next_weekday(ANCHOR, 0) == D("2023-05-15")
+    assert next_weekday(ANCHOR, 1) == D("2023-05-09")
+
+
+@pytest.mark.parametrize(
+    ("season", "which", "anchor", "label"),
+    [
+        ("summer", "last", "2023-07-10", "summer 2022"),
+        ("summer", "last", "2023-10-10", "summer 2023"),
+        ("winter", "this", "2024-01-15", "winter 2023"),
+        ("spring", "next", "2023-04-01", "spring 2024"),
+    ],
+)
+def test_seasons(season: str, which: str, anchor: str, label: str) -> None:
+    assert season_span(season, which, D(anchor), past=False)[2] == label

@@ -1,0 +1,278 @@
+"""Offline extraction: standalone atoms with named subjects, resolved dates and honest sources."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from memstrata.engines.offline import OfflineExtractor, extract_window
+from memstrata.models import AtomType, Message, Tenant
+from memstrata.ports import AtomDraft, ExtractionWindow
+
+WindowFactory = Callable[..., ExtractionWindow]
+MessagesFactory = Callable[..., list[Message]]
+
+CHAT = [
+    ("Caroline", "Hey Mel! Good to see you! How have you been?"),
+    ("Melanie", "Hey Caroline! I'm swamped with the kids & work. What's up with you?"),
+    ("Caroline", "I went to a LGBTQ support group yesterday and it was so powerful."),
+    ("Melanie", "Wow, that's cool! How long have you been painting?"),
+    ("Caroline", "Since 2016."),
+    ("Melanie", "Your painting of the lake is gorgeous. I painted a sunrise last year!"),
+    ("Caroline", "Thanks, Mel! Talk to you soon!"),
+]
+
+
+def contents(drafts: list[AtomDraft]) -> list[str]:
+    return [d.content for d in drafts]
+
+
+def find(drafts: list[AtomDraft], needle: str) -> AtomDraft:
+    hits = [d for d in drafts if needle in d.content]
+    assert len(hits) == 1, (needle, contents(drafts))
+    return hits[0]
+
+
+def test_speaker_named_and_date_resolved(window: WindowFactory, monday_ms: int) -> None:
+    drafts = extract_window(window(CHAT))
+    atom = find(drafts, "support group")
+    assert atom.content == "Caroline went to a LGBTQ support group on 7 May 2023 and it was so powerful."
+    assert atom.type is AtomType.EPISODIC
+    assert 40 <= atom.priority <= 60
+    assert atom.source_message_ids == ("m3",)
+    assert atom.metadata["activity_start"] == "2023-05-07"
+    assert atom.metadata["activity_end"] == "2023-05-07"
+    assert atom.metadata["mentioned_at"] == "2023-05-08"
+    assert atom.metadata["message_time"] == monday_ms + 20_000
+
+
+def test_you_is_the_most_recent_other_speaker(window: WindowFactory) -> None:
+    drafts = extract_window(window(CHAT))
+    atom = find(drafts, "painting of the lake")
+    assert atom.content.startswith("Melanie said: Caroline's painting of the lake")
+    assert "Melanie painted a sunrise in 2022!" in find(drafts, "sunrise").content
+
+
+def test_you_resolves_from_the_background(window: WindowFactory) -> None:
+    turns = [("Ann", "We should catch up."), ("Bo", "Your garden looks lovely and your roses are huge.")]
+    drafts = extract_window(window(turns, background=1))
+    assert contents(drafts) == ["Bo said: Ann's garden looks lovely and Ann's roses are huge."]
+
+
+def test_short_answer_carries_its_question(window: WindowFactory) -> None:
+    drafts = extract_window(window(CHAT))
+    atom = find(drafts, "Since 2016")
+    assert (
+        atom.content == "Melanie asked: How long has Caroline been painting? Caroline answered: Since 2016."
+    )
+    assert atom.source_message_ids == ("m4", "m5")
+    assert atom.metadata["activity_start"] == "2016-01-01"
+
+
+def test_yes_answer_keeps_the_yes(window: WindowFactory) -> None:
+    drafts = extract_window(window([("Bo", "Did you enjoy the concert?"), ("Ann", "Yes, it was amazing!")]))
+    assert contents(drafts) == ["Bo asked: Did Ann enjoy the concert? Ann answered: Yes, it was amazing!"]
+
+
+def test_question_in_background_is_used_but_not_cited(window: WindowFactory) -> None:
+    drafts = extract_window(window([("Bo", "Where did you grow up?"), ("Ann", "In Lisbon.")], background=1))
+    assert contents(drafts) == ["Bo asked: Where did Ann grow up? Ann answered: In Lisbon."]
+    assert drafts[0].source_message_ids == ("m2",)
+
+
+def test_small_talk_and_bare_questions_are_skipped(window: WindowFactory) -> None:
+    turns = [
+        ("Ann", "Hey Bo! How are you?"),
+        ("Bo", "Hi Ann! Good, thanks! What's up?"),
+        ("Ann", "Thanks so much! That's awesome, wow."),
+        ("Bo", "Talk to you soon! Take care!"),
+    ]
+    assert extract_window(window(turns)) == []
+
+
+def test_photo_caption(window: WindowFactory) -> None:
+    drafts = extract_window(window([("Ann", "Look at this! [shares a photo: a photo of a dog on a beach]")]))
+    assert contents(drafts) == ["Ann shared a photo of a dog on a beach."]
+
+
+def test_pronoun_sentence_stays_with_what_it_refers_to(window: WindowFactory) -> None:
+    text = "We had to say goodbye to Max. He was part of our family for 10 years."
+    drafts = extract_window(window([("John", text)]))
+    assert contents(drafts) == [
+        "John said: We had to say goodbye to Max. He was part of John's family for 10 years."
+    ]
+
+
+def test_types_and_priorities(window: WindowFactory) -> None:
+    turns = [
+        ("Ann", "My sister lives in Berlin."),
+        ("Ann", "I love hiking in the mountains."),
+        ("Ann", "I'm going to visit Japan next month."),
+    ]
+    drafts = extract_window(window(turns))
+    sister, hiking, japan = drafts
+    assert (sister.type, sister.priority) == (AtomType.PERSONA, 80)
+    assert (hiking.type, hiking.priority) == (AtomType.PERSONA, 75)
+    assert japan.type is AtomType.EPISODIC
+    assert japan.content == "Ann is going to visit Japan in June 2023."
+    assert japan.metadata["activity_start"] == "2023-06-01"
+
+
+def test_instructions_from_a_user_to_the_assistant(window: WindowFactory) -> None:
+    turns = [
+        (None, "Always answer in French."),
+        (None, "Call me Sam."),
+        (None, "Please don't use emojis."),
+        (None, "Remember that I'm allergic to peanuts."),
+    ]
+    drafts = extract_window(window(turns))
+    assert [(d.type, d.priority) for d in drafts] == [
+        (AtomType.INSTRUCTION, -1),
+        (AtomType.INSTRUCTION, 90),
+        (AtomType.INSTRUCTION, 90),
+        (AtomType.INSTRUCTION, 90),
+    ]
+    assert contents(drafts) == [
+        "User instructed the assistant: Always answer in French.",
+        "User wants to be called Sam.",
+        "User instructed the assistant: Please don't use emojis.",
+        "User asked the assistant to remember: User is allergic to peanuts.",
+    ]
+    assert {d.scene_name for d in drafts} == {"assistant-instructions"}
+
+
+def test_instruction_with_an_assistant_in_the_conversation(window: WindowFactory) -> None:
+    turns = [
+        ("Sam", "Hi!", "user"),
+        (None, "Hello Sam!", "assistant"),
+        ("Sam", "Never mention my ex.", "user"),
+    ]
+    drafts = extract_window(window(turns))
+    assert [(d.type, d.priority, d.content) for d in drafts] == [
+        (AtomType.INSTRUCTION, -1, "Sam instructed the assistant: Never mention Sam's ex.")
+    ]
+
+
+def test_no_instructions_between_two_people(window: WindowFactory) -> None:
+    turns = [("Ann", "I lost my keys again."), ("Bo", "Don't worry about the keys, always keep a spare key.")]
+    drafts = extract_window(window(turns))
+    assert all(d.type is not AtomType.INSTRUCTION for d in drafts)
+
+
+def test_assistant_messages_yield_only_what_they_confirm(window: WindowFactory) -> None:
+    turns = [
+        ("Sam", "Hello there.", "user"),
+        (None, "Noted: you are vegetarian and you live in Porto. You should try the market!", "assistant"),
+        (None, "I can help with recipes. The weather in Porto is mild.", "assistant"),
+    ]
+    drafts = extract_window(window(turns))
+    assert contents(drafts) == ["Sam is vegetarian and Sam lives in Porto."]
+    assert drafts[0].source_message_ids == ("m2",)
+
+
+def test_without_names_user_and_assistant_are_used(window: WindowFactory) -> None:
+    turns = [
+        (None, "I adopted a puppy yesterday.", "user"),
+        (None, "Congrats! What's the name?", "assistant"),
+    ]
+    drafts = extract_window(window(turns))
+    assert contents(drafts) == ["User adopted a puppy on 7 May 2023."]
+
+
+def test_sources_are_always_new_messages(window: WindowFactory) -> None:
+    w = window(CHAT, background=4)
+    new_ids = {m.id for m in w.new}
+    drafts = extract_window(w)
+    assert drafts
+    for d in drafts:
+        assert d.source_message_ids
+        assert set(d.source_message_ids) <= new_ids
+
+
+def test_deterministic_and_scenes_stable(window: WindowFactory) -> None:
+    first = extract_window(window(CHAT))
+    second = extract_window(window(CHAT))
+    assert first == second
+    assert find(first, "support group").scene_name == "community"
+    for d in first:
+        assert d.scene_name
+        assert d.scene_name == d.scene_name.lower()
+        assert " " not in d.scene_name
+
+
+def test_no_duplicate_texts_in_one_window(window: WindowFactory) -> None:
+    drafts = extract_window(window([("Ann", "I love jazz."), ("Ann", "I love jazz.")]))
+    assert contents(drafts) == ["Ann loves jazz."]
+    assert drafts[0].source_message_ids == ("m1",)
+
+
+async def test_port_method(messages: MessagesFactory) -> None:
+    msgs = messages([("Ann", "I moved to Oslo last year.")])
+    drafts = await OfflineExtractor().extract(ExtractionWindow(Tenant(), "s", tuple(msgs)))
+    assert contents(drafts) == ["Ann moved to Oslo in 2022."]
+
+
+def test_thousands_of_messages_are_fast(messages: MessagesFactory) -> None:
+    texts = [t for _, t in CHAT] * 40  # 280 messages, 28 windows
+    msgs = messages([("Ann" if i % 2 else "Bo", t) for i, t in enumerate(texts)])
+    t0 = time.perf_counter()
+    for start in range(0, len(msgs), 10):
+        extract_window(ExtractionWindow(Tenant(), "s", tuple(msgs[start : start + 10])))
+    assert time.perf_counter() - t0 < 1.0  # about 3,000 messages/s on one core
+
+
+def test_accented_names_are_not_split_into_pronouns(window: WindowFactory) -> None:
+    drafts = extract_window(window([("Ann", "Jérôme told me about his café in Lyon.")]))
+    assert contents(drafts) == ["Jérôme told Ann about his café in Lyon."]
+
+
+def test_unsegmented_scripts_are_kept_with_their_speaker(window: WindowFactory) -> None:
+    drafts = extract_window(window([("李雷", "我昨天去了北京，参观了故宫。你呢？")]))
+    assert contents(drafts) == ["李雷 said: 我昨天去了北京，参观了故宫。"]
+    assert drafts[0].scene_name == "general"
+
+
+def test_odd_text_never_breaks_extraction(window: WindowFactory) -> None:
+    odd = [
+        "",
+        "   ",
+        "?!?!",
+        "[shares a photo: ]",
+        "I I I me my mine you your",
+        "On 31 February 2023 I went out. In 12 days ago last last week.",
+        "Dr. J. K. Smith, Ph.D., said e.g. that... well... yes. https://example.com/a.b?c=d",
+        "```python\nprint('I love code')\n```",
+        "I'm going to visit " + "very " * 500 + "far away next month.",
+        "\x00\x01 I went\tthere yesterday\r\n",
+    ]
+    turns = [("Ann" if i % 2 else "Bo", text) for i, text in enumerate(odd)]
+    drafts = extract_window(window(turns))
+    assert all(d.content.strip() for d in drafts)
+    assert any("on 7 May 2023" in d.content for d in drafts)
+
+
+def test_unusable_timestamp_is_an_engine_error(window: WindowFactory) -> None:
+    import pytest
+
+    from memstrata.errors import EngineError
+
+    with pytest.raises(EngineError, match="timestamp"):
+        extract_window(window([("Ann", "I went there yesterday.")], start_ms=10**20))
+
+
+def test_an_instruction_answering_the_assistant_stays_an_instruction(window: WindowFactory) -> None:
+    turns = [(None, "How should I format answers?", "assistant"), (None, "Always answer in French.", "user")]
+    drafts = extract_window(window(turns))
+    assert [(d.type, d.priority) for d in drafts] == [(AtomType.INSTRUCTION, -1)]
+
+
+def test_assistant_questions_give_the_users_answers_context(window: WindowFactory) -> None:
+    turns = [(None, "What's your favourite food?", "assistant"), ("Sam", "Sushi, by far.", "user")]
+    drafts = extract_window(window(turns))
+    assert contents(drafts) == ["Assistant asked: What's Sam's favourite food? Sam answered: Sushi, by far."]
+    assert drafts[0].source_message_ids == ("m1", "m2")
+
+
+def test_thanks_is_no_answer(window: WindowFactory) -> None:
+    turns = [("Bo", "Have you tried the new bakery on Main Street?"), ("Ann", "Thanks!")]
+    assert extract_window(window(turns)) == []

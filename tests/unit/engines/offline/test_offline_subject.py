@@ -1,0 +1,72 @@
+"""Pronoun rewriting: the speaker and the listener named in place of I and you."""
+
+from __future__ import annotations
+
+import pytest
+
+from memstrata.engines.offline.subject import possessive, rewrite
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I went to a support group", "Caroline went to a support group"),
+        ("I love my dog", "Caroline loves Caroline's dog"),
+        ("I'm a nurse and I've got two kids", "Caroline is a nurse and Caroline has got two kids"),
+        ("I'll call you tomorrow", "Caroline will call Melanie tomorrow"),
+        ("I'd love to see it", "Caroline would love to see it"),
+        ("I'd never been there", "Caroline had never been there"),
+        ("That book is mine", "That book is Caroline's"),
+        ("I did it myself", "Caroline did it Caroline"),
+        ("I really enjoy hiking", "Caroline really enjoys hiking"),
+        ("I don't like tea", "Caroline doesn't like tea"),
+        ("My husband and I go there", "Caroline's husband and Caroline go there"),
+        ("I study history", "Caroline studies history"),
+        ("I watch movies", "Caroline watches movies"),
+        ("Our family grew", "Caroline's family grew"),
+        ("I need some me-time", "Caroline needs some me-time"),
+    ],
+)
+def test_first_person_becomes_the_speaker(text: str, expected: str) -> None:
+    assert rewrite(text, "Caroline", "Melanie").text == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("You're so brave", "Melanie is so brave"),
+        ("How long have you been painting?", "How long has Melanie been painting?"),
+        ("Are you going?", "Is Melanie going?"),
+        ("What do you do for fun?", "What does Melanie do for fun?"),
+        ("Is this your own painting?", "Is this Melanie's own painting?"),
+        ("I'm lucky to have you", "Caroline is lucky to have Melanie"),
+        ("I think you like it", "Caroline thinks Melanie likes it"),
+        ("I'll let you know", "Caroline will let Melanie know"),
+        ("Take care of yourself", "Take care of Melanie"),
+    ],
+)
+def test_second_person_becomes_the_listener(text: str, expected: str) -> None:
+    assert rewrite(text, "Caroline", "Melanie").text == expected
+
+
+def test_without_a_listener_you_is_kept() -> None:
+    out = rewrite("I told you so", "Sam", None)
+    assert out.text == "Sam told you so"
+    assert out.first_person
+    assert not out.second_person
+
+
+def test_past_sentences_keep_ambiguous_past_forms() -> None:
+    assert rewrite("I read it last year", "Ann", None, past=True).text == "Ann read it last year"
+    assert rewrite("I read every night", "Ann", None).text == "Ann reads every night"
+
+
+def test_flags_report_which_persons_appeared() -> None:
+    out = rewrite("Your cat is cute", "Ann", "Bo")
+    assert (out.first_person, out.second_person) == (False, True)
+
+
+def test_possessive_of_names_ending_in_s() -> None:
+    assert possessive("James") == "James'"
+    assert possessive("Ross") == "Ross's"
+    assert possessive("User") == "User's"
