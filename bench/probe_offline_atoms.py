@@ -6,9 +6,10 @@ Builds extraction windows the way the L1 pipeline does (per LoCoMo session: wind
 messages plus the 5 before them as background), runs the offline extractor, then for every question
 of categories 1-4 ranks (a) raw turns, (b) atoms (mapped to dia ids via source_message_ids) and
 (c) an RRF fusion (k=10) of both item lists, and prints ``score(...)`` for each, the atom count and
-the extraction time. ``atoms+``/``rrf+`` index each atom as the store does (content, scene words
-and the message's day words, via ``memstrata.retrieval.documents.atom_body``). A diagnostic
-script, not a test.
+the extraction time. The ``+`` variants index records as the store does
+(``memstrata.retrieval.documents``: a turn with its speaker, day and the turn before it; an atom
+with its scene and day words), the closest keyword-only approximation of the full system. A
+diagnostic script, not a test.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from memstrata.engines.offline import extract_window
 from memstrata.engines.offline.extract import ExtractOptions
 from memstrata.models import Atom, Message, Role, Tenant
 from memstrata.ports import AtomDraft, ExtractionWindow
-from memstrata.retrieval.documents import atom_body
+from memstrata.retrieval.documents import atom_body, message_body
 
 sys.path.insert(0, "/work/shared/eval")
 from locomo_common import load, score  # type: ignore[import-not-found]
@@ -40,10 +41,12 @@ STOP = frozenset(
     )
 )
 WINDOW, BACKGROUND, DEPTH, RRF_K = 10, 5, 50, 10
+NAMES = ("turns", "atoms", "rrf", "turns+", "atoms+", "rrf+")
 Item = tuple[str, set[str]]
 
 
 def toks(text: str) -> list[str]:
+    """Lowercased word tokens without stopwords (the tokenisation of locomo_check's baseline)."""
     return [t for t in re.findall(r"[a-z0-9]+", text.lower()) if t not in STOP]
 
 
@@ -77,6 +80,7 @@ def messages(sample_id: str, turns: Sequence[Any]) -> dict[int, list[Message]]:
 
 
 def windows(sample_id: str, msgs: Sequence[Message]) -> list[ExtractionWindow]:
+    """Windows as the L1 pipeline reads them: 10 new messages, the 5 before them as background."""
     out = []
     for start in range(0, len(msgs), WINDOW):
         new = tuple(msgs[start : start + WINDOW])
@@ -86,9 +90,11 @@ def windows(sample_id: str, msgs: Sequence[Message]) -> list[ExtractionWindow]:
 
 
 def bm25_rank(docs: Sequence[str]) -> Callable[[str], list[int]]:
+    """A function from a query to the indexes of the best ``DEPTH`` documents."""
     bm = BM25Okapi([toks(d) or ["_"] for d in docs])
 
     def rank(query: str) -> list[int]:
+        """Document indexes by descending BM25 score."""
         scores = bm.get_scores(toks(query))
         return sorted(range(len(docs)), key=lambda i: -scores[i])[:DEPTH]
 
@@ -96,6 +102,7 @@ def bm25_rank(docs: Sequence[str]) -> Callable[[str], list[int]]:
 
 
 def rrf(lists: Sequence[Sequence[Item]]) -> list[Item]:
+    """Reciprocal-rank fusion (k=RRF_K) of ranked item lists; ties keep list order."""
     fused: dict[tuple[int, int], float] = {}
     items: dict[tuple[int, int], Item] = {}
     for li, lst in enumerate(lists):
@@ -108,6 +115,7 @@ def rrf(lists: Sequence[Sequence[Item]]) -> list[Item]:
 
 
 def dia(sample_id: str, ids: Sequence[str]) -> set[str]:
+    """LoCoMo dia ids of ``<sample_id>/<dia_id>`` message ids."""
     return {i[len(sample_id) + 1 :] for i in ids if i.startswith(sample_id + "/")}
 
 
@@ -134,7 +142,45 @@ def _value(text: str) -> Any:
     return int(text)
 
 
+def extract_sample(sample_id: str, groups: dict[int, list[Message]], opts: ExtractOptions) -> list[AtomDraft]:
+    """Every atom of one conversation, window after window, session after session."""
+    atoms: list[AtomDraft] = []
+    for group in groups.values():
+        for w in windows(sample_id, group):
+            atoms.extend(extract_window(w, opts))
+    return atoms
+
+
+def rank_sample(
+    sample_id: str,
+    turns: Sequence[Any],
+    flat: Sequence[Message],
+    atoms: Sequence[AtomDraft],
+    qs: Sequence[Any],
+) -> dict[str, list[list[Item]]]:
+    """Per ranking name, the ranked items of each question of one conversation."""
+    turn_docs = [f"{t.speaker}: {t.text}" for t in turns]
+    turn_items = [(doc, {t.dia_id}) for doc, t in zip(turn_docs, turns, strict=True)]
+    atom_items = [(d.content, dia(sample_id, d.source_message_ids)) for d in atoms]
+    l0_docs = [message_body(m, flat[i - 1] if i else None) for i, m in enumerate(flat)]
+    rankers = {
+        "turns": (bm25_rank(turn_docs), turn_items),
+        "atoms": (bm25_rank([d.content for d in atoms]), atom_items),
+        "turns+": (bm25_rank(l0_docs), turn_items),
+        "atoms+": (bm25_rank([indexed_text(sample_id, i, d) for i, d in enumerate(atoms)]), atom_items),
+    }
+    out: dict[str, list[list[Item]]] = {name: [] for name in NAMES}
+    for q in qs:
+        lists = {name: [items[i] for i in rank(q.question)] for name, (rank, items) in rankers.items()}
+        for name, lst in lists.items():
+            out[name].append(lst)
+        out["rrf"].append(rrf([lists["turns"], lists["atoms"]]))
+        out["rrf+"].append(rrf([lists["turns+"], lists["atoms+"]]))
+    return out
+
+
 def main() -> int:
+    """Run the probe and print one line per ranking, then the extraction figures."""
     ap = argparse.ArgumentParser()
     ap.add_argument("data", nargs="?", default=DATA)
     ap.add_argument("--show", type=int, default=0, help="print the first N atoms of each sample")
@@ -142,37 +188,22 @@ def main() -> int:
     ap.add_argument("--option", action="append", default=[], help="ExtractOptions field=value (ints/bools)")
     a = ap.parse_args()
     opts = ExtractOptions(**{k: _value(v) for k, v in (o.split("=", 1) for o in a.option)})
-    samples = [s for s in load(a.data) if a.sample in (None, s[0])]
     qs_all: list[Any] = []
-    ranked: dict[str, list[list[Item]]] = {"turns": [], "atoms": [], "rrf": [], "atoms+": [], "rrf+": []}
+    ranked: dict[str, list[list[Item]]] = {name: [] for name in NAMES}
     n_atoms = n_msgs = 0
     elapsed = 0.0
-    for sid, _, _, turns, qs in samples:
-        atoms: list[AtomDraft] = []
-        for group in messages(sid, turns).values():
-            n_msgs += len(group)
-            t0 = time.perf_counter()
-            for w in windows(sid, group):
-                atoms.extend(extract_window(w, opts))
-            elapsed += time.perf_counter() - t0
-        n_atoms += len(atoms)
+    for sid, _, _, turns, qs in (s for s in load(a.data) if a.sample in (None, s[0])):
+        groups = messages(sid, turns)
+        flat = [m for group in groups.values() for m in group]
+        t0 = time.perf_counter()
+        atoms = extract_sample(sid, groups, opts)
+        elapsed += time.perf_counter() - t0
+        n_msgs, n_atoms = n_msgs + len(flat), n_atoms + len(atoms)
         for d in atoms[: a.show]:
             print(f"  [{d.type}|{d.priority}|{d.scene_name}] {d.content}  {list(d.source_message_ids)}")
-        turn_docs = [f"{t.speaker}: {t.text}" for t in turns]
-        turn_items = [(doc, {t.dia_id}) for doc, t in zip(turn_docs, turns, strict=True)]
-        atom_items = [(d.content, dia(sid, d.source_message_ids)) for d in atoms]
-        rank_turns, rank_atoms = bm25_rank(turn_docs), bm25_rank([d.content for d in atoms])
-        rank_indexed = bm25_rank([indexed_text(sid, i, d) for i, d in enumerate(atoms)])
-        for q in qs:
-            by_turn = [turn_items[i] for i in rank_turns(q.question)]
-            by_atom = [atom_items[i] for i in rank_atoms(q.question)]
-            qs_all.append(q)
-            ranked["turns"].append(by_turn)
-            ranked["atoms"].append(by_atom)
-            ranked["rrf"].append(rrf([by_turn, by_atom]))
-            by_indexed = [atom_items[i] for i in rank_indexed(q.question)]
-            ranked["atoms+"].append(by_indexed)
-            ranked["rrf+"].append(rrf([by_turn, by_indexed]))
+        for name, lists in rank_sample(sid, turns, flat, atoms, qs).items():
+            ranked[name].extend(lists)
+        qs_all.extend(qs)
     for name, lists in ranked.items():
         print(f"{name:6s}", score(qs_all, lists))
     rate = n_msgs / elapsed if elapsed else float("inf")

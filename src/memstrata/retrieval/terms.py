@@ -233,11 +233,14 @@ def has_cjk(text: str) -> bool:
 
 
 def segment(text: str) -> str:
-    """Text with CJK runs split into words by spaces (non-CJK text is returned unchanged)."""
+    """Text with CJK runs split into words by spaces (search mode: a long word also yields its
+    parts, so "北京烤鸭" matches "北京" and "烤鸭"). Non-CJK text is returned unchanged."""
     if not has_cjk(text):
         return text
     jieba = _jieba()
-    return _CJK.sub(lambda m: " " + " ".join(w for w in jieba.cut(m.group(0)) if w.strip()) + " ", text)
+    return _CJK.sub(
+        lambda m: " " + " ".join(w for w in jieba.cut_for_search(m.group(0)) if w.strip()) + " ", text
+    )
 
 
 def words(text: str) -> list[str]:

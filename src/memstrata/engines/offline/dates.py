@@ -65,6 +65,8 @@ class Resolved:
 
 @dataclass(frozen=True, slots=True)
 class _Found:
+    """One date expression: its replacement words and its span."""
+
     replacement: str | None  # None keeps the matched words
     start: date
     end: date
@@ -72,6 +74,8 @@ class _Found:
 
 @dataclass(frozen=True, slots=True)
 class _Context:
+    """What a handler needs: the message day and the sentence's tense."""
+
     anchor: date
     past: bool
 

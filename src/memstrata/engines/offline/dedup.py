@@ -40,6 +40,8 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 @dataclass(frozen=True, slots=True)
 class _Text:
+    """A text prepared for comparison."""
+
     norm: str
     toks: frozenset[str]
     metadata: Mapping[str, Any]

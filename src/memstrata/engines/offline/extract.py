@@ -81,6 +81,8 @@ class _Builder:
     drafts: list[AtomDraft] = field(default_factory=list)
 
     def add(self, content: str, kind: Kind, resolved: Resolved | None, scene_text: str) -> None:
+        """Append a draft with the message's metadata (mentioned_at, message_time, speaker, and the
+        activity span when dates were found); the scene label comes from ``scene_text``."""
         metadata: dict[str, Any] = {
             "mentioned_at": self.sp.day.isoformat(),
             "message_time": self.sp.message.timestamp,

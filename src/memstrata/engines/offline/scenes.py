@@ -77,6 +77,21 @@ INSTRUCTION_SCENE = "assistant-instructions"
 FALLBACK_SCENE = "general"
 
 
+_SUFFIXES = (("ies", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("ing", ""), ("ing", "e"))
+
+
+def _topic_of(word: str) -> str | None:
+    """The topic of a word or of its plain form ("puppies" -> puppy, "adopted" -> adopt)."""
+    if word in _STEM_TO_TOPIC:
+        return _STEM_TO_TOPIC[word]
+    for suffix, replacement in _SUFFIXES:
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            topic = _STEM_TO_TOPIC.get(word[: -len(suffix)] + replacement)
+            if topic is not None:
+                return topic
+    return None
+
+
 def _fallback(words: list[str]) -> str:
     """The two longest distinctive words, alphabetical on ties, in a fixed order."""
     chosen = sorted(set(words), key=lambda w: (-len(w), w))[:2]
@@ -96,7 +111,7 @@ def scene_name(text: str, ignore: Iterable[str] = ()) -> str:
     ]
     scores: dict[str, int] = {}
     for w in words:
-        topic = _STEM_TO_TOPIC.get(w) or (_STEM_TO_TOPIC.get(w[:-1]) if w.endswith("s") else None)
+        topic = _topic_of(w)
         if topic is not None:
             scores[topic] = scores.get(topic, 0) + 1
     if not scores:

