@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memstrata.errors import ConfigError, EmbeddingError, ValidationError
@@ -36,7 +36,7 @@ class Status:
     vectors_note: str | None
 
 
-MessageInput = NewMessage | dict[str, object]
+MessageInput = NewMessage | Mapping[str, object]
 
 
 class AsyncMemory:
@@ -308,8 +308,8 @@ class AsyncMemory:
 def _as_message(m: MessageInput, i: int) -> NewMessage:
     if isinstance(m, NewMessage):
         return m
-    if not isinstance(m, dict):
-        raise ValidationError("a message must be a NewMessage or a dict", item=f"messages[{i}]")
+    if not isinstance(m, Mapping):
+        raise ValidationError("a message must be a NewMessage or a mapping", item=f"messages[{i}]")
     try:
         return NewMessage(**m)  # type: ignore[arg-type]
     except TypeError as exc:

@@ -77,7 +77,7 @@ def test_import_without_processing_leaves_the_backlog_for_later(tmp_path: Path) 
     f.write_text(json.dumps(SEED))
     d = str(tmp_path / "data")
     assert invoke("--data-dir", d, "import", str(f), "--no-process")[0] == 0
-    code, out = invoke("--data-dir", d, "status", "--format", "json")
+    _code, out = invoke("--data-dir", d, "status", "--format", "json")
     status = json.loads(out)[0]
     assert status["atoms"] == 0 and status["sessions"][0]["lag"] == 3
 
