@@ -13,6 +13,9 @@ class SearchPlan:
     mode: Literal["hybrid", "keyword", "vector"]
     depth: int = 100  # candidates per primitive list before fusion
     rrf_k: float = 60.0
+    # Move a hit whose source messages are all covered by better hits behind the new ones, so an
+    # atom and the message it came from do not take two places of a short result list.
+    diversify: bool = True
 
     def with_(self, **changes: object) -> SearchPlan:
         return replace(self, **changes)  # type: ignore[arg-type]

@@ -51,11 +51,16 @@ class Searcher:
             if qvec is not None:
                 found = self._store.index.vector(req.tenant, layer, qvec, req.plan.depth, flt)
                 lists.append([(layer, s.seq) for s in found])
-        fused = rrf(lists, req.plan.rrf_k)[: req.limit]
+        fused = rrf(lists, req.plan.rrf_k)
+        # Hydrate a margin beyond the limit so diversification has something to promote.
+        margin = req.limit * 2 if req.plan.diversify else req.limit
+        hits = self._hydrate(req.tenant, fused[:margin])
+        if req.plan.diversify:
+            hits = diversify(hits)
         strategy = (
             "hybrid" if use_keyword and qvec is not None else ("vector" if qvec is not None else "keyword")
         )
-        return SearchResult(self._hydrate(req.tenant, fused), strategy, tuple(degradations))
+        return SearchResult(hits[: req.limit], strategy, tuple(degradations))
 
     def _query_vector(self, req: SearchRequest, degradations: list[str]) -> Vectors | None:
         if req.plan.mode == "keyword":
@@ -86,6 +91,19 @@ class Searcher:
             )
             records.update({(layer, r.seq): r for r in got})
         return tuple(to_hit(records[key], score) for key, score in fused if key in records)
+
+
+def diversify(hits: Sequence[Hit]) -> tuple[Hit, ...]:
+    """Stable re-order: hits that bring source messages not yet covered keep their rank; hits
+    whose sources are all covered by better hits follow, in their original order."""
+    covered: set[str] = set()
+    fresh: list[Hit] = []
+    repeats: list[Hit] = []
+    for h in hits:
+        sources = set(h.source_message_ids)
+        (repeats if sources and sources <= covered else fresh).append(h)
+        covered |= sources
+    return (*fresh, *repeats)
 
 
 def to_hit(record: Message | Atom, score: float) -> Hit:
