@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -32,11 +33,13 @@ from memstrata.importers import parse_import  # noqa: E402
 
 def import_all(data: Path, home: Path, rrf_k: float | None) -> dict[str, float]:
     sessions = parse_import(json.loads(data.read_text()), "locomo")
-    overrides = {"search": {"rrf_k": rrf_k}} if rrf_k else {}
+    overrides: dict[str, Any] = {"search": {"rrf_k": rrf_k}} if rrf_k else {}
     with Memory.open(home, **overrides) as mem:
         t0 = time.perf_counter()
         for s in sessions:
-            mem.capture(list(s.messages), session_key=s.session_key, session_id=s.session_id, user_id=s.tenant.user_id)
+            mem.capture(
+                list(s.messages), session_key=s.session_key, session_id=s.session_id, user_id=s.tenant.user_id
+            )
         t1 = time.perf_counter()
         for s in sessions:
             mem.end_session(s.session_key, user_id=s.tenant.user_id)
@@ -45,13 +48,15 @@ def import_all(data: Path, home: Path, rrf_k: float | None) -> dict[str, float]:
     return {"capture_s": t1 - t0, "pipeline_s": t2 - t1, "messages": st.messages, "atoms": st.atoms}
 
 
-def bm25_raw(samples: list[tuple]) -> dict[str, object]:  # type: ignore[type-arg]
+def bm25_raw(samples: list[tuple[Any, ...]]) -> dict[str, object]:
     import re
 
     from rank_bm25 import BM25Okapi
 
-    stop = set("a an the is are was were be been to of and or in on at for with i you he she it we they my your me "
-               "what when where who how did do does that this".split())
+    stop = set(
+        "a an the is are was were be been to of and or in on at for with i you he she it we they my your me "
+        "what when where who how did do does that this".split()
+    )
 
     def toks(s: str) -> list[str]:
         return [t for t in re.findall(r"[a-z0-9]+", s.lower()) if t not in stop]
@@ -68,8 +73,10 @@ def bm25_raw(samples: list[tuple]) -> dict[str, object]:  # type: ignore[type-ar
     return score(allq, allr)  # type: ignore[no-any-return]
 
 
-def evaluate(home: Path, samples: list[tuple], rrf_k: float | None) -> tuple[dict[str, object], list[float], str]:  # type: ignore[type-arg]
-    overrides = {"search": {"rrf_k": rrf_k}} if rrf_k else {}
+def evaluate(
+    home: Path, samples: list[tuple[Any, ...]], rrf_k: float | None
+) -> tuple[dict[str, object], list[float], str]:
+    overrides: dict[str, Any] = {"search": {"rrf_k": rrf_k}} if rrf_k else {}
     allq, allr, lat = [], [], []
     with Memory.open(home, **overrides) as mem:
         strategy = ""
@@ -100,8 +107,10 @@ def main() -> int:
     timing: dict[str, float] = {}
     if not a.reuse:
         timing = import_all(Path(a.data), home, a.rrf_k)
-        print(f"import: {timing['messages']:.0f} messages captured in {timing['capture_s']:.1f} s, "
-              f"{timing['atoms']:.0f} atoms by the offline pipeline in {timing['pipeline_s']:.1f} s")
+        print(
+            f"import: {timing['messages']:.0f} messages captured in {timing['capture_s']:.1f} s, "
+            f"{timing['atoms']:.0f} atoms by the offline pipeline in {timing['pipeline_s']:.1f} s"
+        )
     samples = load(a.data)
     ours, lat, strategy = evaluate(home, samples, a.rrf_k)
     base = bm25_raw(samples)
@@ -110,8 +119,10 @@ def main() -> int:
     print(f"search p50 {statistics.median(lat):.1f} ms, p95 {lat[int(0.95 * (len(lat) - 1))]:.1f} ms")
     r10, b10 = float(ours["R@10"]), float(base["R@10"])  # type: ignore[arg-type]
     t1k, b1k = float(ours["R@1000tok"]), float(base["R@1000tok"])  # type: ignore[arg-type]
-    print(f"locomo_recall: R@10 {r10:.1f} vs bm25-raw {b10:.1f} (x{r10 / b10:.2f}); "
-          f"R@1000tok {t1k:.1f} vs {b1k:.1f} (x{t1k / b1k:.2f}); pipeline {timing.get('pipeline_s', float('nan')):.1f} s")
+    print(
+        f"locomo_recall: R@10 {r10:.1f} vs bm25-raw {b10:.1f} (x{r10 / b10:.2f}); "
+        f"R@1000tok {t1k:.1f} vs {b1k:.1f} (x{t1k / b1k:.2f}); pipeline {timing.get('pipeline_s', float('nan')):.1f} s"
+    )
     return 0
 
 

@@ -162,7 +162,6 @@ def test_missing_vectors_and_model_reset(empty_store: Store) -> None:
 def test_jsonl_mirror_is_topped_up_on_open(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "d")
     store.messages.append([msg("m1", "one")])
-    store.db.set_meta("mirror.messages", "0")
     for f in (tmp_path / "d" / "conversations").glob("*.jsonl"):
         f.unlink()  # as if the process died between commit and mirror
     store.close()

@@ -1,8 +1,8 @@
 """Human-readable JSONL mirrors of L0 and L1: ``conversations/`` and ``records/``, one file a day.
 
-Written after the database commit, append-only. The last mirrored ``seq`` is kept in ``meta``;
-on open the mirror is topped up from there, so a crash between commit and append leaves no gap.
-A crash between append and the meta update is caught by reading the newest file's last line.
+Written after the database commit, append-only. The last mirrored ``seq`` is read from the newest
+file's last line on open (and then kept in memory); the store tops the mirror up from there, so a
+crash between commit and append leaves no gap and a crash mid-append duplicates nothing.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from memstrata.models import Atom, Message
-from memstrata.stores.sqlite.db import Database
 
 log = logging.getLogger(__name__)
 
@@ -60,19 +59,17 @@ def atom_line(a: Atom) -> dict[str, Any]:
 class JsonlMirror:
     """Appends records with ``seq`` above the mirrored mark to daily files in ``folder``."""
 
-    def __init__(self, db: Database, folder: Path, name: str) -> None:
-        self._db = db
+    def __init__(self, folder: Path) -> None:
         self._folder = folder
-        self._key = f"mirror.{name}"
         self._lock = threading.Lock()
+        self._mark = self._last_line_seq()
 
     def mark(self) -> int:
-        stored = int(self._db.meta(self._key) or 0)
-        return max(stored, self._last_line_seq())
+        return self._mark
 
     def append(self, lines: Iterable[dict[str, Any]], stamps: Iterable[int]) -> None:
         with self._lock:
-            mark = self.mark()
+            mark = self._mark
             by_day: dict[str, list[str]] = {}
             top = mark
             for line, ms in zip(lines, stamps, strict=True):
@@ -87,7 +84,7 @@ class JsonlMirror:
             for day, text in sorted(by_day.items()):
                 with open(self._folder / f"{day}.jsonl", "a", encoding="utf-8") as fh:
                     fh.write("\n".join(text) + "\n")
-            self._db.set_meta(self._key, str(top))
+            self._mark = top
 
     def _last_line_seq(self) -> int:
         files = sorted(self._folder.glob("*.jsonl")) if self._folder.is_dir() else []

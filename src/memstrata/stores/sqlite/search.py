@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+import snowballstemmer
 
 from memstrata.models import Layer, Tenant
 from memstrata.ports import AtomFilter, MessageFilter, Scored, Vectors
@@ -20,11 +21,16 @@ from memstrata.stores.sqlite.db import Database
 
 _TABLES = {Layer.L0: ("messages", "messages_fts"), Layer.L1: ("atoms", "atoms_fts")}
 _MODEL_KEY = "embedding_model"
+# On a big index, a query term found in more than this share of records adds almost nothing to
+# BM25 (its idf is near zero) but costs a score for every record it matches: it is dropped.
+# Small indexes are left alone: scoring every match is cheap there.
+PRUNE_MIN_RECORDS = 5_000
+PRUNE_SHARE = 0.05
 
 
-def match_expression(terms: Sequence[str]) -> str:
-    """Each term as a quoted FTS5 string (any user text is then a valid query), joined by OR."""
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms if t.strip())
+def match_expression(terms: Sequence[str], op: str = "OR") -> str:
+    """Each term as a quoted FTS5 string (any user text is then a valid query), joined by ``op``."""
+    return f" {op} ".join('"' + t.replace('"', '""') + '"' for t in terms if t.strip())
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,11 +44,37 @@ class SqliteSearchIndex:
         self._db = db
         self._cache: dict[tuple[Tenant, Layer], _Matrix] = {}
         self._cache_lock = threading.Lock()
+        self._stem = snowballstemmer.stemmer("porter")  # the algorithm FTS5's porter tokenizer uses
+        with db.lock:
+            for _, fts in _TABLES.values():
+                db.conn.execute(
+                    f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{fts}_vocab USING fts5vocab(main, '{fts}', 'row')"
+                )
+
+    def prune(self, layer: Layer, terms: Sequence[str]) -> list[str]:
+        """Drop terms that match a large share of a big index (always keeping the rarest one)."""
+        _, fts = _TABLES[layer]
+        total = int(self._db.query(f"SELECT COALESCE(MAX(rowid), 0) AS n FROM {fts}")[0]["n"])
+        if total < PRUNE_MIN_RECORDS or len(terms) < 2:
+            return [t for t in terms if t.strip()]
+        stems = {t: self._stem.stemWord(t) for t in terms}
+        marks = ",".join("?" * len(stems))
+        found = self._db.query(
+            f"SELECT term, doc FROM temp.{fts}_vocab WHERE term IN ({marks})", list(set(stems.values()))
+        )
+        df = {r["term"]: int(r["doc"]) for r in found}
+        kept = [t for t in terms if df.get(stems[t], 0) <= PRUNE_SHARE * total]
+        return kept or [min(terms, key=lambda t: df.get(stems[t], 0))]
 
     def keyword(
         self, tenant: Tenant, layer: Layer, terms: Sequence[str], k: int, flt: MessageFilter | AtomFilter
     ) -> list[Scored]:
-        expr = match_expression(terms)
+        expr = match_expression(self.prune(layer, terms))
+        return self._bm25(tenant, layer, expr, k, flt)
+
+    def _bm25(
+        self, tenant: Tenant, layer: Layer, expr: str, k: int, flt: MessageFilter | AtomFilter
+    ) -> list[Scored]:
         if not expr:
             return []
         table, fts = _TABLES[layer]
@@ -82,6 +114,18 @@ class SqliteSearchIndex:
             )
         with self._cache_lock:
             self._cache.pop((tenant, layer), None)
+
+    def get_vectors(self, tenant: Tenant, layer: Layer, seqs: Sequence[int]) -> dict[int, Vectors]:
+        m = self._matrix(tenant, layer)
+        if not len(m.seqs) or not seqs:
+            return {}
+        wanted = np.asarray(list(seqs), dtype=np.int64)
+        rows_at = np.searchsorted(m.seqs, wanted)  # the matrix is ordered by seq
+        out: dict[int, Vectors] = {}
+        for seq, i in zip(wanted.tolist(), rows_at.tolist(), strict=True):
+            if i < len(m.seqs) and m.seqs[i] == seq:
+                out[seq] = m.vectors[i]
+        return out
 
     def missing_vectors(self, layer: Layer, after_seq: int, limit: int) -> list[tuple[Tenant, int, str]]:
         table, fts = _TABLES[layer]

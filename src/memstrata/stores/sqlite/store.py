@@ -53,8 +53,8 @@ class SqliteStore:
     def __init__(self, home: Path) -> None:
         self.home = home
         self.db = Database(home / "memstrata.db")
-        self._conversations = JsonlMirror(self.db, home / "conversations", "messages")
-        self._records = JsonlMirror(self.db, home / "records", "atoms")
+        self._conversations = JsonlMirror(home / "conversations")
+        self._records = JsonlMirror(home / "records")
         self.messages = _MirroredMessageLog(self.db, self._conversations)
         self.atoms = _MirroredAtomStore(self.db, self._records)
         self.index = SqliteSearchIndex(self.db)
