@@ -24,12 +24,14 @@ from memstrata.errors import (
     PipelineError,
     SchemaError,
     StoreError,
+    TurnLimitError,
     UnknownTenantError,
     ValidationError,
 )
 from memstrata.layers.capture import CaptureResult
 from memstrata.models import Atom, AtomType, Hit, Layer, Message, NewMessage, Role, SearchResult, Tenant
 from memstrata.settings import Settings, load_settings
+from memstrata.tools import MemoryTools
 
 __all__ = [
     "AsyncMemory",
@@ -44,6 +46,7 @@ __all__ = [
     "InputError",
     "Layer",
     "Memory",
+    "MemoryTools",
     "MemstrataError",
     "Message",
     "MissingExtraError",
@@ -59,6 +62,7 @@ __all__ = [
     "StoreError",
     "SystemClock",
     "Tenant",
+    "TurnLimitError",
     "UnknownTenantError",
     "ValidationError",
     "load_settings",

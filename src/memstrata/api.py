@@ -45,7 +45,15 @@ class AsyncMemory(memory.AsyncMemory):
         parts = await asyncio.to_thread(
             build, s, path_or_url, clock=clock, embedder=embedder, chat=chat_model
         )
-        mem = cls(parts.store, s, parts.clock, parts.embedder, parts.extractor, parts.deduplicator)
+        mem = cls(
+            parts.store,
+            s,
+            parts.clock,
+            parts.embedder,
+            parts.extractor,
+            parts.deduplicator,
+            upper=parts.upper,
+        )
         if background:
             mem.start_background()
         return mem
@@ -142,6 +150,12 @@ class Memory:
     search = _blocking(memory.AsyncMemory.search)
     search_conversations = _blocking(memory.AsyncMemory.search_conversations)
     run_pending = _blocking(memory.AsyncMemory.run_pending)
+    run_all = _blocking(memory.AsyncMemory.run_all)
+    request_persona = _blocking(memory.AsyncMemory.request_persona)
+    persona = _blocking(memory.AsyncMemory.persona)
+    scenes = _blocking(memory.AsyncMemory.scenes)
+    read_scene = _blocking(memory.AsyncMemory.read_scene)
+    tenants = _blocking(memory.AsyncMemory.tenants)
     end_session = _blocking(memory.AsyncMemory.end_session)
     status = _blocking(memory.AsyncMemory.status)
     reindex = _blocking(memory.AsyncMemory.reindex)

@@ -6,7 +6,8 @@
     ├── InputError               the caller's input is invalid; nothing was written
     │   ├── ValidationError      an item of a request or an import file is malformed (names the item)
     │   ├── UnknownTenantError   the tenant has no data at all (raised only where that matters)
-    │   └── PathError            a path escapes its sandbox or names a file that does not exist
+    │   ├── PathError            a path escapes its sandbox or names a file that does not exist
+    │   └── TurnLimitError       an agent made more search calls in one turn than allowed
     ├── StoreError               the store failed or is in a state it cannot serve
     │   └── SchemaError          the database was written by a newer memstrata
     ├── EmbeddingError           the embedder failed (timeout, HTTP error, wrong dimensions)
@@ -69,6 +70,18 @@ class PathError(InputError):
     def __init__(self, message: str, *, path: str) -> None:
         super().__init__(f"{message}: {path!r}")
         self.path = path
+
+
+class TurnLimitError(InputError):
+    """An agent exceeded the search calls allowed per turn; ``limit`` says how many."""
+
+    def __init__(self, turn_id: str, limit: int) -> None:
+        super().__init__(
+            f"search limit reached: at most {limit} memory searches per turn (turn {turn_id!r}); "
+            "answer with what you have"
+        )
+        self.turn_id = turn_id
+        self.limit = limit
 
 
 class StoreError(MemstrataError):

@@ -12,12 +12,28 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from memstrata.errors import ConfigError, EmbeddingError, ValidationError
+from memstrata.errors import ConfigError, EmbeddingError, PathError, ValidationError
 from memstrata.layers.capture import CaptureResult, prepare
+from memstrata.layers.l2 import names as scene_names
+from memstrata.layers.l3 import persona_doc
 from memstrata.models import DEFAULT, Atom, AtomType, Layer, Message, NewMessage, Role, SearchResult, Tenant
+from memstrata.pipeline.coordinator import Pipeline, RunAllReport
 from memstrata.pipeline.runner import L1Runner
 from memstrata.pipeline.scheduler import Scheduler, SessionStatus
-from memstrata.ports import AtomFilter, Clock, Deduplicator, Embedder, Extractor, MessageFilter, Store
+from memstrata.pipeline.tenants import TenantScheduler, TenantStatus
+from memstrata.ports import (
+    AtomFilter,
+    Clock,
+    Deduplicator,
+    Embedder,
+    Extractor,
+    MessageFilter,
+    Persona,
+    Scene,
+    SceneEntry,
+    Store,
+    UpperLayers,
+)
 from memstrata.retrieval.presets import HYBRID, KEYWORD_ONLY, VECTOR_ONLY, SearchPlan
 from memstrata.retrieval.search import Searcher, SearchRequest
 from memstrata.settings import Settings
@@ -34,13 +50,17 @@ class Status:
     atoms: int
     embedder: str | None
     vectors_note: str | None
+    tenants: tuple[TenantStatus, ...] = ()
 
 
 MessageInput = NewMessage | Mapping[str, object]
 
 
 class AsyncMemory:
-    """Long-term memory for one data directory (or database). Use ``await AsyncMemory.open(...)``."""
+    """Long-term memory for one data directory (or database). Use ``await AsyncMemory.open(...)``.
+
+    Without ``upper`` (scene and persona stores and writers) the pipeline stops at L1.
+    """
 
     def __init__(
         self,
@@ -50,15 +70,23 @@ class AsyncMemory:
         embedder: Embedder | None,
         extractor: Extractor,
         deduplicator: Deduplicator,
+        *,
+        upper: UpperLayers | None = None,
     ) -> None:
         self.settings = settings
         self._store = store
         self._clock = clock
         self._embedder = embedder
+        self._upper = upper
         self._searcher = Searcher(store, embedder, self._check_vectors())
         runner = L1Runner(store, extractor, deduplicator, self._vector_embedder, clock, settings.pipeline)
-        self._scheduler = Scheduler(store, runner, clock, settings.pipeline)
-        self._scheduler.recover()
+        tenants = None
+        if upper is not None:
+            tenants = TenantScheduler(store, upper, clock, settings.pipeline, settings.persona)
+        on_atoms = tenants.on_l1_atoms if tenants is not None else None
+        self._scheduler = Scheduler(store, runner, clock, settings.pipeline, on_atoms)
+        self._pipeline = Pipeline(store, self._scheduler, tenants, clock)
+        self._pipeline.recover()
         self._background: asyncio.Task[None] | None = None
 
     # --- lifecycle -----------------------------------------------------------------------------
@@ -66,7 +94,7 @@ class AsyncMemory:
     def start_background(self) -> None:
         """Run the scheduler in a background task of the running loop until ``close``."""
         if self._background is None:
-            self._background = asyncio.get_running_loop().create_task(self._scheduler.serve())
+            self._background = asyncio.get_running_loop().create_task(self._pipeline.serve())
 
     async def close(self, *, flush: bool = True) -> None:
         """Stop the background loop, run L1 on what this process captured (unless ``flush=False``:
@@ -101,7 +129,7 @@ class AsyncMemory:
         tenant = Tenant(user_id, agent_id)
         batch = [_as_message(m, i) for i, m in enumerate(messages)]
         result = await asyncio.to_thread(self._capture, tenant, session_key, session_id or session_key, batch)
-        self._scheduler.wake()
+        self._pipeline.wake()
         return result
 
     def _capture(
@@ -177,6 +205,47 @@ class AsyncMemory:
         flt = AtomFilter(_atom_type(type), scene, since, until, include_superseded)
         return await asyncio.to_thread(self._store.atoms.list, tenant, flt, limit=limit, after_seq=after_seq)
 
+    # --- L2 / L3 --------------------------------------------------------------------------------
+
+    async def persona(self, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> Persona | None:
+        """The tenant's persona (body and scene navigation apart), or None before the first one."""
+        if self._upper is None:
+            return None
+        tenant = Tenant(user_id, agent_id)
+        found = await asyncio.to_thread(self._upper.persona.read, tenant)
+        if found is None:
+            return None
+        body, navigation = persona_doc.split(found[0])
+        return Persona(tenant, body, navigation, found[1])
+
+    async def scenes(self, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> list[SceneEntry]:
+        """The tenant's scene index: one entry per scene file, with the atom ids it consolidates."""
+        if self._upper is None:
+            return []
+        return await asyncio.to_thread(self._upper.scenes.index, Tenant(user_id, agent_id))
+
+    async def read_scene(self, path: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> Scene:
+        """One scene file, parsed: ``path`` is ``scene_blocks/<name>.md`` (as in the navigation) or
+        ``<name>.md``. Raises ``PathError`` for any other path or a scene that does not exist."""
+        name = scene_names.from_path(path)
+        found = (
+            await asyncio.to_thread(self._upper.scenes.load, Tenant(user_id, agent_id)) if self._upper else []
+        )
+        for scene in found:
+            if scene.name == name:
+                return scene
+        raise PathError("no such scene", path=path)
+
+    async def tenants(self) -> list[Tenant]:
+        """Every tenant with messages or scenes in this memory."""
+
+        def read() -> list[Tenant]:
+            found = self._pipeline.known_tenants()
+            found += self._upper.scenes.tenants() if self._upper is not None else []
+            return sorted(set(found), key=lambda t: (t.user_id, t.agent_id))
+
+        return await asyncio.to_thread(read)
+
     # --- search ---------------------------------------------------------------------------------
 
     async def search(
@@ -236,8 +305,22 @@ class AsyncMemory:
     # --- pipeline -------------------------------------------------------------------------------
 
     async def run_pending(self) -> int:
-        """Run every pipeline stage that is due now, until nothing is. Returns runs attempted."""
-        return await self._scheduler.run_due()
+        """Run every pipeline stage that is due now (L1, then L2 and L3), until nothing is.
+        Returns runs attempted."""
+        return await self._pipeline.run_due()
+
+    async def run_all(self) -> RunAllReport:
+        """Process everything now, due or not: L1 on every session backlog, then L2 and L3 on every
+        tenant with new atoms (import, CLI). Failures are recorded in ``status`` and retried later."""
+        return await self._pipeline.run_all()
+
+    async def request_persona(
+        self, reason: str = "explicit request", *, user_id: str = DEFAULT, agent_id: str = DEFAULT
+    ) -> None:
+        """Ask for the tenant's persona to be rewritten (runs with the next ``run_pending``)."""
+        if self._pipeline.tenants is None:
+            raise ConfigError("this memory has no L2/L3 pipeline")
+        await asyncio.to_thread(self._pipeline.tenants.request_persona, Tenant(user_id, agent_id), reason)
 
     async def end_session(
         self, session_key: str = DEFAULT, *, user_id: str = DEFAULT, agent_id: str = DEFAULT
@@ -248,12 +331,14 @@ class AsyncMemory:
     async def status(self) -> Status:
         def read() -> Status:
             sessions = tuple(self._scheduler.status())
+            tenants = self._pipeline.tenants
             return Status(
                 sessions,
                 self._store.messages.count(None),
                 self._store.atoms.count(None),
                 self._embedder.name if self._embedder else None,
                 self._searcher.vectors_note,
+                tuple(tenants.status()) if tenants is not None else (),
             )
 
         return await asyncio.to_thread(read)

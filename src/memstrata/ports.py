@@ -6,6 +6,10 @@
     Extractor       extract(window) -> atom drafts          engines/: offline, llm
     Deduplicator    decide(drafts, candidates) -> actions   engines/: offline, llm
     Store parts     MessageLog, AtomStore, SearchIndex, PipelineState   stores/sqlite
+    SceneStore      L2 scene files, their index and backups  stores/files
+    PersonaStore    L3 persona.md and its backups            stores/files
+    SceneWriter     consolidate atoms into scene files       engines/: offline, llm
+    PersonaWriter   write the persona body from scenes       engines/: offline, llm
 
 Scores are always "higher is better". Every store method that reads takes a ``Tenant`` and filters
 by it inside its query. Store methods are synchronous and short; the async core calls them from a
@@ -17,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 import numpy as np
@@ -280,6 +285,11 @@ class SearchIndex(Protocol):
         """Store (replace) the vectors of these records of ``tenant``."""
         ...
 
+    def get_vectors(self, tenant: Tenant, layer: Layer, seqs: Sequence[int]) -> dict[int, Vectors]:
+        """The stored vectors (1-D, unit length) of these records of ``tenant``, by seq; records
+        without a vector are left out."""
+        ...
+
     def missing_vectors(self, layer: Layer, after_seq: int, limit: int) -> list[tuple[Tenant, int, str]]:
         """Records of ``layer`` (any tenant) without a vector: ``(tenant, seq, index text)`` by seq."""
         ...
@@ -327,6 +337,47 @@ class PipelineState(Protocol):
         """Sessions with L0 messages after their cursor: ``(tenant, session_key, unprocessed count)``."""
         ...
 
+    def tenant(self, tenant: Tenant) -> TenantState:
+        """The tenant's L2/L3 state (a fresh one if never saved)."""
+        ...
+
+    def save_tenant(self, state: TenantState) -> None:
+        """Persist every field of the tenant's L2/L3 state."""
+        ...
+
+    def tenants(self) -> list[TenantState]:
+        """Every tenant's saved L2/L3 state."""
+        ...
+
+
+@dataclass(slots=True)
+class TenantState:
+    """Durable L2/L3 scheduling state of one tenant (DESIGN section 4).
+
+    L3 requests are counted, not flagged: a trigger bumps ``l3_requested``; a run remembers the
+    value it started from and, on success only, sets ``l3_done`` to it. Triggers that arrive during
+    a run therefore leave ``l3_requested > l3_done``: exactly one follow-up run, however many came.
+    """
+
+    tenant: Tenant
+    l2_cursor: int = 0  # last atom seq consolidated into scenes
+    l2_fire_at: int | None = None  # the L2 timer, ms (None: not polling)
+    last_l2: int | None = None  # when the last L2 run succeeded, ms
+    last_active: int = 0  # when an L1 run last wrote atoms, ms
+    l2_attempts: int = 0
+    l2_error: str | None = None
+    l2_snapshot: str | None = None  # scene backup of the run in progress (set: restore after a crash)
+    new_atoms: int = 0  # atoms consolidated since the last persona
+    l3_requested: int = 0
+    l3_done: int = 0
+    l3_reasons: tuple[str, ...] = ()  # why L3 was requested since the last persona
+    l3_fire_at: int | None = None  # retry backoff after a failure, ms
+    l3_attempts: int = 0
+    l3_error: str | None = None
+    last_l3: int | None = None  # when the last persona was written, ms
+    l3_running: bool = False  # a run is in progress (after a crash: restore ``l3_snapshot``)
+    l3_snapshot: str | None = None  # persona backup of that run (None: there was no persona)
+
 
 class Store(Protocol):
     """A backend: one object exposing the per-layer parts."""
@@ -344,3 +395,196 @@ class Store(Protocol):
     def pipeline(self) -> PipelineState: ...
 
     def close(self) -> None: ...
+
+
+# --- L2 scenes and the L3 persona -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Scene:
+    """An L2 scene document: the file ``scene_blocks/<name>``, a META header and a Markdown body.
+
+    Times are ms since the epoch (the file keeps minutes). ``heat`` grows with consolidation and
+    recall hits.
+    """
+
+    name: str  # file name inside scene_blocks/, e.g. ``family.md``
+    summary: str
+    heat: int
+    created: int
+    updated: int
+    body: str
+
+
+@dataclass(frozen=True, slots=True)
+class SceneEntry:
+    """One line of ``.metadata/scene_index.json``: a scene's META and the atom ids it consolidates."""
+
+    name: str
+    summary: str
+    heat: int
+    created: int
+    updated: int
+    atom_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Persona:
+    """The L3 persona of a tenant: ``persona.md`` split into the body and the scene navigation."""
+
+    tenant: Tenant
+    body: str
+    navigation: str
+    updated: int  # ms
+
+
+class SceneStore(Protocol):
+    """L2 storage of a tenant: scene files, their index and backups of the scene folder.
+
+    Scene files are the source of truth; the index is rebuilt from them by the pipeline.
+    Every write replaces a file atomically.
+    """
+
+    def folder(self, tenant: Tenant) -> Path:
+        """The tenant's ``scene_blocks/`` folder (created when missing): the only folder a scene
+        writer may touch."""
+        ...
+
+    def load(self, tenant: Tenant) -> list[Scene]:
+        """Every scene file of the tenant, parsed, by name. Symlinks and other files are ignored."""
+        ...
+
+    def save(self, tenant: Tenant, scene: Scene) -> None:
+        """Write ``scene`` to ``scene_blocks/<scene.name>`` in the META format."""
+        ...
+
+    def tidy(self, tenant: Tenant) -> dict[str, str | None]:
+        """Remove soft-deleted files (``[DELETED]``, empty, or META without body) and give the
+        others normalised names. Returns ``{old name: new name, or None when removed}`` for the
+        files it changed."""
+        ...
+
+    def index(self, tenant: Tenant) -> list[SceneEntry]:
+        """The saved scene index (empty when none)."""
+        ...
+
+    def save_index(self, tenant: Tenant, entries: Sequence[SceneEntry]) -> None:
+        """Replace ``.metadata/scene_index.json``."""
+        ...
+
+    def backup(self, tenant: Tenant) -> str:
+        """Snapshot the scene folder and the index; prune old snapshots. Returns the snapshot id."""
+        ...
+
+    def restore(self, tenant: Tenant, snapshot: str) -> None:
+        """Make the scene folder and the index byte-identical to ``snapshot``.
+        Raises ``StoreError`` when the snapshot is gone."""
+        ...
+
+    def tenants(self) -> list[Tenant]:
+        """Tenants that have a profile folder."""
+        ...
+
+
+class PersonaStore(Protocol):
+    """L3 storage of a tenant: ``persona.md`` and its backups."""
+
+    def path(self, tenant: Tenant) -> Path:
+        """The tenant's ``persona.md`` (its folder created): the only file a persona writer may touch."""
+        ...
+
+    def read(self, tenant: Tenant) -> tuple[str, int] | None:
+        """The persona file's text and modification time (ms), or None when there is none."""
+        ...
+
+    def write(self, tenant: Tenant, text: str) -> None:
+        """Replace ``persona.md`` atomically."""
+        ...
+
+    def backup(self, tenant: Tenant) -> str | None:
+        """Snapshot ``persona.md`` and prune old snapshots; None when there is no persona yet."""
+        ...
+
+    def restore(self, tenant: Tenant, snapshot: str | None) -> None:
+        """Put ``persona.md`` back as in ``snapshot`` (None: remove it, there was none)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ConsolidationRequest:
+    """What a scene writer consolidates in one call: one batch of a tenant's L2 run.
+
+    ``atoms`` are new atoms (plus any the writer deferred earlier in the run), by seq;
+    ``members`` maps each scene file to its current atoms; ``vectors`` maps atom ids to unit
+    vectors when the store has them (empty without an embedder); ``total_atoms`` is how many
+    current atoms the tenant has (this batch, the scenes and the rest of the run's backlog).
+    """
+
+    tenant: Tenant
+    folder: Path
+    atoms: tuple[Atom, ...]
+    scenes: tuple[Scene, ...]
+    members: Mapping[str, tuple[Atom, ...]]
+    vectors: Mapping[str, Vectors]
+    max_scenes: int
+    final: bool  # the last batch of the run: every atom must be placed
+    now: int
+    total_atoms: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class ConsolidationResult:
+    """What a scene writer did. ``placed`` maps atom ids to the scene file that now holds them
+    (also atoms moved by a merge); atoms it leaves out are attributed by the pipeline to the most
+    similar scene. ``deferred`` atoms are offered again with the next batch (ignored when final)."""
+
+    placed: Mapping[str, str] = field(default_factory=dict)
+    deferred: tuple[str, ...] = ()
+    persona_requests: tuple[str, ...] = ()  # reasons from ``[PERSONA_UPDATE_REQUEST]``
+
+
+class SceneWriter(Protocol):
+    """Consolidates atoms into the scene files of ``request.folder`` (and nowhere else).
+
+    Rules: update an existing scene by default; create at most one new scene per call; when at
+    ``max_scenes``, merge 2-4 similar scenes before creating one; delete a file by writing
+    ``[DELETED]``. Raises ``EngineError`` when it cannot finish (the pipeline restores the backup).
+    """
+
+    async def consolidate(self, request: ConsolidationRequest) -> ConsolidationResult: ...
+
+
+@dataclass(frozen=True, slots=True)
+class PersonaRequest:
+    """What a persona writer sees. ``path`` holds the current body (navigation stripped) during the
+    run; ``first`` is True when there is no persona yet; ``changed`` names scenes changed since the
+    last persona; ``atoms`` are the highest-priority persona and instruction atoms, ``events`` the
+    highest-priority episodic ones."""
+
+    tenant: Tenant
+    path: Path
+    current: str
+    first: bool
+    scenes: tuple[Scene, ...]
+    changed: tuple[str, ...]
+    atoms: tuple[Atom, ...]
+    reasons: tuple[str, ...]
+    now: int
+    events: tuple[Atom, ...] = ()
+
+
+class PersonaWriter(Protocol):
+    """Writes the persona body (Markdown, no navigation). Touches ``request.path`` at most.
+    Raises ``EngineError`` when it cannot finish (the pipeline restores the backup)."""
+
+    async def write(self, request: PersonaRequest) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class UpperLayers:
+    """The L2/L3 parts a memory needs: where scenes and the persona live, and who writes them."""
+
+    scenes: SceneStore
+    persona: PersonaStore
+    scene_writer: SceneWriter
+    persona_writer: PersonaWriter

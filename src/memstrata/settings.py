@@ -48,6 +48,23 @@ class PipelineSettings(BaseModel):
     retry_delay_seconds: float = 30.0
     max_attempts: Annotated[int, Field(ge=1)] = 5
     workers: Annotated[int, Field(ge=1)] = 4
+    # L2 timer per tenant (downward-only); see DESIGN section 4.
+    l2_delay_after_l1_seconds: float = 10.0
+    l2_min_interval_seconds: float = 900.0
+    l2_max_interval_seconds: float = 3600.0
+    session_active_window_hours: float = 24.0
+    l2_batch_size: Annotated[int, Field(ge=1)] = 50  # atoms per consolidation call
+
+
+class PersonaSettings(BaseModel):
+    max_scenes: Annotated[int, Field(ge=2)] = 15
+    trigger_every_n: Annotated[int, Field(ge=1)] = 50  # new atoms since the last persona
+    scene_backup_count: Annotated[int, Field(ge=1)] = 10
+    backup_count: Annotated[int, Field(ge=1)] = 3
+    # The sandboxed tool loop of the llm engine (L2 and L3).
+    tool_max_steps: Annotated[int, Field(ge=1)] = 20
+    tool_timeout_seconds: float = 300.0
+    tool_max_write_bytes: Annotated[int, Field(ge=1024)] = 256 * 1024
 
 
 class SearchSettings(BaseModel):
@@ -66,6 +83,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     pipeline: PipelineSettings = Field(default_factory=PipelineSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
+    persona: PersonaSettings = Field(default_factory=PersonaSettings)
 
     @classmethod
     def settings_customise_sources(

@@ -8,9 +8,22 @@ from pathlib import Path
 from memstrata.clock import SystemClock
 from memstrata.embeddings.select import embedder_from_settings
 from memstrata.engines.offline import OfflineDeduplicator, OfflineExtractor
+from memstrata.engines.offline.persona_l3 import OfflinePersonaWriter
+from memstrata.engines.offline.scenes_l2 import OfflineSceneWriter
 from memstrata.errors import ConfigError
-from memstrata.ports import ChatModel, Clock, Deduplicator, Embedder, Extractor, Store
+from memstrata.ports import (
+    ChatModel,
+    Clock,
+    Deduplicator,
+    Embedder,
+    Extractor,
+    PersonaWriter,
+    SceneWriter,
+    Store,
+    UpperLayers,
+)
 from memstrata.settings import Settings
+from memstrata.stores.files import FilePersonaStore, FileSceneStore
 from memstrata.stores.sqlite.store import SqliteStore
 
 
@@ -21,16 +34,20 @@ class Components:
     embedder: Embedder | None
     extractor: Extractor
     deduplicator: Deduplicator
+    upper: UpperLayers
+
+
+def data_dir(location: str | Path) -> Path:
+    """The data directory a path (or ``sqlite:///path``) names."""
+    text = str(location)
+    if text.startswith(("postgres://", "postgresql://")):
+        raise ConfigError("the PostgreSQL backend is not available in this version; use a data directory")
+    return Path(text.removeprefix("sqlite:///")).expanduser()
 
 
 def open_store(location: str | Path) -> Store:
     """A path (or ``sqlite:///path``) opens the embedded store in that data directory."""
-    text = str(location)
-    if text.startswith(("postgres://", "postgresql://")):
-        raise ConfigError("the PostgreSQL backend is not available in this version; use a data directory")
-    if text.startswith("sqlite:///"):
-        text = text.removeprefix("sqlite:///")
-    return SqliteStore(Path(text).expanduser())
+    return SqliteStore(data_dir(location))
 
 
 def chat_model(settings: Settings) -> ChatModel:
@@ -51,6 +68,30 @@ def engines(settings: Settings, model: ChatModel | None = None) -> tuple[Extract
     return LLMExtractor(chat), LLMDeduplicator(chat)
 
 
+def writers(settings: Settings, model: ChatModel | None = None) -> tuple[SceneWriter, PersonaWriter]:
+    """The L2/L3 engine: offline by default, the llm one with a model (as for L1)."""
+    if settings.pipeline.engine == "offline" and model is None:
+        return OfflineSceneWriter(), OfflinePersonaWriter()
+    from memstrata.engines.llm.l2 import LLMSceneWriter
+    from memstrata.engines.llm.l3 import LLMPersonaWriter
+
+    chat = model or chat_model(settings)
+    return LLMSceneWriter(chat, settings.persona), LLMPersonaWriter(chat, settings.persona)
+
+
+def upper_layers(settings: Settings, location: Path, model: ChatModel | None = None) -> UpperLayers:
+    """File stores under ``<data dir>/profiles`` and the L2/L3 writers."""
+    root = data_dir(location) / "profiles"
+    p = settings.persona
+    scene_writer, persona_writer = writers(settings, model)
+    return UpperLayers(
+        FileSceneStore(root, keep=p.scene_backup_count),
+        FilePersonaStore(root, keep=p.backup_count),
+        scene_writer,
+        persona_writer,
+    )
+
+
 def build(
     settings: Settings,
     location: str | Path | None = None,
@@ -64,6 +105,12 @@ def build(
     if isinstance(chosen, str):
         raise ConfigError(f"embedder must be an Embedder, None or 'settings', not {chosen!r}")
     extractor, deduplicator = engines(settings, chat)
+    where = data_dir(location or settings.home)
     return Components(
-        open_store(location or settings.home), clock or SystemClock(), chosen, extractor, deduplicator
+        open_store(where),
+        clock or SystemClock(),
+        chosen,
+        extractor,
+        deduplicator,
+        upper_layers(settings, where, chat),
     )

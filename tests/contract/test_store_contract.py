@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -177,3 +178,15 @@ def test_jsonl_mirror_is_topped_up_on_open(tmp_path: Path) -> None:
     ]
     assert len(lines) == 1
     again.close()
+
+
+def test_a_partial_mirror_line_left_by_a_crash_is_rewritten_whole(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "d")
+    store.messages.append([msg("m1", "one"), msg("m2", "two")])
+    store.close()
+    (mirror,) = (tmp_path / "d" / "conversations").glob("*.jsonl")
+    text = mirror.read_text()
+    mirror.write_text(text[: text.index('"id": "m2"') + 5])  # cut in the middle of m2's line
+    SqliteStore(tmp_path / "d").close()
+    lines = [json.loads(x) for x in mirror.read_text().splitlines()]
+    assert [ln["id"] for ln in lines] == ["m1", "m2"]

@@ -157,8 +157,8 @@ def test_sync_and_async_surfaces_are_identical() -> None:
 def test_public_api_is_pinned() -> None:
     assert memstrata.__all__ == sorted(memstrata.__all__)
     assert set(memstrata.__all__) == {
-        "Atom",
         "AsyncMemory",
+        "Atom",
         "AtomType",
         "CaptureResult",
         "ConfigError",
@@ -169,6 +169,7 @@ def test_public_api_is_pinned() -> None:
         "InputError",
         "Layer",
         "Memory",
+        "MemoryTools",
         "MemstrataError",
         "Message",
         "MissingExtraError",
@@ -184,6 +185,7 @@ def test_public_api_is_pinned() -> None:
         "StoreError",
         "SystemClock",
         "Tenant",
+        "TurnLimitError",
         "UnknownTenantError",
         "ValidationError",
         "load_settings",

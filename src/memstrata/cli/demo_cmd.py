@@ -38,7 +38,7 @@ def demo(
                     session_id=s.session_id,
                     user_id=s.tenant.user_id,
                 )
-            mem.end_session("chat-maya", user_id="maya")
+            mem.run_all()  # L1 atoms, L2 scenes, L3 persona
             _show(mem)
     console.print(f"\n[dim]data directory: {home}  ({time.perf_counter() - started:.1f} s)[/dim]")
 
@@ -56,3 +56,14 @@ def _show(mem: Memory) -> None:
         console.rule(f"[bold]search[/bold] {q}  ({result.strategy})")
         for h in result:
             console.print(f"  {h.layer} {h.score:.3f}  {h.content}")
+    scenes = mem.scenes(user_id="maya")
+    console.rule(f"[bold]L2[/bold] scenes ({len(scenes)})")
+    for e in scenes:
+        console.print(escape(f"  scene_blocks/{e.name}  heat {e.heat}  {e.summary}"))
+    if scenes:
+        hottest = max(scenes, key=lambda e: e.heat)
+        console.rule(f"[bold]L2[/bold] scene_blocks/{hottest.name}")
+        console.print(escape(mem.read_scene(hottest.name, user_id="maya").body))
+    persona = mem.persona(user_id="maya")
+    console.rule("[bold]L3[/bold] persona")
+    console.print(escape(persona.body if persona else "(no persona yet)"))

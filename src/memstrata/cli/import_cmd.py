@@ -73,6 +73,7 @@ def import_file(
             for s in sessions:
                 mem.end_session(s.session_key, user_id=s.tenant.user_id, agent_id=s.tenant.agent_id)
                 bar.advance(task)
+            mem.run_all()  # then L2 scenes and L3 personas of every tenant with new atoms
         status = mem.status()
     console.print(
         f"imported {len(sessions)} sessions: {stored} messages stored, {duplicates} already present, "

@@ -9,7 +9,6 @@ threads while runs complete on the event loop.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import threading
 from collections.abc import Callable
@@ -39,15 +38,25 @@ class SessionStatus:
 
 
 class Scheduler:
-    def __init__(self, store: Store, l1: L1Runner, clock: Clock, settings: PipelineSettings) -> None:
+    """L1 scheduling per session. ``on_atoms(tenant)`` is called after each L1 run that wrote atoms
+    (it arms the tenant's L2 timer)."""
+
+    def __init__(
+        self,
+        store: Store,
+        l1: L1Runner,
+        clock: Clock,
+        settings: PipelineSettings,
+        on_atoms: Callable[[Tenant], None] | None = None,
+    ) -> None:
         self._store = store
+        self._on_atoms = on_atoms
         self._l1 = l1
         self._clock = clock
         self._s = settings
         self._state_lock = threading.Lock()
         self._locks: dict[Key, asyncio.Lock] = {}
         self._slots: asyncio.Semaphore | None = None
-        self._wake: asyncio.Event | None = None
         self.touched: set[Key] = set()
 
     # --- state transitions (sync: called from worker threads too) -----------------------------
@@ -65,11 +74,6 @@ class Scheduler:
         now = self._clock.now_ms()
         self._mutate(tenant, session_key, lambda st: rules.on_capture(st, turns, now, self._s))
         self.touched.add((tenant, session_key))
-
-    def wake(self) -> None:
-        """Tell the background loop to look again (call from the event loop's thread)."""
-        if self._wake is not None:
-            self._wake.set()
 
     def recover(self) -> int:
         """Re-arm sessions that have unprocessed messages (after a crash or a stop)."""
@@ -115,6 +119,8 @@ class Scheduler:
                 await asyncio.to_thread(self._failed, tenant, session_key, exc)
                 return None
             await asyncio.to_thread(self._succeeded, tenant, session_key)
+            if report.atoms and self._on_atoms is not None:
+                await asyncio.to_thread(self._on_atoms, tenant)
             return report
 
     def _failed(self, tenant: Tenant, session_key: str, exc: BaseException) -> None:
@@ -143,17 +149,10 @@ class Scheduler:
 
         self._mutate(tenant, session_key, change)
 
-    async def serve(self) -> None:
-        """Background loop: run what is due, sleep until the next timer or a capture wakes it."""
-        self._wake = asyncio.Event()
-        while True:
-            await self.run_due()
-            states = await asyncio.to_thread(self._store.pipeline.sessions)
-            timers = [s.fire_at for s in states if s.fire_at is not None]
-            delay = (min(timers) - self._clock.now_ms()) / 1000 if timers else 5.0
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=min(max(delay, 0.05), 5.0))
-            self._wake.clear()
+    def next_fire(self) -> int | None:
+        """The earliest armed L1 timer, ms (None: nothing armed)."""
+        timers = [s.fire_at for s in self._store.pipeline.sessions() if s.fire_at is not None]
+        return min(timers) if timers else None
 
     def status(self) -> list[SessionStatus]:
         lags = {(t, k): n for t, k, n in self._store.pipeline.backlog()}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -23,7 +24,11 @@ class SqliteMessageLog:
     def append(self, items: Sequence[tuple[Message, str]]) -> list[Message]:
         stored: list[Message] = []
         with self._db.tx() as c:
+            # Known ids are skipped before inserting: a failed OR IGNORE would still use up a seq.
+            known = self._known(c, items)
             for m, body in items:
+                if (m.tenant, m.id) in known:
+                    continue
                 cur = c.execute(
                     _INSERT,
                     (
@@ -45,6 +50,22 @@ class SqliteMessageLog:
                 c.execute("INSERT INTO messages_fts (rowid, body) VALUES (?, ?)", (seq, body))
                 stored.append(replace(m, seq=seq))
         return stored
+
+    @staticmethod
+    def _known(c: sqlite3.Connection, items: Sequence[tuple[Message, str]]) -> set[tuple[Tenant, str]]:
+        by_tenant: dict[Tenant, list[str]] = {}
+        for m, _ in items:
+            by_tenant.setdefault(m.tenant, []).append(m.id)
+        known: set[tuple[Tenant, str]] = set()
+        for t, ids in by_tenant.items():
+            for i in range(0, len(ids), 500):
+                chunk = ids[i : i + 500]
+                found = c.execute(
+                    f"SELECT id FROM messages WHERE user_id = ? AND agent_id = ? AND id IN ({','.join('?' * len(chunk))})",
+                    [t.user_id, t.agent_id, *chunk],
+                )
+                known.update((t, row[0]) for row in found)
+        return known
 
     def last(self, tenant: Tenant, session_key: str) -> Message | None:
         found = self._db.query(

@@ -140,6 +140,39 @@ def m005_pipeline(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m006_tenant_pipeline(db: sqlite3.Connection) -> None:
+    """Durable L2/L3 scheduler state per tenant: the L2 cursor and timer, L3 request counters,
+    failures, and the backup of a run in progress (restored after a crash)."""
+    _ddl(
+        db,
+        """
+        CREATE TABLE pipeline_tenants (
+            user_id       TEXT NOT NULL,
+            agent_id      TEXT NOT NULL,
+            l2_cursor     INTEGER NOT NULL DEFAULT 0,
+            l2_fire_at    INTEGER,
+            last_l2       INTEGER,
+            last_active   INTEGER NOT NULL DEFAULT 0,
+            l2_attempts   INTEGER NOT NULL DEFAULT 0,
+            l2_error      TEXT,
+            l2_snapshot   TEXT,
+            new_atoms     INTEGER NOT NULL DEFAULT 0,
+            l3_requested  INTEGER NOT NULL DEFAULT 0,
+            l3_done       INTEGER NOT NULL DEFAULT 0,
+            l3_reasons    TEXT NOT NULL DEFAULT '[]',
+            l3_fire_at    INTEGER,
+            l3_attempts   INTEGER NOT NULL DEFAULT 0,
+            l3_error      TEXT,
+            last_l3       INTEGER,
+            l3_running    INTEGER NOT NULL DEFAULT 0,
+            l3_snapshot   TEXT,
+            PRIMARY KEY (user_id, agent_id)
+        );
+        """,
+    )
+
+
 def _ddl(db: sqlite3.Connection, script: str) -> None:
     # One execute per statement: executescript() would commit the surrounding transaction.
     for statement in script.split(";"):

@@ -90,6 +90,7 @@ class JsonlMirror:
         files = sorted(self._folder.glob("*.jsonl")) if self._folder.is_dir() else []
         if not files:
             return 0
+        _trim_partial_line(files[-1])
         with open(files[-1], "rb") as fh:
             fh.seek(max(0, files[-1].stat().st_size - 65536))
             tail = fh.read().splitlines()
@@ -99,3 +100,21 @@ class JsonlMirror:
             except (ValueError, KeyError, TypeError):
                 log.warning("unreadable line at the end of %s; continuing above it", files[-1])
         return 0
+
+
+def _trim_partial_line(path: Path) -> None:
+    """A crash mid-append can leave a line without its newline: cut it, so the top-up rewrites
+    that record whole instead of gluing the next one onto it."""
+    size = path.stat().st_size
+    if size == 0:
+        return
+    with open(path, "rb+") as fh:
+        fh.seek(size - 1)
+        if fh.read(1) == b"\n":
+            return
+        fh.seek(max(0, size - 1_048_576))
+        tail = fh.read()
+        cut = tail.rfind(b"\n")
+        keep = size - len(tail) + cut + 1 if cut >= 0 else max(0, size - len(tail))
+        log.warning("mirror %s ended in a partial line; trimmed %d bytes", path, size - keep)
+        fh.truncate(keep)

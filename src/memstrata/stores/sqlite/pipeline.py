@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from dataclasses import fields
 
 from memstrata.models import Tenant
-from memstrata.ports import SessionState
+from memstrata.ports import SessionState, TenantState
 from memstrata.stores.sqlite.db import Database
 
 _COLS = "user_id, agent_id, session_key, cursor, pending, runs, fire_at, attempts, last_error, last_activity"
@@ -23,6 +25,17 @@ def _state(r: sqlite3.Row) -> SessionState:
         last_error=r["last_error"],
         last_activity=r["last_activity"],
     )
+
+
+# Every TenantState field but the tenant, in table column order.
+_TENANT_FIELDS = [f.name for f in fields(TenantState) if f.name != "tenant"]
+
+
+def _tenant_state(r: sqlite3.Row) -> TenantState:
+    values = {name: r[name] for name in _TENANT_FIELDS}
+    values["l3_reasons"] = tuple(json.loads(values["l3_reasons"]))
+    values["l3_running"] = bool(values["l3_running"])
+    return TenantState(tenant=Tenant(r["user_id"], r["agent_id"]), **values)
 
 
 class SqlitePipelineState:
@@ -71,3 +84,33 @@ class SqlitePipelineState:
             "HAVING lag > 0 ORDER BY MIN(m.seq)"
         )
         return [(Tenant(r["user_id"], r["agent_id"]), str(r["session_key"]), int(r["lag"])) for r in found]
+
+    def tenant(self, tenant: Tenant) -> TenantState:
+        found = self._db.query(
+            f"SELECT user_id, agent_id, {', '.join(_TENANT_FIELDS)} FROM pipeline_tenants "
+            "WHERE user_id = ? AND agent_id = ?",
+            (tenant.user_id, tenant.agent_id),
+        )
+        return _tenant_state(found[0]) if found else TenantState(tenant)
+
+    def save_tenant(self, state: TenantState) -> None:
+        values = [getattr(state, name) for name in _TENANT_FIELDS]
+        values[_TENANT_FIELDS.index("l3_reasons")] = json.dumps(list(state.l3_reasons))
+        values[_TENANT_FIELDS.index("l3_running")] = int(state.l3_running)
+        cols = ", ".join(_TENANT_FIELDS)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in _TENANT_FIELDS)
+        with self._db.tx() as c:
+            c.execute(
+                f"INSERT INTO pipeline_tenants (user_id, agent_id, {cols}) "
+                f"VALUES (?, ?, {', '.join('?' * len(_TENANT_FIELDS))}) "
+                f"ON CONFLICT (user_id, agent_id) DO UPDATE SET {updates}",
+                [state.tenant.user_id, state.tenant.agent_id, *values],
+            )
+
+    def tenants(self) -> list[TenantState]:
+        return [
+            _tenant_state(r)
+            for r in self._db.query(
+                f"SELECT user_id, agent_id, {', '.join(_TENANT_FIELDS)} FROM pipeline_tenants ORDER BY rowid"
+            )
+        ]

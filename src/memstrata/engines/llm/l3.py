@@ -1,0 +1,37 @@
+"""``LLMPersonaWriter``: the ``PersonaWriter`` of the LLM engine, a tool loop on ``persona.md`` alone."""
+
+from __future__ import annotations
+
+from memstrata.engines.llm.l3_prompt import persona_messages
+from memstrata.engines.llm.sandbox import Sandbox
+from memstrata.engines.llm.tool_loop import run_tools
+from memstrata.layers.l3.persona_doc import strip_navigation
+from memstrata.ports import ChatModel, PersonaRequest
+from memstrata.settings import PersonaSettings
+
+
+class LLMPersonaWriter:
+    """Writes the persona with ``model`` through file tools sandboxed to ``request.path``.
+
+    Returns the file's body after the loop. Raises ``ModelError`` when the model fails and
+    ``EngineError`` when the loop times out.
+    """
+
+    def __init__(self, model: ChatModel, settings: PersonaSettings) -> None:
+        self.model = model
+        self.settings = settings
+
+    async def write(self, request: PersonaRequest) -> str:
+        sandbox = Sandbox(
+            request.path.parent,
+            max_write_bytes=self.settings.tool_max_write_bytes,
+            only=request.path.name,
+        )
+        await run_tools(
+            self.model,
+            persona_messages(request),
+            sandbox,
+            max_steps=self.settings.tool_max_steps,
+            time_limit=self.settings.tool_timeout_seconds,
+        )
+        return strip_navigation(sandbox.read(request.path.name))

@@ -1,0 +1,99 @@
+"""The scene file format of DESIGN section 2, parsed and written exactly::
+
+    -----META-START-----
+    created: 2026-07-30 10:02
+    updated: 2026-08-04 09:15
+    summary: one line used in navigation and prompts
+    heat: 120
+    -----META-END-----
+
+    <Markdown body>
+
+A file without a complete META block is all body. Times are UTC, to the minute.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from memstrata.ports import Scene
+
+META_START = "-----META-START-----"
+META_END = "-----META-END-----"
+DELETED = "[DELETED]"
+_TIME_FORMAT = "%Y-%m-%d %H:%M"
+_KEY = re.compile(r"^([A-Za-z_]+)\s*:\s*(.*)$")
+
+
+def format_time(ms: int) -> str:
+    """``2026-07-30 10:02`` (UTC) for epoch milliseconds."""
+    return datetime.fromtimestamp(ms / 1000, UTC).strftime(_TIME_FORMAT)
+
+
+def parse_time(text: str) -> int | None:
+    """Epoch ms of a META time, or None when it is not one."""
+    try:
+        moment = datetime.strptime(text.strip(), _TIME_FORMAT).replace(tzinfo=UTC)
+    except ValueError:
+        return None
+    return int(moment.timestamp() * 1000)
+
+
+def one_line(text: str) -> str:
+    """A summary fit for a META line: whitespace (newlines included) collapsed."""
+    return " ".join(text.split())
+
+
+def split_meta(text: str) -> tuple[dict[str, str] | None, str]:
+    """``(META fields, body)``; ``(None, text)`` when the text does not start with a whole META block."""
+    stripped = text.lstrip("\ufeff")
+    lines = stripped.split("\n")
+    if not lines or lines[0].strip() != META_START:
+        return None, text
+    ends = [i for i, line in enumerate(lines) if i > 0 and line.strip() == META_END]
+    if not ends:
+        return None, text
+    end = ends[0]
+    fields: dict[str, str] = {}
+    for line in lines[1:end]:
+        if match := _KEY.match(line.strip()):
+            fields[match.group(1).lower()] = match.group(2).strip()
+    body = "\n".join(lines[end + 1 :])
+    return fields, body.strip("\n")
+
+
+def parse_scene(name: str, text: str, default_time: int) -> Scene:
+    """A scene from a file's text. Missing or malformed META values get defaults: summary ``""``,
+    heat 0, times ``default_time`` (callers pass the file's modification time)."""
+    fields, body = split_meta(text)
+    if fields is None:
+        return Scene(name, "", 0, default_time, default_time, body.strip("\n"))
+    created = parse_time(fields.get("created", "")) or default_time
+    updated = parse_time(fields.get("updated", "")) or created
+    try:
+        heat = max(0, int(fields.get("heat", "0")))
+    except ValueError:
+        heat = 0
+    return Scene(name, one_line(fields.get("summary", "")), heat, created, updated, body)
+
+
+def render_scene(scene: Scene) -> str:
+    """The file text of ``scene``, in the exact META format, ending with one newline."""
+    body = scene.body.strip("\n")
+    return (
+        f"{META_START}\n"
+        f"created: {format_time(scene.created)}\n"
+        f"updated: {format_time(scene.updated)}\n"
+        f"summary: {one_line(scene.summary)}\n"
+        f"heat: {max(0, scene.heat)}\n"
+        f"{META_END}\n\n"
+        f"{body}\n"
+    )
+
+
+def is_soft_deleted(text: str) -> bool:
+    """True for a file that is only ``[DELETED]``, empty, or META without a body (or with a body
+    that is only ``[DELETED]``): the cleanup removes these."""
+    _, body = split_meta(text)
+    return body.strip() in ("", DELETED)

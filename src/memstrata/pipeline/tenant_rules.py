@@ -1,0 +1,158 @@
+"""The L2 timer and L3 trigger rules of DESIGN section 4, as pure functions over ``TenantState``.
+
+L2 timer (per tenant, downward-only: it may move earlier, never later)
+  after L1 wrote atoms   fire at max(now + delay_after_l1, last_l2 + min_interval), if earlier
+  after each L2 run      re-arm at now + max_interval while the tenant is active (an L1 wrote
+                         atoms within the active window); a cold tenant stops polling until the next L1
+  failure                retry after retry_delay until max_attempts; new atoms start over
+L3 triggers (after L2, or explicit)
+  every trigger_every_n atoms consolidated since the last persona; no persona yet; a scene-writer
+  ``[PERSONA_UPDATE_REQUEST]``; an explicit request. A trigger bumps ``l3_requested``; a run that
+  succeeds sets ``l3_done`` to the value it started from, so triggers during a run make exactly one
+  follow-up. A failed run is not done: it is retried after retry_delay, up to max_attempts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memstrata.ports import TenantState
+from memstrata.settings import PersonaSettings, PipelineSettings
+
+MAX_REASONS = 10
+
+
+def _ms(seconds: float) -> int:
+    return round(seconds * 1000)
+
+
+def is_active(state: TenantState, now: int, s: PipelineSettings) -> bool:
+    """Whether an L1 run wrote atoms for the tenant within the active window."""
+    return now - state.last_active <= _ms(s.session_active_window_hours * 3600)
+
+
+def on_l1_atoms(state: TenantState, now: int, s: PipelineSettings) -> TenantState:
+    """An L1 run wrote atoms: the tenant is active and its L2 timer may move earlier."""
+    state.last_active = now
+    candidate = now + _ms(s.l2_delay_after_l1_seconds)
+    if state.last_l2 is not None:
+        candidate = max(candidate, state.last_l2 + _ms(s.l2_min_interval_seconds))
+    if state.l2_fire_at is None:
+        state.l2_attempts = 0  # idle or given up: new atoms start a fresh series
+        state.l2_fire_at = candidate
+    elif candidate < state.l2_fire_at:
+        state.l2_fire_at = candidate
+    return state
+
+
+def l2_is_due(state: TenantState, now: int) -> bool:
+    return state.l2_fire_at is not None and state.l2_fire_at <= now
+
+
+@dataclass(frozen=True, slots=True)
+class L2Outcome:
+    """What an L2 run reports to the rules."""
+
+    cursor: int
+    consolidated: int
+    persona_requests: tuple[str, ...] = ()
+    has_persona: bool = True
+    has_scenes: bool = True
+
+
+def on_l2_success(
+    state: TenantState, outcome: L2Outcome, now: int, s: PipelineSettings, p: PersonaSettings
+) -> TenantState:
+    """Move the cursor, re-arm (or stop polling when cold), count atoms for L3 and trigger it."""
+    state.l2_cursor = max(state.l2_cursor, outcome.cursor)
+    state.last_l2 = now
+    state.l2_attempts = 0
+    state.l2_error = None
+    state.l2_snapshot = None
+    state.l2_fire_at = now + _ms(s.l2_max_interval_seconds) if is_active(state, now, s) else None
+    state.new_atoms += outcome.consolidated
+    reasons = [f"scene writer: {r}" for r in outcome.persona_requests]
+    if state.new_atoms >= p.trigger_every_n and outcome.consolidated:
+        reasons.append(f"{state.new_atoms} new atoms since the last persona")
+    if not outcome.has_persona and outcome.has_scenes:
+        reasons.append("no persona yet")
+    if reasons:
+        request_l3(state, reasons)
+    return state
+
+
+def on_l2_failure(state: TenantState, error: str, now: int, s: PipelineSettings) -> TenantState:
+    state.l2_attempts += 1
+    state.l2_error = error
+    state.l2_snapshot = None  # restored by the caller
+    if state.l2_attempts < s.max_attempts:
+        state.l2_fire_at = now + _ms(s.retry_delay_seconds)
+    else:
+        state.l2_fire_at = None  # given up until the next L1 writes atoms; status shows the error
+    return state
+
+
+def request_l3(state: TenantState, reasons: list[str]) -> TenantState:
+    """Trigger L3 (coalesced with any trigger not yet served). A new request resets failures."""
+    state.l3_requested += 1
+    state.l3_reasons = (*state.l3_reasons, *reasons)[-MAX_REASONS:]
+    state.l3_attempts = 0
+    state.l3_fire_at = None
+    return state
+
+
+def l3_is_due(state: TenantState, now: int, s: PipelineSettings) -> bool:
+    if state.l3_requested <= state.l3_done or state.l3_running:
+        return False
+    if state.l3_attempts >= s.max_attempts:
+        return False  # given up until the next request
+    return state.l3_fire_at is None or state.l3_fire_at <= now
+
+
+@dataclass(frozen=True, slots=True)
+class L3Start:
+    """What a run took on: the request count it serves and the atoms it covers."""
+
+    generation: int
+    atoms: int
+
+
+def on_l3_start(state: TenantState, snapshot: str | None) -> L3Start:
+    state.l3_running = True
+    state.l3_snapshot = snapshot
+    return L3Start(state.l3_requested, state.new_atoms)
+
+
+def on_l3_success(state: TenantState, start: L3Start, now: int) -> TenantState:
+    state.l3_done = max(state.l3_done, start.generation)
+    state.new_atoms = max(0, state.new_atoms - start.atoms)
+    state.last_l3 = now
+    state.l3_running = False
+    state.l3_snapshot = None
+    state.l3_attempts = 0
+    state.l3_error = None
+    state.l3_fire_at = None
+    if state.l3_done >= state.l3_requested:
+        state.l3_reasons = ()
+    return state
+
+
+def on_l3_failure(state: TenantState, error: str, now: int, s: PipelineSettings) -> TenantState:
+    state.l3_running = False
+    state.l3_snapshot = None  # restored by the caller
+    state.l3_attempts += 1
+    state.l3_error = error
+    state.l3_fire_at = now + _ms(s.retry_delay_seconds) if state.l3_attempts < s.max_attempts else None
+    return state
+
+
+def on_restart(state: TenantState, now: int) -> TenantState:
+    """After a crash mid-run (the caller restored the backups): run again at once."""
+    if state.l2_snapshot is not None:
+        state.l2_snapshot = None
+        state.l2_fire_at = now
+    if state.l3_running:
+        state.l3_running = False
+        state.l3_snapshot = None
+        state.l3_fire_at = None
+    return state

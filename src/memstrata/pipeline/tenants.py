@@ -1,0 +1,255 @@
+"""When L2 and L3 run, per tenant. All state lives in the store (``TenantState``); this object
+holds locks only, so a restart resumes where the last process stopped.
+
+One run per tenant at a time (L2 and L3 share the tenant's lock: both touch its profile folder);
+at most ``workers`` runs at once across tenants. Each run is bracketed by a backup: the backup id
+is saved before the engine starts and cleared when the run ends, and a failure (or, after a crash,
+``recover``) restores it, so a layer is never left half-written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from memstrata.errors import MemstrataError
+from memstrata.models import Tenant
+from memstrata.pipeline import tenant_rules as rules
+from memstrata.pipeline.l2_runner import L2Report, L2Runner
+from memstrata.pipeline.l3_runner import L3Report, L3Runner
+from memstrata.ports import AtomFilter, Clock, Store, TenantState, UpperLayers
+from memstrata.settings import PersonaSettings, PipelineSettings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class TenantStatus:
+    """A tenant's L2/L3 state as ``status`` reports it."""
+
+    tenant: Tenant
+    l2_cursor: int
+    l2_fire_at: int | None
+    l2_attempts: int
+    l2_error: str | None
+    new_atoms: int  # consolidated since the last persona
+    l3_pending: bool
+    l3_attempts: int
+    l3_error: str | None
+    last_l2: int | None
+    last_l3: int | None
+
+
+class TenantScheduler:
+    """Arms, runs and records L2 and L3 per tenant (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: Store,
+        upper: UpperLayers,
+        clock: Clock,
+        settings: PipelineSettings,
+        persona: PersonaSettings,
+    ) -> None:
+        self._store = store
+        self._upper = upper
+        self._clock = clock
+        self._s = settings
+        self._p = persona
+        self._l2 = L2Runner(store, upper, clock, settings, persona)
+        self._l3 = L3Runner(store, upper, clock)
+        self._state_lock = threading.Lock()
+        self._locks: dict[Tenant, asyncio.Lock] = {}
+        self._slots: asyncio.Semaphore | None = None
+
+    # --- state transitions (sync: called from worker threads too) -----------------------------
+
+    def _mutate(self, tenant: Tenant, change: Callable[[TenantState], object]) -> TenantState:
+        with self._state_lock:
+            state = self._store.pipeline.tenant(tenant)
+            change(state)
+            self._store.pipeline.save_tenant(state)
+            return state
+
+    def on_l1_atoms(self, tenant: Tenant) -> None:
+        """An L1 run wrote atoms for ``tenant``: arm its L2 timer (downward-only)."""
+        now = self._clock.now_ms()
+        self._mutate(tenant, lambda st: rules.on_l1_atoms(st, now, self._s))
+
+    def request_persona(self, tenant: Tenant, reason: str) -> None:
+        """An explicit L3 request (coalesced with any pending one)."""
+        self._mutate(tenant, lambda st: rules.request_l3(st, [reason]))
+
+    def recover(self) -> int:
+        """Restore the backups of runs a crash interrupted; those tenants are due at once."""
+        now = self._clock.now_ms()
+        hit = 0
+        for st in self._store.pipeline.tenants():
+            if st.l2_snapshot is not None:
+                log.warning("restoring the scenes of %s: an L2 run was interrupted", st.tenant)
+                self._upper.scenes.restore(st.tenant, st.l2_snapshot)
+            if st.l3_running:
+                log.warning("restoring the persona of %s: an L3 run was interrupted", st.tenant)
+                self._upper.persona.restore(st.tenant, st.l3_snapshot)
+            if st.l2_snapshot is not None or st.l3_running:
+                self._mutate(st.tenant, lambda s: rules.on_restart(s, now))
+                hit += 1
+        return hit
+
+    # --- running --------------------------------------------------------------------------------
+
+    def next_fire(self) -> int | None:
+        """The earliest L2 timer or L3 retry time, ms (None: nothing armed)."""
+        times: list[int] = []
+        for st in self._store.pipeline.tenants():
+            if st.l2_fire_at is not None:
+                times.append(st.l2_fire_at)
+            if rules.l3_is_due(st, 1 << 62, self._s):
+                times.append(st.l3_fire_at or 0)
+        return min(times) if times else None
+
+    async def run_due(self) -> int:
+        """Run every L2 and L3 that is due now, repeatedly, until none is. Returns runs attempted."""
+        ran = 0
+        while True:
+            now = self._clock.now_ms()
+            states = await asyncio.to_thread(self._store.pipeline.tenants)
+            l2 = [s.tenant for s in states if rules.l2_is_due(s, now)]
+            l3 = [s.tenant for s in states if rules.l3_is_due(s, now, self._s) and s.tenant not in l2]
+            if not l2 and not l3:
+                return ran
+            await asyncio.gather(*(self.run_l2(t) for t in l2), *(self.run_l3(t) for t in l3))
+            ran += len(l2) + len(l3)
+
+    async def flush(self, tenants: Iterable[Tenant]) -> int:
+        """Run L2 now on every given tenant with atoms after its cursor, then L3 on every one with a
+        request or atoms since its last persona, due or not. Returns runs attempted."""
+        chosen = list(dict.fromkeys(tenants))
+        behind = [t for t in chosen if await asyncio.to_thread(self._behind, t)]
+        await asyncio.gather(*(self.run_l2(t, force=True) for t in behind))
+        stale = [t for t in chosen if await asyncio.to_thread(self._needs_persona, t)]
+        await asyncio.gather(*(self.run_l3(t, force=True) for t in stale))
+        return len(behind) + len(stale)
+
+    def _behind(self, tenant: Tenant) -> bool:
+        cursor = self._store.pipeline.tenant(tenant).l2_cursor
+        return self._has_atoms_after(tenant, cursor)
+
+    def _has_atoms_after(self, tenant: Tenant, cursor: int) -> bool:
+        return bool(self._store.atoms.list(tenant, AtomFilter(), limit=1, after_seq=cursor))
+
+    def _needs_persona(self, tenant: Tenant) -> bool:
+        st = self._store.pipeline.tenant(tenant)
+        return st.l3_requested > st.l3_done or (st.new_atoms > 0 and st.last_l2 is not None)
+
+    def _guard(self, tenant: Tenant) -> tuple[asyncio.Lock, asyncio.Semaphore]:
+        """The tenant's lock and the shared worker slots (made on first use, in the running loop)."""
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self._s.workers)
+        return self._locks.setdefault(tenant, asyncio.Lock()), self._slots
+
+    async def run_l2(self, tenant: Tenant, *, force: bool = False) -> L2Report | None:
+        """One L2 run (when due, or ``force``). Failures are recorded, logged and retried later."""
+        lock, slots = self._guard(tenant)
+        async with lock, slots:
+            state = await asyncio.to_thread(self._store.pipeline.tenant, tenant)
+            if not force and not rules.l2_is_due(state, self._clock.now_ms()):
+                return None
+            snapshot = await asyncio.to_thread(self._snapshot, tenant, state.l2_cursor)
+            try:
+                report = await self._l2.run(tenant, state.l2_cursor)
+            except Exception as exc:  # noqa: BLE001 - every failure is restored, recorded and retried
+                if snapshot is not None:
+                    await asyncio.to_thread(self._upper.scenes.restore, tenant, snapshot)
+                await asyncio.to_thread(self._failed, tenant, "L2", exc)
+                return None
+            await asyncio.to_thread(self._l2_done, tenant, report)
+            return report
+
+    def _snapshot(self, tenant: Tenant, cursor: int) -> str | None:
+        """Back up the scenes and record the backup durably, when the run has atoms to consolidate.
+        A run without new atoms (the periodic re-check) only tidies and rebuilds the index."""
+        if not self._has_atoms_after(tenant, cursor):
+            return None
+        snapshot = self._upper.scenes.backup(tenant)
+        self._mutate(tenant, lambda st: setattr(st, "l2_snapshot", snapshot))
+        return snapshot
+
+    def _l2_done(self, tenant: Tenant, report: L2Report) -> None:
+        now = self._clock.now_ms()
+        outcome = rules.L2Outcome(
+            report.cursor,
+            report.consolidated,
+            report.persona_requests,
+            has_persona=self._upper.persona.read(tenant) is not None,
+            has_scenes=report.scenes > 0,
+        )
+        self._mutate(tenant, lambda st: rules.on_l2_success(st, outcome, now, self._s, self._p))
+
+    async def run_l3(self, tenant: Tenant, *, force: bool = False) -> L3Report | None:
+        """One L3 run (when due, or ``force``: an explicit request is added first)."""
+        if force:
+            await asyncio.to_thread(self.request_persona, tenant, "pipeline flush")
+        lock, slots = self._guard(tenant)
+        async with lock, slots:
+            state = await asyncio.to_thread(self._store.pipeline.tenant, tenant)
+            if not rules.l3_is_due(state, self._clock.now_ms(), self._s):
+                return None
+            snapshot = await asyncio.to_thread(self._upper.persona.backup, tenant)
+            start = await asyncio.to_thread(self._l3_start, tenant, snapshot)
+            try:
+                report = await self._l3.run(tenant, state)
+            except Exception as exc:  # noqa: BLE001 - every failure is restored, recorded and retried
+                await asyncio.to_thread(self._upper.persona.restore, tenant, snapshot)
+                await asyncio.to_thread(self._failed, tenant, "L3", exc)
+                return None
+            now = self._clock.now_ms()
+            await asyncio.to_thread(self._mutate, tenant, lambda st: rules.on_l3_success(st, start, now))
+            return report
+
+    def _l3_start(self, tenant: Tenant, snapshot: str | None) -> rules.L3Start:
+        with self._state_lock:
+            state = self._store.pipeline.tenant(tenant)
+            start = rules.on_l3_start(state, snapshot)
+            self._store.pipeline.save_tenant(state)
+            return start
+
+    def _failed(self, tenant: Tenant, layer: str, exc: BaseException) -> None:
+        now = self._clock.now_ms()
+        message = f"{type(exc).__name__}: {exc}"
+        if layer == "L2":
+            st = self._mutate(tenant, lambda s: rules.on_l2_failure(s, message, now, self._s))
+            attempts = st.l2_attempts
+        else:
+            st = self._mutate(tenant, lambda s: rules.on_l3_failure(s, message, now, self._s))
+            attempts = st.l3_attempts
+        # Expected faults (engine, model, store) get one line; anything else keeps its traceback.
+        log.warning(
+            "%s run for %s failed (attempt %d), backup restored: %s",
+            layer,
+            tenant,
+            attempts,
+            message,
+            exc_info=None if isinstance(exc, MemstrataError) else exc,
+        )
+
+    def status(self) -> list[TenantStatus]:
+        return [
+            TenantStatus(
+                s.tenant,
+                s.l2_cursor,
+                s.l2_fire_at,
+                s.l2_attempts,
+                s.l2_error,
+                s.new_atoms,
+                s.l3_requested > s.l3_done,
+                s.l3_attempts,
+                s.l3_error,
+                s.last_l2,
+                s.last_l3,
+            )
+            for s in self._store.pipeline.tenants()
+        ]

@@ -1,0 +1,178 @@
+"""Agent tools: plain functions with JSON-schema descriptions that any agent framework can register.
+
+    tools = MemoryTools(mem, user_id="maya")
+    tools.openai_tools()                       # specs for the OpenAI "tools" parameter
+    tools.call("memory_search", '{"query": "allergies"}', turn_id="t-42")   # JSON text back
+
+A turn may make at most ``max_calls_per_turn`` (3) search calls when a ``turn_id`` is given; the
+next one raises ``TurnLimitError`` (``call`` returns it as ``{"error": ...}`` for the model to read).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from memstrata.api import Memory
+from memstrata.errors import MemstrataError, TurnLimitError, ValidationError
+from memstrata.models import DEFAULT, Hit
+from memstrata.recall import MAX_SEARCH_CALLS_PER_TURN
+
+_QUERY = {"type": "string", "description": "What to look for, in a few precise words."}
+_LIMIT = {"type": "integer", "minimum": 1, "maximum": 20, "default": 5, "description": "How many results."}
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "memory_search": {
+        "description": "Search long-term memory atoms: facts about the user, past events with dates, "
+        "and standing instructions. Returns the best matches with their type, scene and time.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "query": _QUERY,
+                "limit": _LIMIT,
+                "type": {
+                    "type": "string",
+                    "enum": ["persona", "episodic", "instruction"],
+                    "description": "Only memories of this type.",
+                },
+                "scene": {"type": "string", "description": "Only memories whose scene name contains this."},
+            },
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+    },
+    "conversation_search": {
+        "description": "Search the raw past messages (what was said, verbatim) when memory atoms are not enough.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "query": _QUERY,
+                "limit": _LIMIT,
+                "session_key": {"type": "string", "description": "Only this conversation channel."},
+            },
+            "required": ["query"],
+            "additionalProperties": False,
+        },
+    },
+    "read_scene": {
+        "description": "Read one whole scene document named in the scene navigation (e.g. scene_blocks/family.md).",
+        "parameters": {
+            "type": "object",
+            "properties": {"path": {"type": "string", "description": "The scene path from the navigation."}},
+            "required": ["path"],
+            "additionalProperties": False,
+        },
+    },
+}
+_KEEP_TURNS = 1_000  # turn counters kept (oldest forgotten first)
+
+
+def hit_json(h: Hit) -> dict[str, Any]:
+    return {
+        "layer": str(h.layer),
+        "id": h.id,
+        "content": h.content,
+        "score": round(h.score, 4),
+        "type": h.metadata.get("type"),
+        "scene": h.metadata.get("scene"),
+        "time": h.metadata.get("activity_start") or h.metadata.get("mentioned_at"),
+        "source_message_ids": list(h.source_message_ids),
+    }
+
+
+class MemoryTools:
+    """The agent tools over one tenant of a ``Memory``."""
+
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+        max_calls_per_turn: int = MAX_SEARCH_CALLS_PER_TURN,
+    ) -> None:
+        self._mem = memory
+        self._user, self._agent = user_id, agent_id
+        self._max = max_calls_per_turn
+        self._turns: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def count_call(self, turn_id: str | None) -> None:
+        """Count a search call of ``turn_id``; raises ``TurnLimitError`` past the limit."""
+        if turn_id is None:
+            return
+        with self._lock:
+            used = self._turns.pop(turn_id, 0)
+            if used >= self._max:
+                self._turns[turn_id] = used
+                raise TurnLimitError(turn_id, self._max)
+            self._turns[turn_id] = used + 1
+            while len(self._turns) > _KEEP_TURNS:
+                self._turns.popitem(last=False)
+
+    def memory_search(
+        self,
+        query: str,
+        limit: int = 5,
+        type: str | None = None,
+        scene: str | None = None,
+        turn_id: str | None = None,
+    ) -> list[dict[str, Any]]:
+        self.count_call(turn_id)
+        hits = self._mem.search(
+            query,
+            limit=limit,
+            type=type,
+            scene=scene,
+            layers=("L1",),
+            user_id=self._user,
+            agent_id=self._agent,
+        )
+        return [hit_json(h) for h in hits]
+
+    def conversation_search(
+        self, query: str, limit: int = 5, session_key: str | None = None, turn_id: str | None = None
+    ) -> list[dict[str, Any]]:
+        self.count_call(turn_id)
+        hits = self._mem.search_conversations(
+            query, limit=limit, session_key=session_key, user_id=self._user, agent_id=self._agent
+        )
+        return [hit_json(h) for h in hits]
+
+    def read_scene(self, path: str, turn_id: str | None = None) -> dict[str, Any]:
+        scene = self._mem.read_scene(path, user_id=self._user, agent_id=self._agent)
+        return {"path": f"scene_blocks/{scene.name}", "summary": scene.summary, "body": scene.body}
+
+    def schemas(self) -> dict[str, dict[str, Any]]:
+        """Each tool's description and JSON-schema parameters, by name."""
+        return json.loads(json.dumps(SCHEMAS))  # type: ignore[no-any-return]
+
+    def openai_tools(self) -> list[dict[str, Any]]:
+        """Tool specs in the OpenAI chat-completions ``tools`` format."""
+        return [{"type": "function", "function": {"name": n, **spec}} for n, spec in self.schemas().items()]
+
+    def call(self, name: str, arguments: str | Mapping[str, Any], turn_id: str | None = None) -> str:
+        """Run a tool call as a model wrote it; returns JSON text (``{"error": ...}`` on failure)."""
+        fn: Mapping[str, Callable[..., Any]] = {
+            "memory_search": self.memory_search,
+            "conversation_search": self.conversation_search,
+            "read_scene": self.read_scene,
+        }
+        try:
+            if name not in fn:
+                raise ValidationError(f"unknown tool {name!r}", item="name")
+            args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
+            if not isinstance(args, dict):
+                raise ValidationError("tool arguments must be a JSON object", item="arguments")
+            allowed = set(SCHEMAS[name]["parameters"]["properties"])
+            if extra := set(args) - allowed:
+                raise ValidationError(f"unknown argument(s) {sorted(extra)}", item="arguments")
+            return json.dumps(fn[name](**args, turn_id=turn_id), ensure_ascii=False)
+        except json.JSONDecodeError as exc:
+            return json.dumps({"error": f"arguments are not valid JSON: {exc}"})
+        except TypeError as exc:  # a required argument is missing
+            return json.dumps({"error": f"bad arguments for {name}: {exc}"})
+        except MemstrataError as exc:
+            return json.dumps({"error": exc.message})

@@ -1,0 +1,191 @@
+"""The offline L2 scene writer and L3 persona writer: topic grouping under the capacity rules,
+readable scenes, and a persona that names the person."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from memstrata.engines.offline.persona_l3 import OfflinePersonaWriter
+from memstrata.engines.offline.scenes_l2 import OfflineSceneWriter, founding_minimum
+from memstrata.layers.l2.scene_file import DELETED, parse_scene
+from memstrata.models import Atom, AtomType, Tenant
+from memstrata.ports import ConsolidationRequest, ConsolidationResult, PersonaRequest, Scene, Vectors
+
+T = Tenant("ann")
+NOW = 1_785_405_720_000
+DAY = 86_400_000
+MAY_8 = 1_683_554_160_000  # 2023-05-08
+
+
+def atom(n: int, content: str, label: str, kind: AtomType = AtomType.EPISODIC, priority: int = 50) -> Atom:
+    meta = {"speaker": "Ann", "message_time": MAY_8 + n * DAY}
+    return Atom(f"a{n}", T, kind, content, priority, label, metadata=meta, seq=n)
+
+
+async def consolidate(
+    folder: Path,
+    atoms: list[Atom],
+    members: dict[str, list[Atom]] | None = None,
+    *,
+    final: bool = True,
+    max_scenes: int = 15,
+    vectors: dict[str, Vectors] | None = None,
+) -> ConsolidationResult:
+    scenes = tuple(parse_scene(name, text(folder / name), NOW) for name in listing(folder))
+    members = members or {}
+    total = len(atoms) + sum(len(m) for m in members.values())
+    request = ConsolidationRequest(
+        T,
+        folder,
+        tuple(atoms),
+        scenes,
+        {k: tuple(v) for k, v in members.items()},
+        vectors or {},
+        max_scenes,
+        final,
+        NOW,
+        total,
+    )
+    return await OfflineSceneWriter().consolidate(request)
+
+
+def listing(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def text(path: Path) -> str:
+    return path.read_text()
+
+
+def hiking(n: int) -> Atom:
+    return atom(n, f"Ann hiked trail number {n} in the Alps.", "outdoors")
+
+
+def cooking(n: int) -> Atom:
+    return atom(n, f"Ann baked bread recipe {n}.", "food")
+
+
+async def test_one_new_scene_per_batch_the_rest_wait_then_settle(tmp_path: Path) -> None:
+    atoms = [hiking(1), hiking(2), hiking(3), cooking(4), cooking(5)]
+    result = await consolidate(tmp_path, atoms, final=False)
+    assert listing(tmp_path) == ["outdoors.md"]
+    assert set(result.placed) == {"a1", "a2", "a3"} and result.deferred == ("a4", "a5")
+
+    settled = await consolidate(tmp_path, atoms[3:], {"outdoors.md": atoms[:3]}, final=True)
+    assert listing(tmp_path) == ["food.md", "outdoors.md"]
+    assert settled.placed == {"a4": "food.md", "a5": "food.md"} and settled.deferred == ()
+
+
+async def test_atoms_update_the_scene_that_owns_their_topic(tmp_path: Path) -> None:
+    first = [hiking(1), hiking(2)]
+    await consolidate(tmp_path, first)
+    result = await consolidate(
+        tmp_path, [atom(3, "Ann climbed a mountain.", "outdoors-fitness")], {"outdoors.md": first}
+    )
+    assert result.placed == {"a3": "outdoors.md"}
+    assert listing(tmp_path) == ["outdoors.md"]
+    assert "Ann climbed a mountain." in text(tmp_path / "outdoors.md")
+
+
+async def test_at_max_scenes_the_smallest_scene_is_merged_before_a_new_one(tmp_path: Path) -> None:
+    outdoors, food = [hiking(1), hiking(2), hiking(3)], [cooking(4), cooking(5)]
+    await consolidate(tmp_path, outdoors)
+    await consolidate(tmp_path, food, {"outdoors.md": outdoors})
+    music = [atom(n, f"Ann played violin piece {n}.", "music") for n in (6, 7, 8)]
+    result = await consolidate(tmp_path, music, {"outdoors.md": outdoors, "food.md": food}, max_scenes=2)
+    assert text(tmp_path / "food.md") == DELETED + "\n"  # soft-deleted: merged away
+    assert result.placed["a4"] == result.placed["a5"] == "outdoors.md"
+    assert {result.placed[a.id] for a in music} == {"music.md"}
+
+
+async def test_leftovers_settle_by_embedding_when_every_atom_has_one_else_by_words(tmp_path: Path) -> None:
+    outdoors, food = [hiking(1), hiking(2), hiking(3)], [cooking(4), cooking(5), cooking(6)]
+    await consolidate(tmp_path, outdoors)
+    await consolidate(tmp_path, food, {"outdoors.md": outdoors})
+    stray = atom(9, "Ann hiked to the trail of the Alps again.", "misc")
+    members = {"outdoors.md": outdoors, "food.md": food}
+    by_words = await consolidate(tmp_path, [stray], members)
+    assert by_words.placed == {"a9": "outdoors.md"}
+    east, north = np.array([1, 0], dtype=np.float32), np.array([0, 1], dtype=np.float32)
+    vectors = {a.id: east for a in outdoors} | {a.id: north for a in [*food, stray]}
+    by_vectors = await consolidate(tmp_path, [stray], members, vectors=vectors)
+    assert by_vectors.placed == {"a9": "food.md"}
+
+
+async def test_a_small_group_does_not_displace_a_scene_at_the_limit(tmp_path: Path) -> None:
+    outdoors, food = [hiking(1), hiking(2), hiking(3)], [cooking(4), cooking(5), cooking(6)]
+    await consolidate(tmp_path, outdoors)
+    await consolidate(tmp_path, food, {"outdoors.md": outdoors})
+    music = [atom(7, "Ann played violin.", "music"), atom(8, "Ann played a violin duet.", "music")]
+    result = await consolidate(tmp_path, music, {"outdoors.md": outdoors, "food.md": food}, max_scenes=2)
+    assert listing(tmp_path) == ["food.md", "outdoors.md"]
+    assert set(result.placed.values()) <= {"food.md", "outdoors.md"} and len(result.placed) == 2
+
+
+async def test_a_scene_is_readable_markdown_with_facts_preferences_and_a_dated_timeline(
+    tmp_path: Path,
+) -> None:
+    atoms = [
+        atom(1, "Ann works as a nurse at the city hospital.", "work", AtomType.PERSONA, 80),
+        atom(2, "Ann loves night shifts.", "work", AtomType.PERSONA, 60),
+        atom(3, "Ann said: Great news!", "work", AtomType.EPISODIC, 40),
+        Atom(
+            "a4",
+            T,
+            AtomType.EPISODIC,
+            "Ann started a new ward rotation.",
+            60,
+            "work",
+            metadata={
+                "speaker": "Ann",
+                "message_time": MAY_8,
+                "activity_start": "2023-05-01",
+                "activity_end": "2023-05-31",
+            },
+            seq=4,
+        ),
+    ]
+    await consolidate(tmp_path, atoms)
+    scene = parse_scene("work.md", text(tmp_path / "work.md"), 0)
+    assert scene.summary.startswith("Work: ") and "Ann" in scene.summary and "\n" not in scene.summary
+    body = scene.body
+    assert body.startswith("# Work\n\nWhat Ann said about work")
+    assert "## Profile\n\n- Ann works as a nurse at the city hospital." in body
+    assert "## Preferences\n\n- Ann loves night shifts." in body
+    timeline = body[body.index("## Timeline") :]
+    assert timeline.index("**2023-05** Ann started a new ward rotation.") < timeline.index(
+        "Ann said: Great news!"
+    )
+
+
+def test_the_founding_minimum_grows_with_the_tenant() -> None:
+    assert founding_minimum(12, 15) == 2
+    assert founding_minimum(720, 15) == 10
+    assert founding_minimum(4000, 15) == 54
+
+
+async def test_the_persona_names_the_person_and_keeps_instructions_and_topics(tmp_path: Path) -> None:
+    facts = [
+        atom(1, "Ann works as a nurse at the city hospital.", "work", AtomType.PERSONA, 80),
+        atom(2, "Ann loves night shifts.", "work", AtomType.PERSONA, 60),
+        atom(
+            3, "Ann instructed the assistant: answer in short bullet points.", "x", AtomType.INSTRUCTION, -1
+        ),
+        atom(4, "Ann said: so true", "work", AtomType.PERSONA, 40),
+    ]
+    events = (atom(5, "Ann ran a marathon on 7 May 2023.", "fitness", AtomType.EPISODIC, 60),)
+    scenes = (Scene("work.md", "Work: nurse, hospital (Ann; 2 memories, May 2023)", 5, NOW, NOW, "# Work"),)
+    request = PersonaRequest(
+        T, tmp_path / "persona.md", "", True, scenes, ("work.md",), tuple(facts), (), NOW, events
+    )
+    body = await OfflinePersonaWriter().write(request)
+    assert body.startswith("# Persona\n\nThese memories are about Ann.")
+    assert "## Ann\n\nAnn works as a nurse at the city hospital." in body
+    assert "Likes and preferences:\n\n- Ann loves night shifts." in body
+    assert "- **2023-05-13** Ann ran a marathon on 7 May 2023." in body
+    assert "- Ann instructed the assistant: answer in short bullet points. (always)" in body
+    assert "- **Work**: Work: nurse, hospital" in body
+    assert "so true" not in body
+    assert body == await OfflinePersonaWriter().write(request)  # deterministic
