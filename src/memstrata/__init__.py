@@ -30,6 +30,7 @@ from memstrata.errors import (
 )
 from memstrata.layers.capture import CaptureResult
 from memstrata.models import Atom, AtomType, Hit, Layer, Message, NewMessage, Role, SearchResult, Tenant
+from memstrata.recall import RecallResult
 from memstrata.settings import Settings, load_settings
 from memstrata.tools import MemoryTools
 
@@ -55,6 +56,7 @@ __all__ = [
     "ParseError",
     "PathError",
     "PipelineError",
+    "RecallResult",
     "Role",
     "SchemaError",
     "SearchResult",

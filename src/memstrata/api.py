@@ -148,6 +148,7 @@ class Memory:
     messages = _blocking(memory.AsyncMemory.messages)
     atoms = _blocking(memory.AsyncMemory.atoms)
     search = _blocking(memory.AsyncMemory.search)
+    recall = _blocking(memory.AsyncMemory.recall)
     search_conversations = _blocking(memory.AsyncMemory.search_conversations)
     run_pending = _blocking(memory.AsyncMemory.run_pending)
     run_all = _blocking(memory.AsyncMemory.run_all)

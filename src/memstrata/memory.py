@@ -34,6 +34,7 @@ from memstrata.ports import (
     Store,
     UpperLayers,
 )
+from memstrata.recall import Budgets, RecallResult, Sources, gather, warm_scenes
 from memstrata.retrieval.presets import HYBRID, KEYWORD_ONLY, VECTOR_ONLY, SearchPlan
 from memstrata.retrieval.search import Searcher, SearchRequest
 from memstrata.settings import Settings
@@ -88,6 +89,7 @@ class AsyncMemory:
         self._pipeline = Pipeline(store, self._scheduler, tenants, clock)
         self._pipeline.recover()
         self._background: asyncio.Task[None] | None = None
+        self._warming: set[asyncio.Future[list[str]]] = set()
 
     # --- lifecycle -----------------------------------------------------------------------------
 
@@ -104,6 +106,8 @@ class AsyncMemory:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._background
             self._background = None
+        if self._warming:
+            await asyncio.gather(*self._warming, return_exceptions=True)
         if flush and self._scheduler.touched:
             await self._scheduler.flush(sorted(self._scheduler.touched, key=str))
         await asyncio.to_thread(self._store.close)
@@ -301,6 +305,50 @@ class AsyncMemory:
             since=since,
             until=until,
         )
+
+    # --- recall ---------------------------------------------------------------------------------
+
+    async def recall(
+        self,
+        query: str,
+        *,
+        session_key: str | None = None,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+    ) -> RecallResult:
+        """Context for the next prompt: ``system_context`` (persona, scene navigation, tools guide)
+        and ``prepend_context`` (relevant memories). Never raises into the agent's turn: within
+        ``recall.timeout_ms`` it returns what is ready and says what was left out and why."""
+        tenant, r = Tenant(user_id, agent_id), self.settings.recall
+        budgets = Budgets(
+            r.max_results, r.memory_chars, r.memories_chars, r.persona_chars, r.navigation_chars
+        )
+        request = SearchRequest(
+            tenant, query, (Layer.L1, Layer.L0), r.max_results, plan=_plan("hybrid", self.settings)
+        )
+        upper = self._upper
+
+        def persona() -> str | None:
+            found = upper.persona.read(tenant) if upper is not None else None
+            return persona_doc.strip_navigation(found[0]) if found else None
+
+        sources = Sources(
+            persona=persona,
+            scenes=lambda: upper.scenes.index(tenant) if upper is not None else [],
+            memories=lambda: self._searcher.search(request),
+        )
+        result = await gather(sources, budgets, r.timeout_ms)
+        atom_ids = [h.id for h in result.hits if h.layer == Layer.L1]
+        if upper is not None and atom_ids:
+            warming = asyncio.ensure_future(asyncio.to_thread(warm_scenes, upper.scenes, tenant, atom_ids))
+            self._warming.add(warming)
+            warming.add_done_callback(self._warmed)
+        return result
+
+    def _warmed(self, task: asyncio.Future[list[str]]) -> None:
+        self._warming.discard(task)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            log.warning("raising scene heat after recall failed: %s", exc)
 
     # --- pipeline -------------------------------------------------------------------------------
 

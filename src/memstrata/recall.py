@@ -13,13 +13,19 @@ one. Pure functions: gathering (with the timeout) happens in the facade.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import Any
 
 from memstrata.layers.l3.persona_doc import escape_tags, render_navigation
-from memstrata.models import Hit, Layer
-from memstrata.ports import SceneEntry
+from memstrata.models import Hit, Layer, SearchResult, Tenant
+from memstrata.ports import SceneEntry, SceneStore
+
+log = logging.getLogger(__name__)
 
 MAX_SEARCH_CALLS_PER_TURN = 3
 TOOLS_GUIDE = (
@@ -115,3 +121,71 @@ def system_block(persona_body: str | None, scenes: Sequence[SceneEntry], b: Budg
         )
     parts.append(f"<memory-tools-guide>\n{TOOLS_GUIDE}\n</memory-tools-guide>")
     return "\n\n".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Sources:
+    """Where recall reads from: blocking callables, each run in a worker thread, all at once."""
+
+    persona: Callable[[], str | None]
+    scenes: Callable[[], list[SceneEntry]]
+    memories: Callable[[], SearchResult]
+
+
+async def gather(sources: Sources, budgets: Budgets, timeout_ms: int) -> RecallResult:
+    """Read every source concurrently and assemble what is ready within ``timeout_ms``.
+
+    Never raises: a source that fails or is late is left out and named in ``degradations``.
+    """
+    timings: dict[str, float] = {}
+
+    async def timed(name: str, fn: Callable[[], Any]) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return await asyncio.to_thread(fn)
+        finally:
+            timings[name] = round((time.perf_counter() - t0) * 1000, 2)
+
+    started = time.perf_counter()
+    parts = {"persona": sources.persona, "scenes": sources.scenes, "memories": sources.memories}
+    tasks = {name: asyncio.ensure_future(timed(name, fn)) for name, fn in parts.items()}
+    await asyncio.wait(tasks.values(), timeout=timeout_ms / 1000)
+    got: dict[str, Any] = {}
+    notes: list[str] = []
+    for name, task in tasks.items():
+        if not task.done():
+            task.cancel()  # the worker thread finishes on its own; its answer is dropped
+            notes.append(f"{name} not ready within {timeout_ms} ms: left out")
+        elif (exc := task.exception()) is not None:
+            log.warning("recall: %s failed: %s", name, exc)
+            notes.append(f"{name} failed ({type(exc).__name__}: {exc}): left out")
+        else:
+            got[name] = task.result()
+    found: SearchResult | None = got.get("memories")
+    hits = found.hits if found is not None else ()
+    if found is not None:
+        notes.extend(found.degradations)
+    timings["total"] = round((time.perf_counter() - started) * 1000, 2)
+    return RecallResult(
+        system_context=system_block(got.get("persona"), got.get("scenes") or [], budgets),
+        prepend_context=memories_block(hits, budgets),
+        hits=hits[: budgets.max_results],
+        strategy=found.strategy if found is not None else "none",
+        degradations=tuple(notes),
+        timings_ms=timings,
+    )
+
+
+def warm_scenes(store: SceneStore, tenant: Tenant, atom_ids: Sequence[str]) -> list[str]:
+    """Raise by one the heat of each scene that consolidates one of ``atom_ids`` (a recall hit on
+    the scene's content); returns the scene names warmed. Writes only what changes."""
+    ids = set(atom_ids)
+    entries = store.index(tenant)
+    warm = {e.name for e in entries if ids.intersection(e.atom_ids)}
+    if not warm:
+        return []
+    for scene in store.load(tenant):
+        if scene.name in warm:
+            store.save(tenant, replace(scene, heat=scene.heat + 1))
+    store.save_index(tenant, [replace(e, heat=e.heat + 1) if e.name in warm else e for e in entries])
+    return sorted(warm)

@@ -67,6 +67,15 @@ class PersonaSettings(BaseModel):
     tool_max_write_bytes: Annotated[int, Field(ge=1024)] = 256 * 1024
 
 
+class RecallSettings(BaseModel):
+    timeout_ms: Annotated[int, Field(ge=1)] = 5000  # return what is ready by then, with a reason
+    max_results: Annotated[int, Field(ge=1, le=50)] = 5
+    memory_chars: Annotated[int, Field(ge=40)] = 400  # one memory line
+    memories_chars: Annotated[int, Field(ge=40)] = 2000  # all memory lines
+    persona_chars: Annotated[int, Field(ge=40)] = 4000
+    navigation_chars: Annotated[int, Field(ge=40)] = 2000
+
+
 class SearchSettings(BaseModel):
     # 60 in the design source; a small k ranks by the best list position and measured better on
     # LoCoMo (bench/locomo_recall.py: R@10 78.5 at k=10 vs 76.3 at k=60, both with diversify).
@@ -84,6 +93,7 @@ class Settings(BaseSettings):
     pipeline: PipelineSettings = Field(default_factory=PipelineSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
     persona: PersonaSettings = Field(default_factory=PersonaSettings)
+    recall: RecallSettings = Field(default_factory=RecallSettings)
 
     @classmethod
     def settings_customise_sources(

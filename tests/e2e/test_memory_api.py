@@ -178,6 +178,7 @@ def test_public_api_is_pinned() -> None:
         "ParseError",
         "PathError",
         "PipelineError",
+        "RecallResult",
         "Role",
         "SchemaError",
         "SearchResult",

@@ -13,6 +13,7 @@ from memstrata.cli.common import Agent, DataDir, Format, emit, err_console, open
 
 def register(app: typer.Typer) -> None:
     app.command("search")(search)
+    app.command("recall")(recall)
 
 
 def search(
@@ -55,3 +56,23 @@ _COLUMNS = [
     ("content", lambda h: h.content),
     ("sources", lambda h: ", ".join(h.source_message_ids[:3])),
 ]
+
+
+def recall(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="The user's next message.")],
+    user: Annotated[str, typer.Option("--user", help="Tenant user id.")] = "default",
+    agent: Agent = "default",
+    session: Annotated[str | None, typer.Option("--session", help="Session key of the conversation.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
+    data_dir: DataDir = None,
+) -> None:
+    """Show the context memstrata would inject before a prompt."""
+    with open_memory(ctx, data_dir) as mem:
+        result = mem.recall(query, user_id=user, agent_id=agent, session_key=session)
+    if as_json:
+        sys.stdout.write(json.dumps(plain(result), ensure_ascii=False, indent=2) + "\n")
+        return
+    for note in result.degradations:
+        err_console.print(f"[yellow]note:[/yellow] {note}")
+    sys.stdout.write(f"{result.system_context}\n\n{result.prepend_context}\n")

@@ -1,0 +1,110 @@
+"""Recall on a real memory after the whole pipeline: blocks, isolation, timeout, scene heat."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from memstrata import FakeClock, Memory
+from memstrata.embeddings.hashing import HashingEmbedder
+from memstrata.ports import Vectors
+
+MAYA = [
+    "I'm a data engineer at a bike-sharing startup in Lisbon.",
+    "I'm allergic to peanuts, so I skip the gym cafe snacks.",
+    "I love bouldering; I went climbing at the Alcântara gym yesterday.",
+    "My partner Tom is moving to Lisbon in June.",
+    "Please always answer me in short bullet points.",
+]
+BOB = ["My secret project is called Nightingale.", "I collect vintage typewriters from Prague."]
+
+
+def capture(mem: Memory, user: str, name: str, texts: Sequence[str]) -> None:
+    mem.capture(
+        [
+            {"role": "user", "name": name, "content": t, "timestamp": 1_770_000_000_000 + i * 60_000}
+            for i, t in enumerate(texts)
+        ],
+        session_key="chat",
+        user_id=user,
+    )
+
+
+@pytest.fixture
+def memory_with_two_tenants(home: Path, clock: FakeClock) -> Iterator[Memory]:
+    """Maya and Bob, each through L0-L3 (offline engine, keyword search)."""
+    with Memory.open(home, clock=clock, embedder=None) as mem:
+        capture(mem, "maya", "Maya", MAYA)
+        capture(mem, "bob", "Bob", BOB)
+        mem.run_all()
+        yield mem
+
+
+def test_recall_blocks_come_in_order_with_persona_scenes_and_memories(
+    memory_with_two_tenants: Memory,
+) -> None:
+    r = memory_with_two_tenants.recall("what should I avoid cooking for Maya?", user_id="maya")
+    sc = r.system_context
+    assert sc.index("<user-persona>") < sc.index("<scene-navigation>") < sc.index("<memory-tools-guide>")
+    assert "Maya" in sc
+    assert r.prepend_context.startswith("<relevant-memories>\n- [")
+    assert "peanuts" in r.prepend_context
+    assert r.degradations == () or all("no embedder" in d for d in r.degradations)
+    assert {"persona", "scenes", "memories", "total"} <= set(r.timings_ms)
+
+
+def test_recall_for_one_tenant_never_shows_another(memory_with_two_tenants: Memory) -> None:
+    r = memory_with_two_tenants.recall("Nightingale typewriters Prague secret project", user_id="maya")
+    everything = r.system_context + r.prepend_context
+    for secret in ("Nightingale", "typewriter", "Prague", "Bob"):
+        assert secret not in everything
+    bob = memory_with_two_tenants.recall("Nightingale", user_id="bob")
+    assert "Nightingale" in bob.prepend_context and "Maya" not in bob.system_context + bob.prepend_context
+
+
+def test_a_recall_hit_raises_the_heat_of_its_scene(memory_with_two_tenants: Memory) -> None:
+    mem = memory_with_two_tenants
+    before = {e.name: e.heat for e in mem.scenes(user_id="maya")}
+    r = mem.recall("peanuts allergy", user_id="maya")
+    hit_atoms = {h.id for h in r.hits if h.layer == "L1"}
+    assert hit_atoms
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        after = {e.name: e.heat for e in mem.scenes(user_id="maya")}
+        if after != before:
+            break
+        time.sleep(0.05)
+    warmed = {e.name for e in mem.scenes(user_id="maya") if hit_atoms & set(e.atom_ids)}
+    assert warmed and all(after[n] == before[n] + 1 for n in warmed)
+    assert mem.read_scene(sorted(warmed)[0], user_id="maya").heat == after[sorted(warmed)[0]]
+
+
+class SlowEmbedder(HashingEmbedder):
+    """A hashing embedder whose query embeddings take two seconds (a stuck endpoint)."""
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if len(texts) == 1:
+            time.sleep(2)
+        return np.asarray(super().embed(texts), dtype=np.float32)
+
+
+def test_a_slow_embedder_makes_recall_return_in_time_with_a_reason(home: Path, clock: FakeClock) -> None:
+    with Memory.open(home, clock=clock, embedder=SlowEmbedder(32), recall={"timeout_ms": 300}) as mem:
+        capture(mem, "maya", "Maya", MAYA)
+        mem.run_all()
+        t0 = time.perf_counter()
+        r = mem.recall("peanuts", user_id="maya")
+        elapsed = time.perf_counter() - t0
+    assert elapsed < 1.5
+    assert any("memories not ready within 300 ms" in d for d in r.degradations)
+    assert r.prepend_context == "" and "<user-persona>" in r.system_context
+
+
+def test_recall_on_an_empty_memory_is_just_the_guide(keyword_memory: Memory) -> None:
+    r = keyword_memory.recall("anything", user_id="nobody")
+    assert r.system_context.startswith("<memory-tools-guide>")
+    assert r.prepend_context == "" and r.hits == ()
