@@ -25,7 +25,7 @@ def register(app: typer.Typer) -> None:
 def demo(
     keep: Annotated[Path | None, typer.Option("--keep", help="Use (and keep) this folder.")] = None,
 ) -> None:
-    """Import a small sample conversation, extract memories offline and search them."""
+    """Run a small sample conversation through L0 to L3 offline, then search and recall it."""
     started = time.perf_counter()
     home = keep or Path(tempfile.mkdtemp(prefix="memstrata-demo-"))
     with fail_cleanly():
@@ -67,3 +67,12 @@ def _show(mem: Memory) -> None:
     persona = mem.persona(user_id="maya")
     console.rule("[bold]L3[/bold] persona")
     console.print(escape(persona.body if persona else "(no persona yet)"))
+    question = "Can you suggest a snack for my climbing session?"
+    recalled = mem.recall(question, user_id="maya", session_key="chat-maya")
+    console.rule(f"[bold]recall[/bold] before the prompt: {question}")
+    console.print(escape(recalled.system_context.split("<scene-navigation>")[0].strip()))
+    console.print(escape(recalled.prepend_context))
+    notes = "; ".join(recalled.degradations) or "none"
+    console.print(
+        f"[dim]strategy {recalled.strategy}, {recalled.timings_ms.get('total', 0):.0f} ms, notes: {notes}[/dim]"
+    )

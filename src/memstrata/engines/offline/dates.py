@@ -26,9 +26,14 @@ from memstrata.engines.offline.lexicon import MONTH_ABBREV, MONTHS, NUMBER_WORDS
 
 _FUTURE = re.compile(
     r"\b(?:will|'ll|going to|gonna|plan|plans|planning|next|tomorrow|can't wait|looking forward|"
-    r"excited|hope to|hoping to|want to|wanna|would like|about to|upcoming|coming up|soon|this coming)\b",
+    r"excited|hope to|hoping to|want to|wanna|would like|about to|upcoming|coming up|soon|this coming|"
+    # present progressive ("Tom is finally moving ...") usually speaks of arrangements to come
+    r"(?:is|are)\s+(?:\w+ly\s+)?\w+ing)\b",
     re.IGNORECASE,
 )
+# Clause boundaries: a date takes its tense from its own clause, not the whole sentence
+# ("we found a flat, Tom is moving on June 14": the date belongs to the second clause).
+_CLAUSE = re.compile(r"[,;:]|\s(?:so|but|and|because|while)\s", re.IGNORECASE)
 _PAST = re.compile(
     r"\b(?:was|were|went|did|had|got|made|came|saw|took|ran|met|told|said|gave|found|left|bought|spent|"
     r"felt|thought|began|started|visited|last|ago|yesterday|[a-z]{3,}ed)\b",
@@ -299,12 +304,21 @@ def is_past(text: str) -> bool:
     return _FUTURE.search(text) is None and _PAST.search(text) is not None
 
 
+def _clause(text: str, start: int, end: int) -> str:
+    """The clause of ``text`` around ``[start, end)``."""
+    before = [b.end() for b in _CLAUSE.finditer(text, 0, start)]
+    after = _CLAUSE.search(text, end)
+    return text[(before[-1] if before else 0) : (after.start() if after else len(text))]
+
+
 def resolve(text: str, anchor: date) -> Resolved:
     """Rewrite relative dates in ``text`` against ``anchor`` and report the span of all dates found."""
-    ctx = _Context(anchor, is_past(text))
+    sentence = _Context(anchor, is_past(text))
     found: list[tuple[int, int, _Found]] = []
     for pattern, handler in _RULES:
         for m in pattern.finditer(text):
+            clause = _clause(text, m.start(), m.end())
+            ctx = _Context(anchor, is_past(clause)) if clause != text else sentence
             result = handler(m, ctx)
             if result is not None:
                 found.append((m.start(), m.end(), result))

@@ -120,3 +120,16 @@ def test_weekday_helpers_are_strict() -> None:
 )
 def test_seasons(season: str, which: str, anchor: str, label: str) -> None:
     assert season_span(season, which, D(anchor), past=False)[2] == label
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # the date takes the tense of its own clause, not of an "-ed" word elsewhere
+        ("My favourite food is grilled sardines, so Lisbon in June is perfect.", "in June 2026"),
+        ("We found a flat, Tom is finally moving to Lisbon on June 14.", "on June 14 2026"),
+        ("We found a flat in June.", "in June 2025"),
+    ],
+)
+def test_a_month_without_a_year_follows_its_clause_tense(text: str, expected: str) -> None:
+    assert expected in resolve(text, date(2026, 3, 20)).text
