@@ -160,3 +160,4 @@ class Memory:
     end_session = _blocking(memory.AsyncMemory.end_session)
     status = _blocking(memory.AsyncMemory.status)
     reindex = _blocking(memory.AsyncMemory.reindex)
+    import_tdai = _blocking(memory.AsyncMemory.import_tdai)

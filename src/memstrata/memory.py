@@ -11,8 +11,10 @@ import contextlib
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from memstrata.errors import ConfigError, EmbeddingError, PathError, ValidationError
+from memstrata.importers.tdai import TdaiImportReport, read_tdai
 from memstrata.layers.capture import CaptureResult, prepare
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l3 import persona_doc
@@ -20,6 +22,7 @@ from memstrata.models import DEFAULT, Atom, AtomType, Layer, Message, NewMessage
 from memstrata.pipeline.coordinator import Pipeline, RunAllReport
 from memstrata.pipeline.runner import L1Runner
 from memstrata.pipeline.scheduler import Scheduler, SessionStatus
+from memstrata.pipeline.tdai_import import TdaiImport
 from memstrata.pipeline.tenants import TenantScheduler, TenantStatus
 from memstrata.ports import (
     AtomFilter,
@@ -436,6 +439,25 @@ class AsyncMemory:
     def _vector_embedder(self) -> Embedder | None:
         """The embedder, when new vectors may be written (not while stale ones await reindex)."""
         return None if self._searcher.vectors_note else self._embedder
+
+    # --- import ---------------------------------------------------------------------------------
+
+    async def import_tdai(self, path: str | Path) -> TdaiImportReport:
+        """Import a TencentDB-Agent-Memory data directory: messages, atoms (ids, types, priorities,
+        scene names and source message ids kept), scene files and personas of every tenant.
+
+        Idempotent: what the memory already has (message and atom ids, scene file names, a persona)
+        is kept as it is. Imported messages are not extracted again, and atoms the imported scenes
+        consolidate are not consolidated again. Unreadable lines are skipped and reported. Raises
+        ``ValidationError`` when ``path`` is not such a directory.
+        """
+        data = await asyncio.to_thread(read_tdai, Path(path))
+        tenants = self._pipeline.tenants
+        on_atoms = tenants.on_l1_atoms if tenants is not None else None
+        writer = TdaiImport(self._store, self._upper, self._capture, self._vector_embedder(), on_atoms)
+        report = await asyncio.to_thread(writer.run, data)
+        self._pipeline.wake()
+        return report
 
 
 def _as_message(m: MessageInput, i: int) -> NewMessage:

@@ -291,7 +291,8 @@ class SearchIndex(Protocol):
         ...
 
     def missing_vectors(self, layer: Layer, after_seq: int, limit: int) -> list[tuple[Tenant, int, str]]:
-        """Records of ``layer`` (any tenant) without a vector: ``(tenant, seq, index text)`` by seq."""
+        """Records of ``layer`` (any tenant) without a vector: ``(tenant, seq, text to embed)`` by
+        seq; the text is a message's index text, or an atom's content."""
         ...
 
     def embedding_model(self) -> str | None:

@@ -1,4 +1,5 @@
-"""``memstrata import FILE``: seed history (seed formats A/B, LoCoMo) and run the pipeline."""
+"""``memstrata import FILE``: seed history (seed formats A/B, LoCoMo) and run the pipeline;
+``memstrata import --from-tdai DIR``: migrate a TencentDB-Agent-Memory data directory."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from memstrata.cli.common import DataDir, console, fail_cleanly, open_memory
 from memstrata.errors import ValidationError
-from memstrata.importers import parse_import
+from memstrata.importers import TdaiImportReport, parse_import
+from memstrata.memory import Status
 
 BATCH = 500
 
@@ -33,14 +36,44 @@ def _progress() -> Progress:
 
 def import_file(
     ctx: typer.Context,
-    file: Annotated[Path, typer.Argument(help="JSON file to import.", exists=True, dir_okay=False)],
+    file: Annotated[
+        Path | None,
+        typer.Argument(help="JSON file to import.", exists=True, dir_okay=False, show_default=False),
+    ] = None,
     fmt: Annotated[str | None, typer.Option("--format", help="seed or locomo (default: detected).")] = None,
+    from_tdai: Annotated[
+        Path | None,
+        typer.Option(
+            "--from-tdai",
+            metavar="DIR",
+            help="Import a TencentDB-Agent-Memory data directory instead of FILE.",
+            exists=True,
+            file_okay=False,
+        ),
+    ] = None,
     process: Annotated[
         bool, typer.Option("--process/--no-process", help="Run the pipeline after import.")
     ] = True,
     data_dir: DataDir = None,
 ) -> None:
-    """Import conversation history; re-importing the same file changes nothing."""
+    """Import conversation history (FILE) or a TencentDB-Agent-Memory data directory (--from-tdai);
+    re-importing the same input changes nothing."""
+    if (file is None) == (from_tdai is None):
+        raise typer.BadParameter(
+            "give exactly one of FILE or --from-tdai DIR", param_hint="FILE / --from-tdai"
+        )
+    if from_tdai is not None:
+        if fmt is not None:
+            raise typer.BadParameter("applies to FILE only, not to --from-tdai", param_hint="--format")
+        _import_tdai(ctx, from_tdai, process, data_dir)
+    else:
+        assert file is not None
+        _import_seed(ctx, file, fmt, process, data_dir)
+
+
+def _import_seed(
+    ctx: typer.Context, file: Path, fmt: str | None, process: bool, data_dir: Path | None
+) -> None:
     with fail_cleanly():
         try:
             data = json.loads(file.read_text(encoding="utf-8"))
@@ -79,8 +112,48 @@ def import_file(
         f"imported {len(sessions)} sessions: {stored} messages stored, {duplicates} already present, "
         f"{dropped} dropped as noise; {status.atoms} memory atoms in store"
     )
-    failed = [st for st in status.sessions if st.last_error]
-    for st in failed:
-        console.print(f"[yellow]pipeline error[/yellow] {st.tenant}/{st.session_key}: {st.last_error}")
-    if failed:
+    _exit_on_pipeline_errors(status)
+
+
+def _exit_on_pipeline_errors(status: Status) -> None:
+    # Every layer's errors, L1 per session and L2/L3 per tenant: each is retried later, but the
+    # import did not finish its work, so it says so and exits 1.
+    errors = [f"L1 {st.tenant}/{st.session_key}: {st.last_error}" for st in status.sessions if st.last_error]
+    errors += [f"L2 {t.tenant}: {t.l2_error}" for t in status.tenants if t.l2_error]
+    errors += [f"L3 {t.tenant}: {t.l3_error}" for t in status.tenants if t.l3_error]
+    for line in errors:
+        console.print(f"[yellow]pipeline error[/yellow] {escape(line)}")
+    if errors:
         raise typer.Exit(1)
+
+
+def _import_tdai(ctx: typer.Context, folder: Path, process: bool, data_dir: Path | None) -> None:
+    with open_memory(ctx, data_dir, flush=process) as mem:
+        with console.status("importing the TencentDB-Agent-Memory directory"):
+            report = mem.import_tdai(folder)
+        if process:
+            with console.status("running the pipeline"):
+                mem.run_all()  # atoms of tenants that came without scenes get scenes and a persona
+        status = mem.status()
+    _print_tdai(folder, report)
+    _exit_on_pipeline_errors(status)
+
+
+def _print_tdai(folder: Path, r: TdaiImportReport) -> None:
+    """One line per layer; unwrapped (soft_wrap) so each stays greppable."""
+    lines = [
+        f"imported {escape(str(folder))}: {r.sessions} sessions",
+        f"messages: {r.messages_stored} stored, {r.messages_present} already present, "
+        f"{r.messages_dropped} dropped as noise",
+        f"memory atoms: {r.atoms_stored} stored, {r.atoms_present} already present",
+        f"scenes: {r.scenes_written} written ({r.scenes_renamed} renamed), {r.scenes_present} already present",
+        f"personas: {r.personas_written} written, {r.personas_present} already present",
+    ]
+    if r.skipped:
+        lines.append(
+            f"[yellow]skipped {len(r.skipped)} unreadable line{'s' if len(r.skipped) != 1 else ''}[/yellow]; "
+            f"first: {escape(str(r.skipped[0]))}"
+        )
+    lines += [f"[yellow]degraded[/yellow] {escape(d)}" for d in r.degradations]
+    for line in lines:
+        console.print(line, soft_wrap=True)

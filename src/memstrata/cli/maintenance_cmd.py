@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from memstrata.cli.common import DataDir, Format, console, emit, iso, open_memory
+from memstrata.pipeline.tenants import TenantStatus
 
 
 def register(app: typer.Typer) -> None:
@@ -19,7 +20,7 @@ def status(
     fmt: Annotated[Format, typer.Option("--format", "-f", help="table, json or jsonl.")] = Format.table,
     data_dir: DataDir = None,
 ) -> None:
-    """Pipeline queues, cursors, lag and the last error of every session."""
+    """Pipeline queues, cursors, lag and the last error of every session (L1) and tenant (L2/L3)."""
     with open_memory(ctx, data_dir, embedder=None) as mem:
         st = mem.status()
     if fmt != Format.table:
@@ -41,6 +42,27 @@ def status(
         ],
         title="L1 pipeline",
     )
+    emit(
+        list(st.tenants),
+        fmt,
+        [
+            ("tenant", lambda t: t.tenant),
+            ("L2 cursor", lambda t: t.l2_cursor),
+            ("L2 next run", lambda t: iso(t.l2_fire_at)),
+            ("L2 attempts", lambda t: t.l2_attempts),
+            ("L2 last error", lambda t: t.l2_error or ""),
+            ("L3", l3_state),
+            ("L3 attempts", lambda t: t.l3_attempts),
+            ("L3 last error", lambda t: t.l3_error or ""),
+        ],
+        title="L2/L3 pipeline",
+    )
+
+
+def l3_state(t: TenantStatus) -> str:
+    """The persona's state in a few words: pending (a run is owed) or when it was last written."""
+    written = f"written {iso(t.last_l3)}" if t.last_l3 is not None else "no persona yet"
+    return f"pending; {written}" if t.l3_pending else written
 
 
 def reindex(ctx: typer.Context, data_dir: DataDir = None) -> None:

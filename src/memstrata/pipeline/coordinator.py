@@ -39,10 +39,11 @@ class Pipeline:
         self._wake: asyncio.Event | None = None
 
     def recover(self) -> None:
-        """Re-arm L1 backlogs and restore L2/L3 runs a crash interrupted."""
+        """Re-arm L1 backlogs, restore L2/L3 runs a crash interrupted and arm L2 for atoms that
+        have no timer."""
         self.sessions.recover()
         if self.tenants is not None:
-            self.tenants.recover()
+            self.tenants.recover(self.known_tenants())
 
     def wake(self) -> None:
         """Tell the background loop to look again (call from the event loop's thread)."""

@@ -12,10 +12,10 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from memstrata.errors import EmbeddingError
 from memstrata.layers.l1 import gate
 from memstrata.layers.l1.writer import Plan, plan_window, unique_drafts
 from memstrata.models import Atom, Layer, Message, Tenant
+from memstrata.pipeline.atom_commit import commit_atoms, embed_atoms
 from memstrata.ports import (
     AtomFilter,
     Clock,
@@ -25,7 +25,6 @@ from memstrata.ports import (
     Extractor,
     Store,
 )
-from memstrata.retrieval.documents import atom_body
 from memstrata.retrieval.terms import query_terms
 from memstrata.settings import PipelineSettings
 
@@ -35,10 +34,27 @@ DEDUP_CANDIDATES = 5
 
 @dataclass(frozen=True, slots=True)
 class L1Report:
+    """What an L1 run committed: windows, messages read, atoms written, atoms superseded."""
+
     windows: int = 0
     messages: int = 0
     atoms: int = 0
     superseded: int = 0
+
+
+@dataclass(slots=True)
+class L1Progress:
+    """What an L1 run has committed so far, updated after each window's commit. The caller keeps it
+    when the run raises: the windows committed before the error stay committed (and their atoms
+    still need L2)."""
+
+    windows: int = 0
+    messages: int = 0
+    atoms: int = 0
+    superseded: int = 0
+
+    def report(self) -> L1Report:
+        return L1Report(self.windows, self.messages, self.atoms, self.superseded)
 
 
 class L1Runner:
@@ -58,10 +74,21 @@ class L1Runner:
         self._clock = clock
         self._s = settings
 
-    async def run(self, tenant: Tenant, session_key: str) -> L1Report:
+    async def run(self, tenant: Tenant, session_key: str, progress: L1Progress | None = None) -> L1Report:
         """Drain the session's backlog window by window. Raises what the engine raises; windows
-        committed before the error stay committed."""
-        windows = messages = atoms = superseded = 0
+        committed before the error stay committed, and ``progress`` (if given) counts them."""
+        done = progress if progress is not None else L1Progress()
+        unembedded: list[Atom] = []
+        try:
+            return await self._drain(tenant, session_key, done, unembedded)
+        finally:
+            # One embedding batch for the whole run (much cheaper than one per window), written
+            # even when a later window failed: those atoms are committed.
+            await asyncio.to_thread(embed_atoms, self._store, tenant, unembedded, self._embedder())
+
+    async def _drain(
+        self, tenant: Tenant, session_key: str, done: L1Progress, unembedded: list[Atom]
+    ) -> L1Report:
         while True:
             state = await asyncio.to_thread(self._store.pipeline.session, tenant, session_key)
             new = await asyncio.to_thread(
@@ -70,12 +97,15 @@ class L1Runner:
             if not new:
                 break
             plan = await self._window(tenant, session_key, new)
-            await asyncio.to_thread(self._commit, tenant, session_key, new, plan)
-            windows += 1
-            messages += len(new)
-            atoms += len(plan.new)
-            superseded += len(plan.superseded)
-        return L1Report(windows, messages, atoms, superseded)
+            stored = await asyncio.to_thread(
+                commit_atoms, self._store, tenant, plan.new, plan.superseded, (session_key, new[-1].seq)
+            )
+            done.windows += 1
+            done.messages += len(new)
+            done.atoms += len(stored)
+            done.superseded += len(plan.superseded)
+            unembedded.extend(stored)
+        return done.report()
 
     async def _window(self, tenant: Tenant, session_key: str, new: list[Message]) -> Plan:
         if not gate.passes(new):
@@ -96,17 +126,3 @@ class L1Runner:
             tenant, Layer.L1, query_terms(content), DEDUP_CANDIDATES, AtomFilter()
         )
         return self._store.atoms.by_seq(tenant, [s.seq for s in found])
-
-    def _commit(self, tenant: Tenant, session_key: str, new: list[Message], plan: Plan) -> None:
-        items = [(a, atom_body(a)) for a in plan.new]
-        stored = self._store.atoms.commit(tenant, items, plan.superseded, (session_key, new[-1].seq))
-        embedder = self._embedder()
-        if embedder is None or not stored:
-            return
-        try:
-            vectors = embedder.embed([atom_body(a) for a in stored])
-        except EmbeddingError as exc:
-            # The atoms are committed; only their vectors wait for `memstrata reindex`.
-            log.warning("atom embedding failed (run `memstrata reindex`): %s", exc)
-            return
-        self._store.index.put_vectors(tenant, Layer.L1, [a.seq for a in stored], vectors)

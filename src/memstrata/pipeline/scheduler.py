@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from memstrata.errors import MemstrataError
 from memstrata.models import Tenant
 from memstrata.pipeline import rules
-from memstrata.pipeline.runner import L1Report, L1Runner
+from memstrata.pipeline.runner import L1Progress, L1Report, L1Runner
 from memstrata.ports import Clock, SessionState, Store
 from memstrata.settings import PipelineSettings
 
@@ -38,8 +38,9 @@ class SessionStatus:
 
 
 class Scheduler:
-    """L1 scheduling per session. ``on_atoms(tenant)`` is called after each L1 run that wrote atoms
-    (it arms the tenant's L2 timer)."""
+    """L1 scheduling per session. ``on_atoms(tenant)`` is called after each L1 run that committed
+    atoms, whether it then succeeded or failed part-way (it arms the tenant's L2 timer). A kill
+    between the commit and that call is repaired on open by ``TenantScheduler.recover``."""
 
     def __init__(
         self,
@@ -106,6 +107,8 @@ class Scheduler:
         return len(keys)
 
     async def run_session(self, tenant: Tenant, session_key: str, *, force: bool = False) -> L1Report | None:
+        """One L1 run of the session (when due, or ``force``). Returns its report, or None when it
+        did not run or failed (the failure is recorded in the session state and retried)."""
         if self._slots is None:
             self._slots = asyncio.Semaphore(self._s.workers)
         lock = self._locks.setdefault((tenant, session_key), asyncio.Lock())
@@ -113,13 +116,16 @@ class Scheduler:
             state = await asyncio.to_thread(self._store.pipeline.session, tenant, session_key)
             if not force and not rules.is_due(state, self._clock.now_ms()):
                 return None
+            progress = L1Progress()
+            report: L1Report | None = None
             try:
-                report = await self._l1.run(tenant, session_key)
+                report = await self._l1.run(tenant, session_key, progress)
             except Exception as exc:  # noqa: BLE001 - every failure is recorded, logged and retried
                 await asyncio.to_thread(self._failed, tenant, session_key, exc)
-                return None
-            await asyncio.to_thread(self._succeeded, tenant, session_key)
-            if report.atoms and self._on_atoms is not None:
+            else:
+                await asyncio.to_thread(self._succeeded, tenant, session_key)
+            # Windows committed before a failure count too: their atoms need L2 all the same.
+            if progress.atoms and self._on_atoms is not None:
                 await asyncio.to_thread(self._on_atoms, tenant)
             return report
 

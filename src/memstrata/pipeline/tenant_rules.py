@@ -2,9 +2,13 @@
 
 L2 timer (per tenant, downward-only: it may move earlier, never later)
   after L1 wrote atoms   fire at max(now + delay_after_l1, last_l2 + min_interval), if earlier
+                         (a run that failed part-way counts: its committed windows wrote atoms)
   after each L2 run      re-arm at now + max_interval while the tenant is active (an L1 wrote
-                         atoms within the active window); a cold tenant stops polling until the next L1
+                         atoms within the active window); a cold tenant stops polling until the next L1;
+                         atoms written during the run (past its cursor) keep the L1 rule's time
   failure                retry after retry_delay until max_attempts; new atoms start over
+  on open                atoms past the cursor with no timer (their arming was lost to a kill) are
+                         armed as after L1; a tenant whose L2 gave up still waits for new atoms
 L3 triggers (after L2, or explicit)
   every trigger_every_n atoms consolidated since the last persona; no persona yet; a scene-writer
   ``[PERSONA_UPDATE_REQUEST]``; an explicit request. A trigger bumps ``l3_requested``; a run that
@@ -31,17 +35,38 @@ def is_active(state: TenantState, now: int, s: PipelineSettings) -> bool:
     return now - state.last_active <= _ms(s.session_active_window_hours * 3600)
 
 
-def on_l1_atoms(state: TenantState, now: int, s: PipelineSettings) -> TenantState:
-    """An L1 run wrote atoms: the tenant is active and its L2 timer may move earlier."""
-    state.last_active = now
+def _after_atoms(state: TenantState, now: int, s: PipelineSettings) -> int:
+    """When L2 should fire for atoms written now: the delay after L1, but not before the min
+    interval since the last L2 run."""
     candidate = now + _ms(s.l2_delay_after_l1_seconds)
     if state.last_l2 is not None:
         candidate = max(candidate, state.last_l2 + _ms(s.l2_min_interval_seconds))
+    return candidate
+
+
+def on_l1_atoms(state: TenantState, now: int, s: PipelineSettings) -> TenantState:
+    """An L1 run wrote atoms: the tenant is active and its L2 timer may move earlier."""
+    state.last_active = now
+    candidate = _after_atoms(state, now, s)
     if state.l2_fire_at is None:
         state.l2_attempts = 0  # idle or given up: new atoms start a fresh series
         state.l2_fire_at = candidate
     elif candidate < state.l2_fire_at:
         state.l2_fire_at = candidate
+    return state
+
+
+def l2_gave_up(state: TenantState, s: PipelineSettings) -> bool:
+    """L2 failed ``max_attempts`` times in a row: it waits for the next L1 atoms."""
+    return state.l2_fire_at is None and state.l2_attempts >= s.max_attempts
+
+
+def on_unarmed_atoms(state: TenantState, now: int, s: PipelineSettings) -> TenantState:
+    """Atoms wait past the L2 cursor and no timer is armed: the L1 run that wrote them lost its
+    arming (a kill between its commit and the arming). Arm as that run would have; the tenant is
+    not marked active (no L1 ran now). A tenant whose L2 gave up keeps waiting for new atoms."""
+    if state.l2_fire_at is None and not l2_gave_up(state, s):
+        state.l2_fire_at = _after_atoms(state, now, s)
     return state
 
 
@@ -58,6 +83,7 @@ class L2Outcome:
     persona_requests: tuple[str, ...] = ()
     has_persona: bool = True
     has_scenes: bool = True
+    behind: bool = False  # atoms past ``cursor``: an L1 wrote them while the run was in flight
 
 
 def on_l2_success(
@@ -70,6 +96,9 @@ def on_l2_success(
     state.l2_error = None
     state.l2_snapshot = None
     state.l2_fire_at = now + _ms(s.l2_max_interval_seconds) if is_active(state, now, s) else None
+    if outcome.behind:  # the re-arm must not push those atoms back to the max interval
+        candidate = _after_atoms(state, now, s)
+        state.l2_fire_at = candidate if state.l2_fire_at is None else min(state.l2_fire_at, candidate)
     state.new_atoms += outcome.consolidated
     reasons = [f"scene writer: {r}" for r in outcome.persona_requests]
     if state.new_atoms >= p.trigger_every_n and outcome.consolidated:

@@ -83,8 +83,18 @@ class TenantScheduler:
         """An explicit L3 request (coalesced with any pending one)."""
         self._mutate(tenant, lambda st: rules.request_l3(st, [reason]))
 
-    def recover(self) -> int:
-        """Restore the backups of runs a crash interrupted; those tenants are due at once."""
+    def recover(self, known: Iterable[Tenant]) -> int:
+        """After a stop or a crash: restore the backups of runs a crash interrupted (those tenants
+        are due at once), then arm the L2 timer of every tenant (of ``known`` and those with L2/L3
+        state) that has atoms past its L2 cursor but no timer. Returns the tenants touched."""
+        restored = self._restore_interrupted()
+        states = {st.tenant: st for st in self._store.pipeline.tenants()}
+        armed = 0
+        for tenant in dict.fromkeys([*known, *states]):
+            armed += self._arm_if_unscheduled(states.get(tenant) or TenantState(tenant))
+        return restored + armed
+
+    def _restore_interrupted(self) -> int:
         now = self._clock.now_ms()
         hit = 0
         for st in self._store.pipeline.tenants():
@@ -98,6 +108,18 @@ class TenantScheduler:
                 self._mutate(st.tenant, lambda s: rules.on_restart(s, now))
                 hit += 1
         return hit
+
+    def _arm_if_unscheduled(self, state: TenantState) -> int:
+        """Atoms an L1 run committed can outlive their arming (a kill between the two): arm from
+        what is stored. Returns 1 when it armed a timer."""
+        if state.l2_fire_at is not None or rules.l2_gave_up(state, self._s):
+            return 0
+        if not self._has_atoms_after(state.tenant, state.l2_cursor):
+            return 0
+        now = self._clock.now_ms()
+        st = self._mutate(state.tenant, lambda s: rules.on_unarmed_atoms(s, now, self._s))
+        log.info("%s has atoms past its L2 cursor and no L2 timer: armed for %s", state.tenant, st.l2_fire_at)
+        return 1
 
     # --- running --------------------------------------------------------------------------------
 
@@ -186,6 +208,7 @@ class TenantScheduler:
             report.persona_requests,
             has_persona=self._upper.persona.read(tenant) is not None,
             has_scenes=report.scenes > 0,
+            behind=self._has_atoms_after(tenant, report.cursor),
         )
         self._mutate(tenant, lambda st: rules.on_l2_success(st, outcome, now, self._s, self._p))
 

@@ -60,3 +60,9 @@ def atom_body(a: Atom) -> str:
     if isinstance(when, int):
         parts.append(day_words(when))
     return segment("\n".join(parts))
+
+
+def atom_vector_text(a: Atom) -> str:
+    """What an atom's vector is made from: its statement alone. The scene name and date words of
+    ``atom_body`` help keyword matching but only dilute an embedding (and double its cost)."""
+    return a.content
