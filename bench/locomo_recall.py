@@ -41,8 +41,7 @@ def import_all(data: Path, home: Path, rrf_k: float | None) -> dict[str, float]:
                 list(s.messages), session_key=s.session_key, session_id=s.session_id, user_id=s.tenant.user_id
             )
         t1 = time.perf_counter()
-        for s in sessions:
-            mem.end_session(s.session_key, user_id=s.tenant.user_id)
+        mem.run_all()  # L1 atoms, L2 scenes, L3 personas
         t2 = time.perf_counter()
         st = mem.status()
     return {"capture_s": t1 - t0, "pipeline_s": t2 - t1, "messages": st.messages, "atoms": st.atoms}
@@ -109,7 +108,7 @@ def main() -> int:
         timing = import_all(Path(a.data), home, a.rrf_k)
         print(
             f"import: {timing['messages']:.0f} messages captured in {timing['capture_s']:.1f} s, "
-            f"{timing['atoms']:.0f} atoms by the offline pipeline in {timing['pipeline_s']:.1f} s"
+            f"{timing['atoms']:.0f} atoms, scenes and personas by the offline pipeline in {timing['pipeline_s']:.1f} s"
         )
     samples = load(a.data)
     ours, lat, strategy = evaluate(home, samples, a.rrf_k)

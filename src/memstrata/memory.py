@@ -9,16 +9,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from memstrata.errors import ConfigError, EmbeddingError, PathError, ValidationError
+from memstrata import arguments as args
+from memstrata.arguments import MessageInput
+from memstrata.errors import ConfigError, EmbeddingError, PathError
 from memstrata.importers.tdai import TdaiImportReport, read_tdai
 from memstrata.layers.capture import CaptureResult, prepare
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l3 import persona_doc
-from memstrata.models import DEFAULT, Atom, AtomType, Layer, Message, NewMessage, Role, SearchResult, Tenant
+from memstrata.models import DEFAULT, Atom, Layer, Message, NewMessage, Role, SearchResult, Tenant
 from memstrata.pipeline.coordinator import Pipeline, RunAllReport
 from memstrata.pipeline.runner import L1Runner
 from memstrata.pipeline.scheduler import Scheduler, SessionStatus
@@ -38,13 +40,11 @@ from memstrata.ports import (
     UpperLayers,
 )
 from memstrata.recall import Budgets, RecallResult, Sources, gather, warm_scenes
-from memstrata.retrieval.presets import HYBRID, KEYWORD_ONLY, VECTOR_ONLY, SearchPlan
+from memstrata.retrieval.reindex import reindex
 from memstrata.retrieval.search import Searcher, SearchRequest
 from memstrata.settings import Settings
 
 log = logging.getLogger(__name__)
-_PLANS = {"hybrid": HYBRID, "keyword": KEYWORD_ONLY, "vector": VECTOR_ONLY}
-_REINDEX_BATCH = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,9 +55,6 @@ class Status:
     embedder: str | None
     vectors_note: str | None
     tenants: tuple[TenantStatus, ...] = ()
-
-
-MessageInput = NewMessage | Mapping[str, object]
 
 
 class AsyncMemory:
@@ -134,7 +131,7 @@ class AsyncMemory:
     ) -> CaptureResult:
         """Store messages of one session (L0). Returns at once: extraction runs in the pipeline."""
         tenant = Tenant(user_id, agent_id)
-        batch = [_as_message(m, i) for i, m in enumerate(messages)]
+        batch = [args.as_message(m, i) for i, m in enumerate(messages)]
         result = await asyncio.to_thread(self._capture, tenant, session_key, session_id or session_key, batch)
         self._pipeline.wake()
         return result
@@ -209,7 +206,7 @@ class AsyncMemory:
     ) -> list[Atom]:
         """Stored L1 atoms by ascending seq; ``user_id=None`` lists every tenant (admin use)."""
         tenant = None if user_id is None else Tenant(user_id, agent_id)
-        flt = AtomFilter(_atom_type(type), scene, since, until, include_superseded)
+        flt = AtomFilter(args.atom_type(type), scene, since, until, include_superseded)
         return await asyncio.to_thread(self._store.atoms.list, tenant, flt, limit=limit, after_seq=after_seq)
 
     # --- L2 / L3 --------------------------------------------------------------------------------
@@ -272,15 +269,15 @@ class AsyncMemory:
         include_superseded: bool = False,
     ) -> SearchResult:
         """Search memory atoms (L1) and/or raw messages (L0) of one tenant, fused into one ranking."""
-        layer_set = tuple(_layer(x) for x in layers)
+        layer_set = tuple(args.layer(x) for x in layers)
         req = SearchRequest(
             Tenant(user_id, agent_id),
             query,
             layer_set,
-            _limit(limit),
+            args.limit(limit),
             MessageFilter(session_key, since, until),
-            AtomFilter(_atom_type(type), scene, since, until, include_superseded),
-            _plan(mode, self.settings),
+            AtomFilter(args.atom_type(type), scene, since, until, include_superseded),
+            args.plan(mode, self.settings),
         )
         return await asyncio.to_thread(self._searcher.search, req)
 
@@ -327,7 +324,7 @@ class AsyncMemory:
             r.max_results, r.memory_chars, r.memories_chars, r.persona_chars, r.navigation_chars
         )
         request = SearchRequest(
-            tenant, query, (Layer.L1, Layer.L0), r.max_results, plan=_plan("hybrid", self.settings)
+            tenant, query, (Layer.L1, Layer.L0), r.max_results, plan=args.plan("hybrid", self.settings)
         )
         upper = self._upper
 
@@ -400,21 +397,7 @@ class AsyncMemory:
             raise ConfigError(
                 "reindex needs an embedder: set embedding.provider (e.g. MEMSTRATA_EMBEDDING__PROVIDER)"
             )
-        return await asyncio.to_thread(self._reindex, self._embedder)
-
-    def _reindex(self, embedder: Embedder) -> int:
-        if self._store.index.embedding_model() != embedder.name:
-            self._store.index.reset_vectors(embedder.name)
-        done = 0
-        for layer in (Layer.L0, Layer.L1):
-            after = 0
-            while batch := self._store.index.missing_vectors(layer, after, _REINDEX_BATCH):
-                vectors = embedder.embed([body for _, _, body in batch])
-                for tenant in {t for t, _, _ in batch}:
-                    rows = [i for i, (t, _, _) in enumerate(batch) if t == tenant]
-                    self._store.index.put_vectors(tenant, layer, [batch[i][1] for i in rows], vectors[rows])
-                done += len(batch)
-                after = batch[-1][1]
+        done = await asyncio.to_thread(reindex, self._store.index, self._embedder)
         self._searcher.vectors_note = None
         return done
 
@@ -458,42 +441,3 @@ class AsyncMemory:
         report = await asyncio.to_thread(writer.run, data)
         self._pipeline.wake()
         return report
-
-
-def _as_message(m: MessageInput, i: int) -> NewMessage:
-    if isinstance(m, NewMessage):
-        return m
-    if not isinstance(m, Mapping):
-        raise ValidationError("a message must be a NewMessage or a mapping", item=f"messages[{i}]")
-    try:
-        return NewMessage(**m)  # type: ignore[arg-type]
-    except TypeError as exc:
-        raise ValidationError(str(exc), item=f"messages[{i}]") from None
-
-
-def _layer(x: str | Layer) -> Layer:
-    try:
-        return Layer(str(x).upper())
-    except ValueError:
-        raise ValidationError(f"unknown layer {x!r}: use L0 or L1", item="layers") from None
-
-
-def _atom_type(x: str | None) -> AtomType | None:
-    if x is None:
-        return None
-    try:
-        return AtomType(x)
-    except ValueError:
-        raise ValidationError(f"unknown atom type {x!r}", item="type") from None
-
-
-def _limit(n: int) -> int:
-    if not 1 <= n <= 1000:
-        raise ValidationError("limit must be between 1 and 1000", item="limit")
-    return n
-
-
-def _plan(mode: str, settings: Settings) -> SearchPlan:
-    if mode not in _PLANS:
-        raise ValidationError(f"unknown search mode {mode!r}: use hybrid, keyword or vector", item="mode")
-    return _PLANS[mode].with_(rrf_k=settings.search.rrf_k, depth=settings.search.candidates)
