@@ -40,6 +40,7 @@ from memstrata.ports import (
     UpperLayers,
 )
 from memstrata.recall import Budgets, RecallResult, Sources, gather, warm_scenes
+from memstrata.retrieval.documents import message_vector_text
 from memstrata.retrieval.reindex import reindex
 from memstrata.retrieval.search import Searcher, SearchRequest
 from memstrata.settings import Settings
@@ -153,20 +154,18 @@ class AsyncMemory:
         stored = self._store.messages.append(ready)
         stored_ids = {m.id for m in stored}
         duplicates = tuple(m.id for m, _ in ready if m.id not in stored_ids)
-        degradations = self._embed_messages(tenant, stored, {m.id: body for m, body in ready})
+        degradations = self._embed_messages(tenant, stored)
         if stored:
             turns = sum(1 for m in stored if m.role == Role.USER) or 1
             self._scheduler.on_capture(tenant, session_key, turns)
         return CaptureResult(tuple(stored), duplicates, tuple(dropped), degradations)
 
-    def _embed_messages(
-        self, tenant: Tenant, stored: list[Message], bodies: dict[str, str]
-    ) -> tuple[str, ...]:
+    def _embed_messages(self, tenant: Tenant, stored: list[Message]) -> tuple[str, ...]:
         embedder = self._vector_embedder()
         if embedder is None or not stored:
             return ()
         try:
-            vectors = embedder.embed([bodies[m.id] for m in stored])
+            vectors = embedder.embed([message_vector_text(m) for m in stored])
         except EmbeddingError as exc:
             log.warning("message embedding failed; messages are stored, run `memstrata reindex`: %s", exc)
             return (f"embedding failed ({exc.message}): messages stored without vectors",)
@@ -397,7 +396,7 @@ class AsyncMemory:
             raise ConfigError(
                 "reindex needs an embedder: set embedding.provider (e.g. MEMSTRATA_EMBEDDING__PROVIDER)"
             )
-        done = await asyncio.to_thread(reindex, self._store.index, self._embedder)
+        done = await asyncio.to_thread(reindex, self._store, self._embedder)
         self._searcher.vectors_note = None
         return done
 

@@ -290,9 +290,8 @@ class SearchIndex(Protocol):
         without a vector are left out."""
         ...
 
-    def missing_vectors(self, layer: Layer, after_seq: int, limit: int) -> list[tuple[Tenant, int, str]]:
-        """Records of ``layer`` (any tenant) without a vector: ``(tenant, seq, text to embed)`` by
-        seq; the text is a message's index text, or an atom's content."""
+    def missing_vectors(self, layer: Layer, after_seq: int, limit: int) -> list[tuple[Tenant, int]]:
+        """Records of ``layer`` (any tenant) without a vector: ``(tenant, seq)``, ascending seq."""
         ...
 
     def embedding_model(self) -> str | None:

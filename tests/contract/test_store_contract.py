@@ -154,7 +154,7 @@ def test_cursor_never_moves_backwards(empty_store: Store) -> None:
 def test_missing_vectors_and_model_reset(empty_store: Store) -> None:
     stored = empty_store.messages.append([msg("m1", "one"), msg("m2", "two")])
     empty_store.index.put_vectors(A, Layer.L0, [stored[0].seq], np.ones((1, 2), dtype=np.float32))
-    assert [seq for _, seq, _ in empty_store.index.missing_vectors(Layer.L0, 0, 10)] == [stored[1].seq]
+    assert empty_store.index.missing_vectors(Layer.L0, 0, 10) == [(A, stored[1].seq)]
     empty_store.index.reset_vectors("model-b")
     assert empty_store.index.embedding_model() == "model-b"
     assert len(empty_store.index.missing_vectors(Layer.L0, 0, 10)) == 2

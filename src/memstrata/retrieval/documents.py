@@ -66,3 +66,9 @@ def atom_vector_text(a: Atom) -> str:
     """What an atom's vector is made from: its statement alone. The scene name and date words of
     ``atom_body`` help keyword matching but only dilute an embedding (and double its cost)."""
     return a.content
+
+
+def message_vector_text(m: Message) -> str:
+    """What a message's vector is made from: speaker, date and the message with first-person words
+    named, without the previous turn (measured on LoCoMo: the same recall at half the cost)."""
+    return message_body(m, None, with_previous=False)

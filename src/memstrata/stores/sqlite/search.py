@@ -127,18 +127,14 @@ class SqliteSearchIndex:
                 out[seq] = m.vectors[i]
         return out
 
-    def missing_vectors(self, layer: Layer, after_seq: int, limit: int) -> list[tuple[Tenant, int, str]]:
-        table, fts = _TABLES[layer]
-        # What a vector is made from: a message's index text, an atom's statement alone (as the
-        # pipeline embeds them, so a reindex reproduces the same vectors).
-        text = "f.body" if layer == Layer.L0 else "r.content"
+    def missing_vectors(self, layer: Layer, after_seq: int, limit: int) -> list[tuple[Tenant, int]]:
+        table, _ = _TABLES[layer]
         found = self._db.query(
-            f"SELECT r.seq, r.user_id, r.agent_id, {text} AS body FROM {table} r JOIN {fts} f ON f.rowid = r.seq "
-            "WHERE r.seq > ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.layer = ? AND v.seq = r.seq) "
-            "ORDER BY r.seq LIMIT ?",
+            f"SELECT r.seq, r.user_id, r.agent_id FROM {table} r WHERE r.seq > ? "
+            "AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.layer = ? AND v.seq = r.seq) ORDER BY r.seq LIMIT ?",
             (after_seq, str(layer), limit),
         )
-        return [(Tenant(r["user_id"], r["agent_id"]), int(r["seq"]), str(r["body"])) for r in found]
+        return [(Tenant(r["user_id"], r["agent_id"]), int(r["seq"])) for r in found]
 
     def embedding_model(self) -> str | None:
         return self._db.meta(_MODEL_KEY)
