@@ -123,6 +123,13 @@ class SentenceTransformerEmbedder:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         try:
             st = importlib.import_module("sentence_transformers")
+            # transformers draws a "Loading weights" progress bar on stderr: noise in a CLI.
+            hf_logging = getattr(
+                getattr(importlib.import_module("transformers"), "utils", None), "logging", None
+            )
+            disable_bars = getattr(hf_logging, "disable_progress_bar", None)
+            if callable(disable_bars):
+                disable_bars()
         except ImportError as exc:
             raise MissingExtraError("sentence-transformers", "local", "Local embeddings") from exc
         target = resolve_model(self.model)
