@@ -20,6 +20,7 @@ app = typer.Typer(help="Read what each layer holds.", no_args_is_help=True)
 Since = Annotated[str | None, typer.Option("--since", help="e.g. 7d, 12h, or an ISO date.")]
 Limit = Annotated[int, typer.Option("--limit", "-n", help="At most this many records.")]
 Fmt = Annotated[Format, typer.Option("--format", "-f", help="table, json or jsonl.")]
+AnyUser = Annotated[str | None, typer.Option("--user", help="Only this user (default: every tenant).")]
 
 
 @app.command("l0")
@@ -27,9 +28,7 @@ def inspect_l0(
     ctx: typer.Context,
     since: Since = None,
     session: Annotated[str | None, typer.Option("--session", help="Only this session key.")] = None,
-    user: Annotated[
-        str | None, typer.Option("--user", help="Only this user (default: every tenant).")
-    ] = None,
+    user: AnyUser = None,
     agent: Agent = "default",
     limit: Limit = 100,
     fmt: Fmt = Format.table,
@@ -62,9 +61,7 @@ def inspect_l1(
     atom_type: Annotated[str | None, typer.Option("--type", help="persona, episodic or instruction.")] = None,
     scene: Annotated[str | None, typer.Option("--scene", help="Scene name contains this.")] = None,
     history: Annotated[bool, typer.Option("--history", help="Include superseded atoms.")] = False,
-    user: Annotated[
-        str | None, typer.Option("--user", help="Only this user (default: every tenant).")
-    ] = None,
+    user: AnyUser = None,
     agent: Agent = "default",
     limit: Limit = 100,
     fmt: Fmt = Format.table,
@@ -102,9 +99,7 @@ def inspect_l2(
     scene: Annotated[
         str | None, typer.Option("--scene", help="Print this scene file (e.g. family.md) in full.")
     ] = None,
-    user: Annotated[
-        str | None, typer.Option("--user", help="Only this user (default: every tenant).")
-    ] = None,
+    user: AnyUser = None,
     agent: Agent = "default",
     fmt: Fmt = Format.table,
     data_dir: DataDir = None,
@@ -138,9 +133,7 @@ def inspect_l2(
 @app.command("l3")
 def inspect_l3(
     ctx: typer.Context,
-    user: Annotated[
-        str | None, typer.Option("--user", help="Only this user (default: every tenant).")
-    ] = None,
+    user: AnyUser = None,
     agent: Agent = "default",
     navigation: Annotated[
         bool, typer.Option("--navigation/--no-navigation", help="Include the scene navigation.")

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from memstrata.cli.common import Agent, DataDir, Format, emit, err_console, open_memory, plain
+from memstrata.cli.common import Agent, DataDir, Format, User, emit, err_console, open_memory, plain
 
 
 def register(app: typer.Typer) -> None:
@@ -19,7 +19,7 @@ def register(app: typer.Typer) -> None:
 def search(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="What to look for.")],
-    user: Annotated[str, typer.Option("--user", help="Tenant user id.")] = "default",
+    user: User = "default",
     agent: Agent = "default",
     limit: Annotated[int, typer.Option("--limit", "-n")] = 10,
     layers: Annotated[str, typer.Option("--layers", help="Comma-separated: L1, L0.")] = "L1,L0",
@@ -61,7 +61,7 @@ _COLUMNS = [
 def recall(
     ctx: typer.Context,
     query: Annotated[str, typer.Argument(help="The user's next message.")],
-    user: Annotated[str, typer.Option("--user", help="Tenant user id.")] = "default",
+    user: User = "default",
     agent: Agent = "default",
     session: Annotated[str | None, typer.Option("--session", help="Session key of the conversation.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the whole result as JSON.")] = False,
