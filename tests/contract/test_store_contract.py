@@ -190,3 +190,32 @@ def test_a_partial_mirror_line_left_by_a_crash_is_rewritten_whole(tmp_path: Path
     SqliteStore(tmp_path / "d").close()
     lines = [json.loads(x) for x in mirror.read_text().splitlines()]
     assert [ln["id"] for ln in lines] == ["m1", "m2"]
+
+
+def test_big_index_query_with_words_sharing_a_stem(
+    empty_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memstrata.stores.sqlite.search as sqlite_search
+
+    monkeypatch.setattr(sqlite_search, "PRUNE_MIN_RECORDS", 2)
+    empty_store.messages.append(
+        [msg("m1", "painting a painted wall"), msg("m2", "walls everywhere"), msg("m3", "x")]
+    )
+    hits = empty_store.index.keyword(A, Layer.L0, ["painting", "painted", "wall"], 10, MessageFilter())
+    assert next(m.id for m in empty_store.messages.by_seq(A, [h.seq for h in hits])) == "m1"
+
+
+def test_big_index_ranks_records_with_two_terms_first(
+    empty_store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memstrata.stores.sqlite.search as sqlite_search
+
+    monkeypatch.setattr(sqlite_search, "PRUNE_MIN_RECORDS", 2)
+    monkeypatch.setattr(sqlite_search, "PRUNE_SHARE", 1.0)
+    empty_store.messages.append(
+        [msg("one", "kayak kayak kayak"), msg("both", "kayak trip to Oslo"), msg("other", "Oslo rain")]
+    )
+    hits = empty_store.index.keyword(A, Layer.L0, ["kayak", "oslo"], 10, MessageFilter())
+    ids = [m.id for m in empty_store.messages.by_seq(A, [h.seq for h in hits])]
+    assert ids[0] == "both" and set(ids) == {"one", "both", "other"}
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)

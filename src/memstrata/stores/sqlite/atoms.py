@@ -63,7 +63,8 @@ class SqliteAtomStore:
             return []
         marks = ",".join("?" * len(seqs))
         found = self._db.query(
-            f"SELECT {rows.ATOM_COLS} FROM atoms WHERE user_id = ? AND agent_id = ? AND seq IN ({marks})",
+            # Unary + keeps the planner on the primary key: the tenant index would scan the tenant.
+            f"SELECT {rows.ATOM_COLS} FROM atoms WHERE +user_id = ? AND +agent_id = ? AND seq IN ({marks})",
             [tenant.user_id, tenant.agent_id, *seqs],
         )
         by = {r["seq"]: rows.atom(r) for r in found}

@@ -99,7 +99,8 @@ class SqliteMessageLog:
         marks = ",".join("?" * len(seqs))
         found = self._db.query(
             f"SELECT {rows.MESSAGE_COLS} FROM messages "
-            f"WHERE user_id = ? AND agent_id = ? AND seq IN ({marks})",
+            # Unary + keeps the planner on the primary key: the tenant index would scan the tenant.
+            f"WHERE +user_id = ? AND +agent_id = ? AND seq IN ({marks})",
             [tenant.user_id, tenant.agent_id, *seqs],
         )
         by = {r["seq"]: rows.message(r) for r in found}

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import combinations
 
 import numpy as np
 import numpy.typing as npt
@@ -25,7 +26,8 @@ _MODEL_KEY = "embedding_model"
 # BM25 (its idf is near zero) but costs a score for every record it matches: it is dropped.
 # Small indexes are left alone: scoring every match is cheap there.
 PRUNE_MIN_RECORDS = 5_000
-PRUNE_SHARE = 0.05
+PRUNE_SHARE = 0.2
+MAX_PAIRED_TERMS = 8  # at most 28 pairs in the two-term-first query
 
 
 def match_expression(terms: Sequence[str], op: str = "OR") -> str:
@@ -51,16 +53,20 @@ class SqliteSearchIndex:
                     f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{fts}_vocab USING fts5vocab(main, '{fts}', 'row')"
                 )
 
+    def _size(self, layer: Layer) -> int:
+        _, fts = _TABLES[layer]
+        return int(self._db.query(f"SELECT COALESCE(MAX(rowid), 0) AS n FROM {fts}")[0]["n"])
+
     def prune(self, layer: Layer, terms: Sequence[str]) -> list[str]:
         """Drop terms that match a large share of a big index (always keeping the rarest one)."""
         _, fts = _TABLES[layer]
-        total = int(self._db.query(f"SELECT COALESCE(MAX(rowid), 0) AS n FROM {fts}")[0]["n"])
+        total = self._size(layer)
         if total < PRUNE_MIN_RECORDS or len(terms) < 2:
             return [t for t in terms if t.strip()]
         stems = {t: self._stem.stemWord(t) for t in terms}
-        marks = ",".join("?" * len(stems))
+        unique = sorted(set(stems.values()))  # two words may share a stem
         found = self._db.query(
-            f"SELECT term, doc FROM temp.{fts}_vocab WHERE term IN ({marks})", list(set(stems.values()))
+            f"SELECT term, doc FROM temp.{fts}_vocab WHERE term IN ({','.join('?' * len(unique))})", unique
         )
         df = {r["term"]: int(r["doc"]) for r in found}
         kept = [t for t in terms if df.get(stems[t], 0) <= PRUNE_SHARE * total]
@@ -69,8 +75,21 @@ class SqliteSearchIndex:
     def keyword(
         self, tenant: Tenant, layer: Layer, terms: Sequence[str], k: int, flt: MessageFilter | AtomFilter
     ) -> list[Scored]:
-        expr = match_expression(self.prune(layer, terms))
-        return self._bm25(tenant, layer, expr, k, flt)
+        kept = self.prune(layer, terms)
+        if len(kept) < 2 or self._size(layer) < PRUNE_MIN_RECORDS:
+            return self._bm25(tenant, layer, match_expression(kept), k, flt)
+        # Big index: first the records holding at least two of the terms (few, cheap to score);
+        # their BM25 order is the OR query's (each term is counted the same number of times).
+        # Only when they are fewer than k does the full OR query fill the rest, ranked below them.
+        quoted = [match_expression([t]) for t in kept[:MAX_PAIRED_TERMS]]
+        pairs = " OR ".join(f"({a} AND {b})" for a, b in combinations(quoted, 2))
+        first = self._bm25(tenant, layer, pairs, k, flt)
+        if len(first) >= k:
+            return first
+        seen = {s.seq for s in first}
+        floor = min((s.score for s in first), default=0.0)
+        rest = [s for s in self._bm25(tenant, layer, match_expression(kept), k, flt) if s.seq not in seen]
+        return first + [Scored(s.seq, min(s.score, floor) - 1e-9) for s in rest][: k - len(first)]
 
     def _bm25(
         self, tenant: Tenant, layer: Layer, expr: str, k: int, flt: MessageFilter | AtomFilter
