@@ -57,10 +57,10 @@ class SqliteSearchIndex:
         _, fts = _TABLES[layer]
         return int(self._db.query(f"SELECT COALESCE(MAX(rowid), 0) AS n FROM {fts}")[0]["n"])
 
-    def prune(self, layer: Layer, terms: Sequence[str]) -> list[str]:
-        """Drop terms that match a large share of a big index (always keeping the rarest one)."""
+    def prune(self, layer: Layer, terms: Sequence[str], total: int) -> list[str]:
+        """Drop terms that match a large share of a big index of ``total`` records (always keeping
+        the rarest one)."""
         _, fts = _TABLES[layer]
-        total = self._size(layer)
         if total < PRUNE_MIN_RECORDS or len(terms) < 2:
             return [t for t in terms if t.strip()]
         stems = {t: self._stem.stemWord(t) for t in terms}
@@ -75,8 +75,9 @@ class SqliteSearchIndex:
     def keyword(
         self, tenant: Tenant, layer: Layer, terms: Sequence[str], k: int, flt: MessageFilter | AtomFilter
     ) -> list[Scored]:
-        kept = self.prune(layer, terms)
-        if len(kept) < 2 or self._size(layer) < PRUNE_MIN_RECORDS:
+        total = self._size(layer)
+        kept = self.prune(layer, terms, total)
+        if len(kept) < 2 or total < PRUNE_MIN_RECORDS:
             return self._bm25(tenant, layer, match_expression(kept), k, flt)
         # Big index: first the records holding at least two of the terms (few, cheap to score);
         # their BM25 order is the OR query's (each term is counted the same number of times).
