@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -193,3 +194,14 @@ def test_public_api_is_pinned() -> None:
     }
     for name in memstrata.__all__:
         assert getattr(memstrata, name) is not None
+
+
+def test_background_pipeline_extracts_without_being_driven(home: Path) -> None:
+    with Memory.open(home, background=True, embedder=None) as mem:
+        mem.capture(chat("I just adopted a golden retriever named Biscuit"), session_key="s", user_id="ann")
+        deadline = time.monotonic() + 10
+        while not mem.atoms(user_id="ann") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        atoms = mem.atoms(user_id="ann")
+    assert atoms, "the background scheduler did not run L1 within 10 s"
+    assert "Biscuit" in atoms[0].content
