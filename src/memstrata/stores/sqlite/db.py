@@ -66,10 +66,6 @@ class Database:
         rows = self.query("SELECT value FROM meta WHERE key = ?", (key,))
         return str(rows[0]["value"]) if rows else None
 
-    def set_meta(self, key: str, value: str) -> None:
-        with self.tx() as c:
-            c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
-
     def close(self) -> None:
         with self.lock:
             self.conn.close()
