@@ -110,7 +110,7 @@ class AsyncMemory:
         if self._warming:
             await asyncio.gather(*self._warming, return_exceptions=True)
         if flush and self._scheduler.touched:
-            await self._scheduler.flush(sorted(self._scheduler.touched, key=str))
+            await self._scheduler.flush_touched()
         await asyncio.to_thread(self._store.close)
 
     async def __aenter__(self) -> AsyncMemory:

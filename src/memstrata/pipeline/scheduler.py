@@ -106,6 +106,12 @@ class Scheduler:
         await asyncio.gather(*(self.run_session(t, k, force=True) for t, k in keys))
         return len(keys)
 
+    async def flush_touched(self) -> int:
+        """Shutdown: run L1 on the backlog of the sessions this process captured (sessions already
+        caught up are left alone, so their run count, which drives warm-up, stays true)."""
+        backlog = await asyncio.to_thread(self._store.pipeline.backlog)
+        return await self.flush([(t, k) for t, k, _ in backlog if (t, k) in self.touched])
+
     async def run_session(self, tenant: Tenant, session_key: str, *, force: bool = False) -> L1Report | None:
         """One L1 run of the session (when due, or ``force``). Returns its report, or None when it
         did not run or failed (the failure is recorded in the session state and retried)."""
