@@ -20,25 +20,27 @@ from memstrata.importers.tdai import TdaiImportReport, read_tdai
 from memstrata.layers.capture import CaptureResult, prepare
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l3 import persona_doc
-from memstrata.models import DEFAULT, Atom, Layer, Message, NewMessage, Role, SearchResult, Tenant
+from memstrata.models import (
+    DEFAULT,
+    Atom,
+    AtomFilter,
+    Layer,
+    Message,
+    MessageFilter,
+    NewMessage,
+    Persona,
+    Role,
+    Scene,
+    SceneEntry,
+    SearchResult,
+    Tenant,
+)
 from memstrata.pipeline.coordinator import Pipeline, RunAllReport
 from memstrata.pipeline.runner import L1Runner
 from memstrata.pipeline.scheduler import Scheduler, SessionStatus
 from memstrata.pipeline.tdai_import import TdaiImport
 from memstrata.pipeline.tenants import TenantScheduler, TenantStatus
-from memstrata.ports import (
-    AtomFilter,
-    Clock,
-    Deduplicator,
-    Embedder,
-    Extractor,
-    MessageFilter,
-    Persona,
-    Scene,
-    SceneEntry,
-    Store,
-    UpperLayers,
-)
+from memstrata.ports import Clock, Deduplicator, Embedder, Extractor, Store, UpperLayers
 from memstrata.recall import Budgets, RecallResult, Sources, gather, warm_scenes
 from memstrata.retrieval.documents import message_vector_text
 from memstrata.retrieval.reindex import reindex

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from memstrata import FakeClock
 from memstrata.memory import AsyncMemory
-from memstrata.ports import AtomDraft, ExtractionWindow
+from memstrata.models import AtomDraft, ExtractionWindow
 from memstrata.settings import load_settings
 from memstrata.stores.sqlite.store import SqliteStore
 from tests.support.engines import NoDedup, RecordingExtractor

@@ -11,8 +11,8 @@ from memstrata.errors import EngineError
 from memstrata.layers.l2.names import normalise
 from memstrata.layers.l2.scene_file import render_scene
 from memstrata.memory import AsyncMemory
-from memstrata.models import Atom
-from memstrata.ports import ConsolidationRequest, ConsolidationResult, PersonaRequest, Scene, UpperLayers
+from memstrata.models import Atom, ConsolidationRequest, ConsolidationResult, PersonaRequest, Scene
+from memstrata.ports import UpperLayers
 from memstrata.settings import load_settings
 from memstrata.stores.files import FilePersonaStore, FileSceneStore
 from memstrata.stores.sqlite.store import SqliteStore

@@ -12,8 +12,7 @@ from memstrata.api import Memory
 from memstrata.cli.common import Agent, DataDir, Format, console, emit, iso, open_memory, parse_since
 from memstrata.errors import PathError
 from memstrata.layers.l2 import names as scene_names
-from memstrata.models import Tenant
-from memstrata.ports import Scene, SceneEntry
+from memstrata.models import Scene, SceneEntry, Tenant
 
 app = typer.Typer(help="Read what each layer holds.", no_args_is_help=True)
 

@@ -36,8 +36,7 @@ from memstrata.importers.types import ImportSession
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l2.scene_file import is_soft_deleted, parse_scene, parse_time, split_meta
 from memstrata.layers.l3 import persona_doc
-from memstrata.models import Atom, NewMessage, Tenant
-from memstrata.ports import Scene
+from memstrata.models import Atom, NewMessage, Scene, Tenant
 
 __all__ = [
     "SUPERSEDED",

@@ -18,18 +18,18 @@ from dataclasses import dataclass, field, replace
 from memstrata.errors import StoreError
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l3 import persona_doc
-from memstrata.models import Atom, Layer, Tenant
-from memstrata.ports import (
+from memstrata.models import (
+    Atom,
     AtomFilter,
-    Clock,
     ConsolidationRequest,
     ConsolidationResult,
+    Layer,
     Scene,
     SceneEntry,
-    Store,
-    UpperLayers,
+    Tenant,
     Vectors,
 )
+from memstrata.ports import Clock, Store, UpperLayers
 from memstrata.settings import PersonaSettings, PipelineSettings
 
 log = logging.getLogger(__name__)

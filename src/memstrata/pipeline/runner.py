@@ -14,17 +14,10 @@ from dataclasses import dataclass
 
 from memstrata.layers.l1 import gate
 from memstrata.layers.l1.writer import Plan, plan_window, unique_drafts
-from memstrata.models import Atom, Layer, Message, Tenant
+from memstrata.models import Atom, AtomFilter, ExtractionWindow, Message, Tenant
 from memstrata.pipeline.atom_commit import commit_atoms, embed_atoms
-from memstrata.ports import (
-    AtomFilter,
-    Clock,
-    Deduplicator,
-    Embedder,
-    ExtractionWindow,
-    Extractor,
-    Store,
-)
+from memstrata.ports import Clock, Deduplicator, Embedder, Extractor, Store
+from memstrata.retrieval.keyword import keyword_top
 from memstrata.retrieval.terms import query_terms
 from memstrata.settings import PipelineSettings
 
@@ -122,7 +115,5 @@ class L1Runner:
         return plan_window(tenant, session_key, new, drafts, decisions, candidates, self._clock.now_ms())
 
     def _candidates(self, tenant: Tenant, content: str) -> list[Atom]:
-        found = self._store.index.keyword(
-            tenant, Layer.L1, query_terms(content), DEDUP_CANDIDATES, AtomFilter()
-        )
+        found = keyword_top(self._store.index, tenant, AtomFilter(), query_terms(content), DEDUP_CANDIDATES)
         return self._store.atoms.by_seq(tenant, [s.seq for s in found])

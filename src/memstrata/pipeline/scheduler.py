@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from memstrata.errors import MemstrataError
-from memstrata.models import Tenant
+from memstrata.models import SessionState, Tenant
 from memstrata.pipeline import rules
 from memstrata.pipeline.runner import L1Progress, L1Report, L1Runner
-from memstrata.ports import Clock, SessionState, Store
+from memstrata.ports import Clock, Store
 from memstrata.settings import PipelineSettings
 
 log = logging.getLogger(__name__)

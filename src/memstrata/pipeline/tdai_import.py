@@ -27,10 +27,10 @@ from memstrata.layers.capture import CaptureResult
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l3 import persona_doc
-from memstrata.models import Atom, NewMessage, Tenant
+from memstrata.models import Atom, AtomFilter, NewMessage, SceneEntry, Tenant
 from memstrata.pipeline.atom_commit import commit_atoms, embed_atoms
 from memstrata.pipeline.l2_runner import refresh_navigation
-from memstrata.ports import AtomFilter, Embedder, SceneEntry, Store, UpperLayers
+from memstrata.ports import Embedder, Store, UpperLayers
 
 log = logging.getLogger(__name__)
 Capture = Callable[[Tenant, str, str, list[NewMessage]], CaptureResult]

@@ -16,11 +16,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from memstrata.errors import MemstrataError
-from memstrata.models import Tenant
+from memstrata.models import AtomFilter, Tenant, TenantState
 from memstrata.pipeline import tenant_rules as rules
 from memstrata.pipeline.l2_runner import L2Report, L2Runner
 from memstrata.pipeline.l3_runner import L3Report, L3Runner
-from memstrata.ports import AtomFilter, Clock, Store, TenantState, UpperLayers
+from memstrata.ports import Clock, Store, UpperLayers
 from memstrata.settings import PersonaSettings, PipelineSettings
 
 log = logging.getLogger(__name__)

@@ -9,9 +9,20 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memstrata.errors import EmbeddingError
-from memstrata.models import Atom, Hit, Layer, Message, SearchResult, Tenant
-from memstrata.ports import AtomFilter, Embedder, MessageFilter, Store, Vectors
+from memstrata.models import (
+    Atom,
+    AtomFilter,
+    Hit,
+    Layer,
+    Message,
+    MessageFilter,
+    SearchResult,
+    Tenant,
+    Vectors,
+)
+from memstrata.ports import Embedder, Store
 from memstrata.retrieval.fusion import rrf
+from memstrata.retrieval.keyword import keyword_top
 from memstrata.retrieval.presets import HYBRID, SearchPlan
 from memstrata.retrieval.terms import query_terms
 
@@ -46,10 +57,10 @@ class Searcher:
         for layer in req.layers:
             flt = req.messages if layer == Layer.L0 else req.atoms
             if use_keyword:
-                found = self._store.index.keyword(req.tenant, layer, terms, req.plan.depth, flt)
+                found = keyword_top(self._store.index, req.tenant, flt, terms, req.plan.depth)
                 lists.append([(layer, s.seq) for s in found])
             if qvec is not None:
-                found = self._store.index.vector(req.tenant, layer, qvec, req.plan.depth, flt)
+                found = self._store.index.vector(req.tenant, flt, qvec, req.plan.depth)
                 lists.append([(layer, s.seq) for s in found])
         fused = rrf(lists, req.plan.rrf_k)
         # Hydrate a margin beyond the limit so diversification has something to promote.

@@ -6,8 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from memstrata.models import Atom, Tenant
-from memstrata.ports import AtomFilter
+from memstrata.models import Atom, AtomFilter, Tenant
 from memstrata.stores.sqlite import rows
 from memstrata.stores.sqlite.db import Database
 

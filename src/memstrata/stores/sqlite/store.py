@@ -6,8 +6,7 @@ import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from memstrata.models import Atom, Message, Tenant
-from memstrata.ports import AtomFilter, MessageFilter
+from memstrata.models import Atom, AtomFilter, Message, MessageFilter, Tenant
 from memstrata.stores.sqlite.atoms import SqliteAtomStore
 from memstrata.stores.sqlite.db import Database
 from memstrata.stores.sqlite.messages import SqliteMessageLog
