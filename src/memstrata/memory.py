@@ -36,10 +36,10 @@ from memstrata.models import (
     Tenant,
 )
 from memstrata.pipeline.coordinator import Pipeline, RunAllReport
-from memstrata.pipeline.runner import L1Runner
-from memstrata.pipeline.scheduler import Scheduler, SessionStatus
+from memstrata.pipeline.l1.runner import L1Runner
+from memstrata.pipeline.l1.scheduler import Scheduler, SessionStatus
 from memstrata.pipeline.tdai_import import TdaiImport
-from memstrata.pipeline.tenants import TenantScheduler, TenantStatus
+from memstrata.pipeline.upper.scheduler import TenantScheduler, TenantStatus
 from memstrata.ports import Clock, Deduplicator, Embedder, Extractor, Store, UpperLayers
 from memstrata.recall import Budgets, RecallResult, Sources, gather, warm_scenes
 from memstrata.retrieval.documents import message_vector_text

@@ -13,7 +13,7 @@ import pytest
 from memstrata import FakeClock
 from memstrata.memory import AsyncMemory
 from memstrata.models import AtomDraft, ConsolidationRequest, ConsolidationResult, ExtractionWindow, Tenant
-from memstrata.pipeline.tenants import TenantStatus
+from memstrata.pipeline.upper.scheduler import TenantStatus
 from memstrata.settings import load_settings
 from memstrata.stores.sqlite.store import SqliteStore
 from tests.support.engines import NoDedup, RecordingExtractor

@@ -11,8 +11,8 @@ import contextlib
 from dataclasses import dataclass
 
 from memstrata.models import Tenant
-from memstrata.pipeline.scheduler import Scheduler
-from memstrata.pipeline.tenants import TenantScheduler
+from memstrata.pipeline.l1.scheduler import Scheduler
+from memstrata.pipeline.upper.scheduler import TenantScheduler
 from memstrata.ports import Clock, Store
 
 IDLE_POLL_SECONDS = 5.0

@@ -28,8 +28,8 @@ from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l3 import persona_doc
 from memstrata.models import Atom, AtomFilter, NewMessage, SceneEntry, Tenant
-from memstrata.pipeline.atom_commit import commit_atoms, embed_atoms
-from memstrata.pipeline.l2_runner import refresh_navigation
+from memstrata.pipeline.l1.commit import commit_atoms, embed_atoms
+from memstrata.pipeline.upper.l2_runner import refresh_navigation
 from memstrata.ports import Embedder, Store, UpperLayers
 
 log = logging.getLogger(__name__)

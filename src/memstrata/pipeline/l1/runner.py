@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from memstrata.layers.l1 import gate
 from memstrata.layers.l1.writer import Plan, plan_window, unique_drafts
 from memstrata.models import Atom, AtomFilter, ExtractionWindow, Message, Tenant
-from memstrata.pipeline.atom_commit import commit_atoms, embed_atoms
+from memstrata.pipeline.l1.commit import commit_atoms, embed_atoms
 from memstrata.ports import Clock, Deduplicator, Embedder, Extractor, Store
 from memstrata.retrieval.keyword import keyword_top
 from memstrata.retrieval.terms import query_terms
