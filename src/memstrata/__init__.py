@@ -9,29 +9,42 @@ with Memory.open("~/.memstrata") as mem:
         print(hit.layer, hit.content)
 """
 
-from memstrata.api import AsyncMemory, Memory
 from memstrata.clock import FakeClock, SystemClock
 from memstrata.errors import (
     ConfigError,
+    DirectoryLockedError,
     EmbeddingError,
     EngineError,
     InputError,
     MemstrataError,
     MissingExtraError,
     ModelError,
+    NotFoundError,
     ParseError,
     PathError,
-    PipelineError,
+    ReadOnlyError,
     SchemaError,
+    StorageError,
     StoreError,
     TurnLimitError,
-    UnknownTenantError,
-    ValidationError,
 )
-from memstrata.layers.capture import CaptureResult
-from memstrata.models import Atom, AtomType, Hit, Layer, Message, NewMessage, Role, SearchResult, Tenant
+from memstrata.layers.l0.recorder import CaptureResult
+from memstrata.memory import AsyncMemory
+from memstrata.models import (
+    Atom,
+    AtomType,
+    Hit,
+    Layer,
+    Message,
+    NewMessage,
+    Role,
+    SearchResult,
+    Status,
+    Tenant,
+)
 from memstrata.recall import RecallResult
 from memstrata.settings import Settings, load_settings
+from memstrata.sync import Memory
 from memstrata.tools import MemoryTools
 
 __all__ = [
@@ -40,6 +53,7 @@ __all__ = [
     "AtomType",
     "CaptureResult",
     "ConfigError",
+    "DirectoryLockedError",
     "EmbeddingError",
     "EngineError",
     "FakeClock",
@@ -53,19 +67,20 @@ __all__ = [
     "MissingExtraError",
     "ModelError",
     "NewMessage",
+    "NotFoundError",
     "ParseError",
     "PathError",
-    "PipelineError",
+    "ReadOnlyError",
     "RecallResult",
     "Role",
     "SchemaError",
     "SearchResult",
     "Settings",
+    "Status",
+    "StorageError",
     "StoreError",
     "SystemClock",
     "Tenant",
     "TurnLimitError",
-    "UnknownTenantError",
-    "ValidationError",
     "load_settings",
 ]

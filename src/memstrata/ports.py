@@ -230,6 +230,10 @@ class SearchIndex(Protocol):
         """Records of ``layer`` (any tenant) without a vector: ``(tenant, seq)``, ascending seq."""
         ...
 
+    def count_missing_vectors(self, layer: Layer) -> int:
+        """How many records of ``layer`` (all tenants) have no vector."""
+        ...
+
     def embedding_model(self) -> str | None:
         """The embedder name the stored vectors were made with, or None."""
         ...

@@ -18,8 +18,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from memstrata.api import Memory
 from memstrata.errors import MemstrataError
+from memstrata.sync import Memory
 
 console = Console()
 err_console = Console(stderr=True)

@@ -8,11 +8,11 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from memstrata.api import Memory
 from memstrata.cli.common import Agent, DataDir, Format, console, emit, iso, open_memory, parse_since
 from memstrata.errors import PathError
 from memstrata.layers.l2 import names as scene_names
 from memstrata.models import Scene, SceneEntry, Tenant
+from memstrata.sync import Memory
 
 app = typer.Typer(help="Read what each layer holds.", no_args_is_help=True)
 

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from memstrata.cli.common import DataDir, Format, console, emit, iso, open_memory
-from memstrata.pipeline.upper.scheduler import TenantStatus
+from memstrata.models import TenantStatus
 
 
 def register(app: typer.Typer) -> None:

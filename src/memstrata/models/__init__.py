@@ -22,6 +22,7 @@ from memstrata.models.records import DEFAULT, Atom, AtomType, Layer, Message, Ne
 from memstrata.models.scenes import Persona, Scene, SceneEntry
 from memstrata.models.search import AtomFilter, Hit, MessageFilter, Scored, SearchResult, Vectors, layer_of
 from memstrata.models.state import SessionState, TenantState
+from memstrata.models.status import SessionStatus, Status, TenantStatus
 
 __all__ = [
     "DEFAULT",
@@ -49,8 +50,11 @@ __all__ = [
     "Scored",
     "SearchResult",
     "SessionState",
+    "SessionStatus",
+    "Status",
     "Tenant",
     "TenantState",
+    "TenantStatus",
     "ToolCall",
     "ToolSpec",
     "Vectors",

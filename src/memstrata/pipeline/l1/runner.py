@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from memstrata.layers.l1 import gate
 from memstrata.layers.l1.writer import Plan, plan_window, unique_drafts
 from memstrata.models import Atom, AtomFilter, ExtractionWindow, Message, Tenant
-from memstrata.pipeline.l1.commit import commit_atoms, embed_atoms
-from memstrata.ports import Clock, Deduplicator, Embedder, Extractor, Store
+from memstrata.pipeline.l1.commit import commit_atoms
+from memstrata.ports import Clock, Deduplicator, Extractor, Store
 from memstrata.retrieval.keyword import keyword_top
 from memstrata.retrieval.terms import query_terms
+from memstrata.retrieval.vectors import VectorState
 from memstrata.settings import PipelineSettings
 
 log = logging.getLogger(__name__)
@@ -56,14 +56,14 @@ class L1Runner:
         store: Store,
         extractor: Extractor,
         deduplicator: Deduplicator,
-        embedder: Callable[[], Embedder | None],
+        vectors: VectorState,
         clock: Clock,
         settings: PipelineSettings,
     ) -> None:
         self._store = store
         self._extractor = extractor
         self._dedup = deduplicator
-        self._embedder = embedder
+        self._vectors = vectors
         self._clock = clock
         self._s = settings
 
@@ -77,7 +77,7 @@ class L1Runner:
         finally:
             # One embedding batch for the whole run (much cheaper than one per window), written
             # even when a later window failed: those atoms are committed.
-            await asyncio.to_thread(embed_atoms, self._store, tenant, unembedded, self._embedder())
+            await asyncio.to_thread(self._vectors.embed_atoms, tenant, unembedded)
 
     async def _drain(
         self, tenant: Tenant, session_key: str, done: L1Progress, unembedded: list[Atom]

@@ -11,9 +11,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from memstrata.models import SessionState, Tenant
+from memstrata.models import SessionState, SessionStatus, Tenant
 from memstrata.pipeline.keyed import KeyedRuns, StateBook, log_failure
 from memstrata.pipeline.l1 import rules
 from memstrata.pipeline.l1.runner import L1Progress, L1Report, L1Runner
@@ -22,18 +21,6 @@ from memstrata.settings import PipelineSettings
 
 log = logging.getLogger(__name__)
 Key = tuple[Tenant, str]
-
-
-@dataclass(frozen=True, slots=True)
-class SessionStatus:
-    tenant: Tenant
-    session_key: str
-    cursor: int
-    pending: int
-    lag: int  # stored messages not yet extracted
-    fire_at: int | None
-    attempts: int
-    last_error: str | None
 
 
 class Scheduler:

@@ -13,9 +13,8 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterable
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
 
-from memstrata.models import AtomFilter, Tenant, TenantState
+from memstrata.models import AtomFilter, Tenant, TenantState, TenantStatus
 from memstrata.pipeline.keyed import KeyedRuns, StateBook, log_failure
 from memstrata.pipeline.upper import rules
 from memstrata.pipeline.upper.l2_runner import L2Report, L2Runner
@@ -24,23 +23,6 @@ from memstrata.ports import Clock, Store, UpperLayers
 from memstrata.settings import PersonaSettings, PipelineSettings
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class TenantStatus:
-    """A tenant's L2/L3 state as ``status`` reports it."""
-
-    tenant: Tenant
-    l2_cursor: int
-    l2_fire_at: int | None
-    l2_attempts: int
-    l2_error: str | None
-    new_atoms: int  # consolidated since the last persona
-    l3_pending: bool
-    l3_attempts: int
-    l3_error: str | None
-    last_l2: int | None
-    last_l3: int | None
 
 
 class TenantScheduler:

@@ -180,6 +180,22 @@ def _ddl(db: sqlite3.Connection, script: str) -> None:
             db.execute(statement)
 
 
+def check(db: sqlite3.Connection) -> None:
+    """For a read-only open: the schema must be exactly this memstrata's (nothing is applied)."""
+    try:
+        done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+    except sqlite3.OperationalError:
+        done = set()
+    known = {m.__name__ for m in MIGRATIONS}
+    if unknown := done - known:
+        raise SchemaError(f"database has migrations this memstrata does not know: {sorted(unknown)}")
+    if missing := known - done:
+        raise SchemaError(
+            f"the database needs {len(missing)} schema upgrade(s) before it can be read; open it once "
+            "for writing (e.g. `memstrata status --write`, or any import)"
+        )
+
+
 def apply(db: sqlite3.Connection) -> list[str]:
     """Apply the migrations this database lacks; returns their names. Refuses a newer schema.
 

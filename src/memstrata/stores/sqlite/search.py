@@ -142,6 +142,15 @@ class SqliteSearchIndex:
         )
         return [(Tenant(r["user_id"], r["agent_id"]), int(r["seq"])) for r in found]
 
+    def count_missing_vectors(self, layer: Layer) -> int:
+        table, _ = _TABLES[layer]
+        found = self._db.query(
+            f"SELECT COUNT(*) AS n FROM {table} r "
+            "WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.layer = ? AND v.seq = r.seq)",
+            (str(layer),),
+        )
+        return int(found[0]["n"])
+
     def embedding_model(self) -> str | None:
         return self._db.meta(_MODEL_KEY)
 

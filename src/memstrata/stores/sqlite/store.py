@@ -11,6 +11,7 @@ from memstrata.stores.sqlite.atoms import SqliteAtomStore
 from memstrata.stores.sqlite.db import Database
 from memstrata.stores.sqlite.messages import SqliteMessageLog
 from memstrata.stores.sqlite.mirror import JsonlMirror, atom_line, message_line
+from memstrata.stores.sqlite.ownership import WriterLock
 from memstrata.stores.sqlite.pipeline import SqlitePipelineState
 from memstrata.stores.sqlite.search import SqliteSearchIndex
 
@@ -47,18 +48,35 @@ class _MirroredAtomStore(SqliteAtomStore):
 
 
 class SqliteStore:
-    """Opens (creating and migrating) ``<home>/memstrata.db`` and tops up the JSONL mirrors."""
+    """``<home>/memstrata.db`` and the JSONL mirrors beside it.
 
-    def __init__(self, home: Path) -> None:
+    As the writer (the default) it takes the directory's writer lock (``ownership``), creates and
+    migrates the database and tops up the mirrors; ``read_only`` opens an existing database
+    without a lock and writes nothing (any write raises ``StoreError``).
+    """
+
+    def __init__(
+        self, home: Path, *, read_only: bool = False, wait: float = 0.0, url: str | None = None
+    ) -> None:
         self.home = home
-        self.db = Database(home / "memstrata.db")
+        self.read_only = read_only
+        self._owner: WriterLock | None = None
+        if not read_only:
+            self._owner = WriterLock(home, url=url)
+            self._owner.acquire(wait)
+        try:
+            self.db = Database(home / "memstrata.db", read_only=read_only)
+        except BaseException:
+            self._release()
+            raise
         self._conversations = JsonlMirror(home / "conversations")
         self._records = JsonlMirror(home / "records")
         self.messages = _MirroredMessageLog(self.db, self._conversations)
         self.atoms = _MirroredAtomStore(self.db, self._records)
         self.index = SqliteSearchIndex(self.db)
         self.pipeline = SqlitePipelineState(self.db)
-        self._top_up()
+        if not read_only:
+            self._top_up()
 
     def _top_up(self) -> None:
         mark = self._conversations.mark()
@@ -72,4 +90,12 @@ class SqliteStore:
             mark = atoms[-1].seq
 
     def close(self) -> None:
-        self.db.close()
+        try:
+            self.db.close()
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        if self._owner is not None:
+            self._owner.release()
+            self._owner = None
