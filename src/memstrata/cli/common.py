@@ -46,12 +46,22 @@ def data_dir(ctx: typer.Context, local: Path | None) -> Path | None:
     return root.get("data_dir") if isinstance(root, dict) else None
 
 
+def wait_seconds(ctx: typer.Context) -> float:
+    root = ctx.find_root().obj
+    return float(root.get("wait") or 0.0) if isinstance(root, dict) else 0.0
+
+
 @contextmanager
 def open_memory(
-    ctx: typer.Context, local: Path | None, *, flush: bool = True, **kwargs: Any
+    ctx: typer.Context, local: Path | None, *, write: bool, flush: bool = True, **kwargs: Any
 ) -> Iterator[Memory]:
+    """The memory of the command's data directory: as its one writer (``write``; waiting up to
+    ``--wait`` seconds for another writer), or read-only (no lock, nothing written)."""
     with fail_cleanly():
-        mem = Memory.open(data_dir(ctx, local), **kwargs)
+        if write:
+            mem = Memory.open(data_dir(ctx, local), wait=wait_seconds(ctx), **kwargs)
+        else:
+            mem = Memory.open(data_dir(ctx, local), read_only=True, **kwargs)
     try:
         with fail_cleanly():
             yield mem

@@ -78,7 +78,7 @@ def _import_seed(
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise InputError(f"{file} is not valid JSON: {exc}") from None
         sessions = parse_import(data, fmt)
-    with open_memory(ctx, data_dir, flush=process) as mem, _progress() as bar:
+    with open_memory(ctx, data_dir, write=True, flush=process) as mem, _progress() as bar:
         tasks: dict[str, TaskID] = {}
 
         def progress(stage: str, done: int, total: int) -> None:
@@ -110,7 +110,7 @@ def _exit_on_pipeline_errors(status: Status) -> None:
 
 
 def _import_tdai(ctx: typer.Context, folder: Path, process: bool, data_dir: Path | None) -> None:
-    with open_memory(ctx, data_dir, flush=process) as mem:
+    with open_memory(ctx, data_dir, write=True, flush=process) as mem:
         with console.status("importing the TencentDB-Agent-Memory directory"):
             report = mem.import_tdai(folder)
         if process:

@@ -24,9 +24,16 @@ def main(
     ctx: typer.Context,
     data_dir: DataDir = None,
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log pipeline activity to stderr."),
+    wait: float = typer.Option(
+        0.0,
+        "--wait",
+        metavar="SECONDS",
+        min=0,
+        help="Wait this long for another writer of the data directory.",
+    ),
 ) -> None:
     """Layered long-term memory for LLM agents."""
-    ctx.obj = {"data_dir": Path(data_dir).expanduser() if data_dir else None}
+    ctx.obj = {"data_dir": Path(data_dir).expanduser() if data_dir else None, "wait": wait}
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )

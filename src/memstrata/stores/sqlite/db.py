@@ -27,7 +27,9 @@ class Database:
         try:
             if read_only:
                 if not path.is_file():
-                    raise StoreError(f"no memstrata database at {path}")
+                    raise StoreError(
+                        f"no memstrata data in {path.parent} (nothing has been stored there yet)"
+                    )
                 uri = f"file:{quote(str(path.resolve()))}?mode=ro"
                 self.conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
             else:
