@@ -5,7 +5,7 @@
     ChatModel       complete(messages) -> reply             llm/: openai_compat, scripted
     Extractor       extract(window) -> atom drafts          engines/: offline, llm
     Deduplicator    decide(drafts, candidates) -> actions   engines/: offline, llm
-    Store parts     MessageLog, AtomStore, SearchIndex, PipelineState   stores/sqlite
+    Store parts     MessageLog, AtomStore, SearchIndex, PipelineState, SceneMembers   stores/sqlite
     SceneStore      L2 scene files, their index and backups  stores/files
     PersonaStore    L3 persona.md and its backups            stores/files
     SceneWriter     consolidate atoms into scene files       engines/: offline, llm
@@ -275,6 +275,19 @@ class PipelineState(Protocol):
         ...
 
 
+class SceneMembers(Protocol):
+    """L2's source of truth for which scene file holds each consolidated atom of a tenant (the
+    scene index file is rebuilt from it and the scene files, so losing that file loses nothing)."""
+
+    def get(self, tenant: Tenant) -> dict[str, str]:
+        """``atom id -> scene file name`` for the tenant (empty before its first L2 run)."""
+        ...
+
+    def replace(self, tenant: Tenant, membership: Mapping[str, str]) -> None:
+        """Make the tenant's membership exactly ``membership``, in one transaction."""
+        ...
+
+
 class Store(Protocol):
     """A backend: one object exposing the per-layer parts."""
 
@@ -289,6 +302,9 @@ class Store(Protocol):
 
     @property
     def pipeline(self) -> PipelineState: ...
+
+    @property
+    def members(self) -> SceneMembers: ...
 
     def close(self) -> None: ...
 

@@ -21,7 +21,6 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from memstrata.errors import StoreError
 from memstrata.importers.tdai import TdaiData, TdaiImportReport, TdaiProfile
 from memstrata.layers.l0.recorder import CaptureResult
 from memstrata.layers.l2 import index as scene_index
@@ -176,11 +175,7 @@ class TdaiImport:
         assert self._upper is not None
         on_disk = self._upper.scenes.load(tenant)
         names = {s.name for s in on_disk}
-        try:
-            held = {i: e.name for e in self._upper.scenes.index(tenant) for i in e.atom_ids}
-        except StoreError as exc:
-            log.warning("%s: %s; attributing its atoms to the scene files again", tenant, exc.message)
-            held = {}
+        held = self._store.members.get(tenant)
         current = [a for a in self._get(tenant, set(held) | atom_ids) if a.superseded_by is None]
         membership = {a.id: held[a.id] for a in current if held.get(a.id) in names}
         loose = [a for a in current if a.id not in membership]
@@ -191,6 +186,7 @@ class TdaiImport:
         membership |= scene_index.attribute([a for a in loose if a.id not in membership], on_disk)
         entries = scene_index.rebuild(on_disk, membership, {a.id: a.seq for a in current})
         self._upper.scenes.save_index(tenant, entries)
+        self._store.members.replace(tenant, membership)
         return entries
 
     def _persona(self, p: TdaiProfile, entries: list[SceneEntry], t: _Tally) -> None:

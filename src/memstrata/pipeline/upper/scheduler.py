@@ -14,6 +14,8 @@ import logging
 from collections.abc import Callable, Iterable
 from contextlib import AbstractAsyncContextManager
 
+from memstrata.errors import StoreError
+from memstrata.layers.l2 import index as scene_index
 from memstrata.models import AtomFilter, Tenant, TenantState, TenantStatus
 from memstrata.pipeline.keyed import KeyedRuns, StateBook, log_failure
 from memstrata.pipeline.upper import rules
@@ -68,6 +70,8 @@ class TenantScheduler:
         state) that has atoms past its L2 cursor but no timer. Returns the tenants touched."""
         restored = self._restore_interrupted()
         states = {st.tenant: st for st in self._store.pipeline.tenants()}
+        for tenant in states:
+            self._repair_index(tenant)
         armed = 0
         for tenant in dict.fromkeys([*known, *states]):
             armed += self._arm_if_unscheduled(states.get(tenant) or TenantState(tenant))
@@ -87,6 +91,26 @@ class TenantScheduler:
                 self._mutate(st.tenant, lambda s: rules.on_restart(s, now))
                 hit += 1
         return hit
+
+    def _repair_index(self, tenant: Tenant) -> None:
+        """Rebuild the scene index file from the stored membership and the scene files when it is
+        missing, unreadable or out of step with them (never fatal: logged and left for L2)."""
+        try:
+            membership = self._store.members.get(tenant)
+            if not membership:
+                return
+            try:
+                indexed = {i: e.name for e in self._upper.scenes.index(tenant) for i in e.atom_ids}
+            except StoreError:
+                indexed = {}
+            if indexed == membership:
+                return
+            scenes = self._upper.scenes.load(tenant)
+            seqs = {a.id: a.seq for a in self._store.atoms.get(tenant, list(membership))}
+            self._upper.scenes.save_index(tenant, scene_index.rebuild(scenes, membership, seqs))
+            log.warning("%s: the scene index was missing or out of step; rebuilt from the store", tenant)
+        except Exception as exc:  # noqa: BLE001 - a repair must never stop the open; L2 retries
+            log.error("%s: rebuilding the scene index failed: %s", tenant, exc)
 
     def _arm_if_unscheduled(self, state: TenantState) -> int:
         """Atoms an L1 run committed can outlive their arming (a kill between the two): arm from

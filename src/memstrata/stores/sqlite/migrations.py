@@ -173,6 +173,24 @@ def m006_tenant_pipeline(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m007_scene_members(db: sqlite3.Connection) -> None:
+    """L2: which scene file holds each consolidated atom (the source of truth; the scene index file
+    is rebuilt from it and the scene files)."""
+    _ddl(
+        db,
+        """
+        CREATE TABLE scene_members (
+            user_id   TEXT NOT NULL,
+            agent_id  TEXT NOT NULL,
+            atom_id   TEXT NOT NULL,
+            scene     TEXT NOT NULL,
+            PRIMARY KEY (user_id, agent_id, atom_id)
+        );
+        """,
+    )
+
+
 def _ddl(db: sqlite3.Connection, script: str) -> None:
     # One execute per statement: executescript() would commit the surrounding transaction.
     for statement in script.split(";"):

@@ -9,6 +9,7 @@ from pathlib import Path
 from memstrata.models import Atom, AtomFilter, Message, MessageFilter, Tenant
 from memstrata.stores.sqlite.atoms import SqliteAtomStore
 from memstrata.stores.sqlite.db import Database
+from memstrata.stores.sqlite.members import SqliteSceneMembers
 from memstrata.stores.sqlite.messages import SqliteMessageLog
 from memstrata.stores.sqlite.mirror import JsonlMirror, atom_line, message_line
 from memstrata.stores.sqlite.ownership import WriterLock
@@ -75,6 +76,7 @@ class SqliteStore:
         self.atoms = _MirroredAtomStore(self.db, self._records)
         self.index = SqliteSearchIndex(self.db)
         self.pipeline = SqlitePipelineState(self.db)
+        self.members = SqliteSceneMembers(self.db)
         if not read_only:
             self._top_up()
 
