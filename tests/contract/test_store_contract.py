@@ -1,9 +1,8 @@
-"""The store contract, on a real SQLite file. (The PostgreSQL backend will run the same suite.)"""
+"""The store contract (L0, L1, search primitives, pipeline state), on every backend of conftest.py."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -16,13 +15,6 @@ from memstrata.retrieval.terms import query_terms
 from memstrata.stores.sqlite.store import SqliteStore
 
 A, B = Tenant("alice"), Tenant("bob")
-
-
-@pytest.fixture
-def empty_store(tmp_path: Path) -> Iterator[Store]:
-    store = SqliteStore(tmp_path / "data")
-    yield store
-    store.close()
 
 
 def msg(
