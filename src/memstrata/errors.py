@@ -9,7 +9,8 @@
     │   ├── PathError            a path escapes its sandbox or names a file that does not exist
     │   └── TurnLimitError       an agent made more search calls in one turn than allowed
     ├── StoreError               the store failed or is in a state it cannot serve
-    │   └── SchemaError          the database was written by a newer memstrata
+    │   ├── SchemaError          the database was written by a newer memstrata
+    │   └── StorageError         the disk refused a read or write (full, read-only, no permission)
     ├── EmbeddingError           the embedder failed (timeout, HTTP error, wrong dimensions)
     ├── EngineError              an engine could not finish a stage; the stage is retried later
     │   ├── ModelError           the chat model failed (timeout, HTTP status, refused)
@@ -90,6 +91,18 @@ class StoreError(MemstrataError):
 
 class SchemaError(StoreError):
     """The database schema is newer than this memstrata understands."""
+
+
+class StorageError(StoreError):
+    """The file system or SQLite refused an operation on ``path``: disk full, read-only file system
+    or database, no permission, I/O error. ``cause`` says which, in a few words; the message is
+    one line naming both. What was committed before stays readable.
+    """
+
+    def __init__(self, path: str, cause: str, *, action: str = "cannot write") -> None:
+        super().__init__(f"{action} {path}: {cause}")
+        self.path = path
+        self.cause = cause
 
 
 class EmbeddingError(MemstrataError):

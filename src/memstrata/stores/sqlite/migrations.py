@@ -180,6 +180,20 @@ def _ddl(db: sqlite3.Connection, script: str) -> None:
             db.execute(statement)
 
 
+def check(db: sqlite3.Connection) -> None:
+    """For a read-only open: raise ``SchemaError`` unless every migration is applied (and no unknown
+    one is); nothing is written."""
+    found = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'")
+    done = {row[0] for row in db.execute("SELECT name FROM _migrations")} if found.fetchone() else set()
+    known = {m.__name__ for m in MIGRATIONS}
+    if unknown := done - known:
+        raise SchemaError(f"database has migrations this memstrata does not know: {sorted(unknown)}")
+    if missing := known - done:
+        raise SchemaError(
+            f"database needs migrations {sorted(missing)}: open it once with a writer to upgrade it"
+        )
+
+
 def apply(db: sqlite3.Connection) -> list[str]:
     """Apply the migrations this database lacks; returns their names. Refuses a newer schema.
 
