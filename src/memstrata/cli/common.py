@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from memstrata.api import Memory
@@ -66,7 +67,8 @@ def fail_cleanly() -> Iterator[None]:
     try:
         yield
     except MemstrataError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
+        # One line whatever the terminal's width (paths are long), the message never read as markup.
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(1) from None
 
 

@@ -180,15 +180,16 @@ class TenantScheduler:
             state = await asyncio.to_thread(self._store.pipeline.tenant, tenant)
             if not force and not rules.l2_is_due(state, self._clock.now_ms()):
                 return None
-            snapshot = await asyncio.to_thread(self._snapshot, tenant, state.l2_cursor)
-            try:
+            snapshot: str | None = None
+            try:  # the backup too: a full or read-only disk fails there first
+                snapshot = await asyncio.to_thread(self._snapshot, tenant, state.l2_cursor)
                 report = await self._l2.run(tenant, state.l2_cursor)
+                await asyncio.to_thread(self._l2_done, tenant, report)
             except Exception as exc:  # noqa: BLE001 - every failure is restored, recorded and retried
-                if snapshot is not None:
-                    await asyncio.to_thread(self._upper.scenes.restore, tenant, snapshot)
-                await asyncio.to_thread(self._failed, tenant, "L2", exc)
+                undo = snapshot
+                restore = None if undo is None else lambda: self._upper.scenes.restore(tenant, undo)
+                await self._after_failure(tenant, "L2", exc, restore)
                 return None
-            await asyncio.to_thread(self._l2_done, tenant, report)
             return report
 
     def _snapshot(self, tenant: Tenant, cursor: int) -> str | None:
@@ -221,17 +222,34 @@ class TenantScheduler:
             state = await asyncio.to_thread(self._store.pipeline.tenant, tenant)
             if not rules.l3_is_due(state, self._clock.now_ms(), self._s):
                 return None
-            snapshot = await asyncio.to_thread(self._upper.persona.backup, tenant)
-            start = await asyncio.to_thread(self._l3_start, tenant, snapshot)
-            try:
+            backed_up, snapshot = False, None
+            try:  # the backup too: a full or read-only disk fails there first
+                snapshot = await asyncio.to_thread(self._upper.persona.backup, tenant)
+                backed_up = True
+                start = await asyncio.to_thread(self._l3_start, tenant, snapshot)
                 report = await self._l3.run(tenant, state)
+                now = self._clock.now_ms()
+                await asyncio.to_thread(self._mutate, tenant, lambda st: rules.on_l3_success(st, start, now))
             except Exception as exc:  # noqa: BLE001 - every failure is restored, recorded and retried
-                await asyncio.to_thread(self._upper.persona.restore, tenant, snapshot)
-                await asyncio.to_thread(self._failed, tenant, "L3", exc)
+                undo = snapshot
+                restore = (lambda: self._upper.persona.restore(tenant, undo)) if backed_up else None
+                await self._after_failure(tenant, "L3", exc, restore)
                 return None
-            now = self._clock.now_ms()
-            await asyncio.to_thread(self._mutate, tenant, lambda st: rules.on_l3_success(st, start, now))
             return report
+
+    async def _after_failure(
+        self, tenant: Tenant, layer: str, exc: Exception, restore: Callable[[], None] | None
+    ) -> None:
+        """Restore the run's backup and record the failure. When the disk refuses even that, the
+        backup id saved in the tenant's state is restored by the next open's ``recover``."""
+        try:
+            if restore is not None:
+                await asyncio.to_thread(restore)
+            await asyncio.to_thread(self._failed, tenant, layer, exc)
+        except MemstrataError as again:
+            log.warning(
+                "%s run for %s failed (%s); rollback left to the next open: %s", layer, tenant, exc, again
+            )
 
     def _l3_start(self, tenant: Tenant, snapshot: str | None) -> rules.L3Start:
         with self._state_lock:

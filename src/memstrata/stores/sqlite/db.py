@@ -11,6 +11,7 @@ was committed before stays readable.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -42,6 +43,43 @@ def storage_cause(exc: sqlite3.Error) -> str | None:
     return f"{_STORAGE_CODES[code & 0xFF]} ({name})" if name else _STORAGE_CODES[code & 0xFF]
 
 
+def _configure(conn: sqlite3.Connection) -> None:
+    conn.execute("PRAGMA busy_timeout=10000")
+    conn.execute("PRAGMA foreign_keys=ON")
+
+
+def _read_only_fs(folder: Path) -> bool:
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """``mode=ro``; on a read-only file system, where SQLite cannot create the WAL's ``-shm``
+    companion, ``immutable=1`` (safe there: nobody can change the file)."""
+    if not path.is_file():
+        raise StoreError(f"no database at {path}")
+    try:
+        return _open_uri(path, "mode=ro")
+    except sqlite3.Error:
+        if not _read_only_fs(path.parent):
+            raise
+        return _open_uri(path, "immutable=1")
+
+
+def _open_uri(path: Path, options: str) -> sqlite3.Connection:
+    uri = f"{path.resolve().as_uri()}?{options}"
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10)
+    try:
+        _configure(conn)
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # opening is lazy: read now
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
 class Database:
     """``path`` opened (created and migrated unless ``read_only``)."""
 
@@ -65,20 +103,14 @@ class Database:
     @staticmethod
     def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
         if read_only:
-            if not path.is_file():
-                raise StoreError(f"no database at {path}")
-            uri = f"{path.resolve().as_uri()}?mode=ro"
-            conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=10)
-        else:
-            with storage_errors(path.parent):
-                path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
+            return _connect_read_only(path)
+        with storage_errors(path.parent):
+            path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
         try:
-            if not read_only:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA busy_timeout=10000")
-            conn.execute("PRAGMA foreign_keys=ON")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            _configure(conn)
         except BaseException:
             conn.close()
             raise
@@ -92,6 +124,8 @@ class Database:
         except sqlite3.Error as exc:
             cause = storage_cause(exc)
             if cause is not None:
+                if _read_only_fs(self.path.parent):  # SQLite says "cannot open": say why
+                    cause = f"the file system is read-only ({getattr(exc, 'sqlite_errorname', '')})"
                 raise StorageError(str(self.path), cause, action=action) from exc
             raise StoreError(f"SQLite error on {self.path}: {exc}") from exc
 
