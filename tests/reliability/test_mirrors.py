@@ -186,3 +186,13 @@ def test_a_read_only_store_reads_and_writes_nothing(tmp_path: Path) -> None:
     after = {p.name: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     # SQLite's own -wal/-shm companions may appear (empty of data); nothing else changes.
     assert {k: v for k, v in after.items() if not k.endswith(("-wal", "-shm"))} == before
+
+
+def test_an_old_line_appended_at_the_end_does_not_lower_the_mark(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path)
+    store.messages.append([msg(f"m{i}") for i in range(3)])
+    store.close()
+    (mirror,) = (tmp_path / "conversations").glob("*.jsonl")
+    mirror.write_text(mirror.read_text() + mirror.read_text().splitlines()[0] + "\n")
+    SqliteStore(tmp_path).close()  # seen on open: rewritten, not topped up from seq 1
+    assert [ln["seq"] for ln in lines(tmp_path / "conversations")] == [1, 2, 3]

@@ -95,6 +95,7 @@ class Tail:
 
     seq: int = 0
     key: Key | None = None
+    problem: str | None = None  # what is wrong near the files' ends, if anything
 
 
 class JsonlMirror:
@@ -131,7 +132,7 @@ class JsonlMirror:
             data = ("\n".join(encode(ln) for ln in fresh) + "\n").encode("utf-8")
             _append_whole(path, data)
             seq, key = key_of(fresh[-1])
-            self._tail = Tail(seq, key)
+            self._tail = Tail(seq, key, self._tail.problem)
 
 
 def _append_whole(path: Path, data: bytes) -> None:
@@ -151,22 +152,30 @@ def _append_whole(path: Path, data: bytes) -> None:
 
 
 def read_tail(folder: Path, *, trim: bool) -> Tail:
-    """The highest ``seq`` over the last whole lines of every file (with its key). With ``trim``,
-    a partial last line a crash left is cut off first, so a top-up rewrites that record whole."""
-    best = Tail()
+    """The highest ``seq`` over the whole lines at the end (the last 64 KB, at least one line) of
+    every file, with its key. With ``trim``, a partial last line a crash left is cut off first, so a
+    top-up rewrites that record whole. Lines out of order or unreadable there are named in
+    ``problem`` (the mirror was edited or written by two processes: it needs a rewrite)."""
+    best, problem = Tail(), None
     for path in mirror_files(folder):
         if trim:
             _trim_partial_line(path)
+        below, read = None, 0
         for raw in _lines_backwards(path):
+            read += len(raw) + 1
             try:
                 seq, key = key_of(json.loads(raw))
             except ValueError:
-                log.warning("unreadable line at the end of %s; reading the line above it", path)
+                problem = problem or f"an unreadable line near the end of {path.name}"
                 continue
             if seq > best.seq:
                 best = Tail(seq, key)
-            break
-    return best
+            if below is not None and seq >= below:
+                problem = problem or f"lines out of order near the end of {path.name}"
+            below = seq
+            if read >= _CHUNK:
+                break
+    return Tail(best.seq, best.key, problem)
 
 
 def _lines_backwards(path: Path) -> Iterator[bytes]:

@@ -44,6 +44,7 @@ class MirrorKeeper:
         self._source = source
         self.folder = folder
         self.error: str | None = None  # the last write failure, until a write succeeds
+        self.rewritten: str | None = None  # why open rewrote the mirror (None: it did not)
         self._writable = writable
         if writable:
             try:
@@ -60,6 +61,8 @@ class MirrorKeeper:
             if reason is not None:
                 log.warning("%s: %s; rewriting it from the database", self.folder, reason)
                 self._guarded(self._rewrite)
+                if self.error is None:
+                    self.rewritten = reason
             else:
                 self._guarded(self._top_up)
 
@@ -108,6 +111,8 @@ class MirrorKeeper:
 
     def _quick_disagreement(self) -> str | None:
         tail = self.mirror.tail()
+        if tail.problem is not None:
+            return tail.problem
         top = self._db.query(f"SELECT COALESCE(MAX(seq), 0) AS n FROM {self._source.table}")[0]["n"]
         if tail.seq > top:
             return f"its last line (seq {tail.seq}) is past the database's last record (seq {top})"

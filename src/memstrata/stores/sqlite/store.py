@@ -106,10 +106,13 @@ class SqliteStore:
 
     def repair_mirrors(self) -> list[str]:
         """Rewrite every mirror that disagrees with the database from the database (a whole folder
-        swapped in at once). Returns one line per mirror rewritten. Raises ``StorageError`` when the
-        disk refuses (the old mirror then stays as it was)."""
+        swapped in at once). Returns one line per mirror rewritten (by this call, or by this store's
+        open). Raises ``StorageError`` when the disk refuses (the old mirror then stays as it was)."""
         done = []
         for keeper in self._mirrors:
+            if keeper.rewritten is not None:
+                done.append(f"{keeper.folder.name}/ rewritten from the database on open ({keeper.rewritten})")
+                keeper.rewritten = None
             found = keeper.repair()
             if found is not None:
                 done.append(f"{keeper.folder.name}/ rewritten from the database (was: {found.describe()})")
