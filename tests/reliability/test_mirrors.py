@@ -196,3 +196,16 @@ def test_an_old_line_appended_at_the_end_does_not_lower_the_mark(tmp_path: Path)
     mirror.write_text(mirror.read_text() + mirror.read_text().splitlines()[0] + "\n")
     SqliteStore(tmp_path).close()  # seen on open: rewritten, not topped up from seq 1
     assert [ln["seq"] for ln in lines(tmp_path / "conversations")] == [1, 2, 3]
+
+
+def test_the_quick_check_counts_lines_and_reads_the_ends(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path)
+    store.messages.append([msg(f"m{i}") for i in range(4)])
+    assert store.mirror_check(full=False) is None
+    (mirror,) = (tmp_path / "conversations").glob("*.jsonl")
+    text = mirror.read_text().splitlines()
+    mirror.write_text("\n".join([text[0], text[2], text[3]]) + "\n")
+    assert "1 records missing" in str(store.mirror_check(full=False))
+    mirror.write_text("\n".join([text[0], text[1], text[2], text[3], text[1], text[3]]) + "\n")
+    assert "2 lines more than records" in str(store.mirror_check(full=False))
+    store.close()

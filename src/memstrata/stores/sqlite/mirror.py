@@ -152,28 +152,29 @@ def _append_whole(path: Path, data: bytes) -> None:
 
 
 def read_tail(folder: Path, *, trim: bool) -> Tail:
-    """The highest ``seq`` over the whole lines at the end (the last 64 KB, at least one line) of
-    every file, with its key. With ``trim``, a partial last line a crash left is cut off first, so a
-    top-up rewrites that record whole. Lines out of order or unreadable there are named in
-    ``problem`` (the mirror was edited or written by two processes: it needs a rewrite)."""
+    """The highest ``seq`` over the last two whole lines of every file, with its key. With
+    ``trim``, a partial last line a crash left is cut off first, so a top-up rewrites that record
+    whole. Lines out of order or unreadable there are named in ``problem`` (the mirror was edited,
+    or written by two processes: it needs a rewrite)."""
     best, problem = Tail(), None
     for path in mirror_files(folder):
         if trim:
             _trim_partial_line(path)
-        below, read = None, 0
+        below, read, seen = None, 0, 0
         for raw in _lines_backwards(path):
             read += len(raw) + 1
             try:
                 seq, key = key_of(json.loads(raw))
             except ValueError:
+                seq, key = -1, None
                 problem = problem or f"an unreadable line near the end of {path.name}"
-                continue
-            if seq > best.seq:
+            if key is not None and seq > best.seq:
                 best = Tail(seq, key)
-            if below is not None and seq >= below:
+            if key is not None and below is not None and seq >= below:
                 problem = problem or f"lines out of order near the end of {path.name}"
-            below = seq
-            if read >= _CHUNK:
+            below = seq if key is not None else below
+            seen += key is not None
+            if seen == 2 or read >= _CHUNK:
                 break
     return Tail(best.seq, best.key, problem)
 

@@ -19,7 +19,7 @@ from typing import Any
 from memstrata.errors import StorageError
 from memstrata.stores.sqlite.db import Database
 from memstrata.stores.sqlite.mirror import JsonlMirror, Key
-from memstrata.stores.sqlite.mirror_repair import Findings, compare, finish_interrupted, rewrite
+from memstrata.stores.sqlite.mirror_repair import Findings, compare, count_lines, finish_interrupted, rewrite
 
 log = logging.getLogger(__name__)
 PAGE = 5000
@@ -75,14 +75,30 @@ class MirrorKeeper:
         else:
             self._guarded(self._top_up)
 
-    def check(self) -> str | None:
-        """None when every record has exactly one line, else what differs (reads every line)."""
+    def check(self, *, full: bool = True) -> str | None:
+        """None when the mirror agrees with the table, else what differs. ``full`` compares every
+        line with every record; otherwise the files' ends are checked against the table and lines
+        are counted (no parsing)."""
         with self._db.lock:
-            found = compare(self.folder, self._keys())
-        if found.agree():
+            if full:
+                found = compare(self.folder, self._keys())
+                difference = None if found.agree() else found.describe()
+            else:
+                difference = self._quick_check()
+        if difference is None:
             return None
-        note = f"{self.folder.name}/ disagrees with the database: {found.describe()}"
+        note = f"{self.folder.name}/ disagrees with the database: {difference}"
         return f"{note} (last write failed: {self.error})" if self.error else note
+
+    def _quick_check(self) -> str | None:
+        self.mirror.reset()  # the files as they are now
+        if (reason := self._quick_disagreement()) is not None:
+            return reason
+        rows = self._db.query(f"SELECT COUNT(*) AS n FROM {self._source.table}")[0]["n"]
+        lines = count_lines(self.folder)
+        if lines < rows:
+            return f"{rows - lines} records missing"
+        return f"{lines - rows} lines more than records" if lines > rows else None
 
     def repair(self) -> Findings | None:
         """Rewrite the mirror from the table when it disagrees; returns what differed (None: nothing

@@ -97,11 +97,15 @@ class SqliteStore:
         for keeper in self._mirrors:
             keeper.open_sync()
 
-    def mirror_check(self) -> str | None:
+    def mirror_check(self, *, full: bool = True) -> str | None:
         """None when both JSONL mirrors hold exactly one line per database record, else one line per
         mirror saying what differs (and the write that failed, if one did), joined by ``; ``.
-        Reads every mirror line (about a second per million) holding the database lock."""
-        notes = [note for keeper in self._mirrors if (note := keeper.check()) is not None]
+
+        ``full`` compares every line with every record (about 15 µs a line: 0.5 s for 36,500);
+        ``full=False`` checks the files' ends against the database and counts lines, without
+        parsing them (about 40 ms for 36,500 lines): enough for a status line. Both hold the
+        database lock while they read."""
+        notes = [note for keeper in self._mirrors if (note := keeper.check(full=full)) is not None]
         return "; ".join(notes) + " (`memstrata repair` rewrites it)" if notes else None
 
     def repair_mirrors(self) -> list[str]:
