@@ -18,7 +18,7 @@ from typing import Any
 
 from memstrata.errors import StorageError
 from memstrata.stores.sqlite.db import Database
-from memstrata.stores.sqlite.mirror import JsonlMirror, Key
+from memstrata.stores.sqlite.mirror import JsonlMirror, Key, Tail, read_tail
 from memstrata.stores.sqlite.mirror_repair import Findings, compare, count_lines, finish_interrupted, rewrite
 
 log = logging.getLogger(__name__)
@@ -57,7 +57,7 @@ class MirrorKeeper:
         """Rewrite the mirror when it disagrees with the table, else top it up. Never raises for a
         refused write: reads must keep working (the failure is kept in ``error``)."""
         with self._db.lock:
-            reason = self._quick_disagreement()
+            reason = self._quick_disagreement(self.mirror.tail())
             if reason is not None:
                 log.warning("%s: %s; rewriting it from the database", self.folder, reason)
                 self._guarded(self._rewrite)
@@ -91,8 +91,7 @@ class MirrorKeeper:
         return f"{note} (last write failed: {self.error})" if self.error else note
 
     def _quick_check(self) -> str | None:
-        self.mirror.reset()  # the files as they are now
-        if (reason := self._quick_disagreement()) is not None:
+        if (reason := self._quick_disagreement(read_tail(self.folder, trim=False))) is not None:
             return reason
         rows = self._db.query(f"SELECT COUNT(*) AS n FROM {self._source.table}")[0]["n"]
         lines = count_lines(self.folder)
@@ -125,8 +124,7 @@ class MirrorKeeper:
         else:
             self.error = None
 
-    def _quick_disagreement(self) -> str | None:
-        tail = self.mirror.tail()
+    def _quick_disagreement(self, tail: Tail) -> str | None:
         if tail.problem is not None:
             return tail.problem
         top = self._db.query(f"SELECT COALESCE(MAX(seq), 0) AS n FROM {self._source.table}")[0]["n"]
