@@ -184,6 +184,7 @@ def test_public_api_is_pinned() -> None:
         "SchemaError",
         "SearchResult",
         "Settings",
+        "StorageError",
         "StoreError",
         "SystemClock",
         "Tenant",
