@@ -209,3 +209,15 @@ def test_the_quick_check_counts_lines_and_reads_the_ends(tmp_path: Path) -> None
     mirror.write_text("\n".join([text[0], text[1], text[2], text[3], text[1], text[3]]) + "\n")
     assert "2 lines more than records" in str(store.mirror_check(full=False))
     store.close()
+
+
+def test_an_append_never_glues_a_record_onto_a_partial_line(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path)
+    store.messages.append([msg("m0")])
+    (mirror,) = (tmp_path / "conversations").glob("*.jsonl")
+    with open(mirror, "a") as fh:
+        fh.write('{"seq": 2, "id": "half')  # a write cut short that no open has trimmed yet
+    store.messages.append([msg("m1")])
+    assert [ln["id"] for ln in lines(tmp_path / "conversations")] == ["m0", "m1"]
+    assert store.mirror_check() is None
+    store.close()

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from memstrata.atomic import storage_error
 from memstrata.models import Atom, Message
@@ -136,16 +136,19 @@ class JsonlMirror:
 
 
 def _append_whole(path: Path, data: bytes) -> None:
-    """Append ``data`` to ``path`` or leave the file as it was (a partial write is cut off)."""
+    """Append ``data`` to ``path`` as whole lines, or leave the file as it was: a partial line
+    already at its end (a crash, or a trim a read-only disk refused) is cut first, and a write the
+    disk refuses halfway is cut off again (shrinking needs no space)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "ab") as fh:
-            start = fh.tell()
+        with open(path, "a+b", buffering=0) as fh:
+            start = _cut_partial_line(fh, path)
+            view = memoryview(data)
             try:
-                fh.write(data)
-                fh.flush()
+                while view:
+                    view = view[fh.write(view) or 0 :]
             except OSError:
-                fh.truncate(start)  # shrinking needs no space; the next append starts on a line
+                os.ftruncate(fh.fileno(), start)
                 raise
     except OSError as exc:
         raise storage_error(exc, path) from exc
@@ -204,21 +207,31 @@ def _lines_backwards(path: Path) -> Iterator[bytes]:
 
 
 def _trim_partial_line(path: Path) -> None:
-    """Cut a last line that has no newline (a crash mid-append)."""
-    size = path.stat().st_size
+    """Cut a last line that has no newline (a crash mid-append). A refusal (read-only disk) is
+    logged: the partial line is then skipped by readers and cut by the next append."""
+    try:
+        if path.stat().st_size:
+            with open(path, "r+b", buffering=0) as fh:
+                _cut_partial_line(fh, path)
+    except OSError as exc:
+        log.warning("cannot trim the partial last line of %s: %s", path, exc)
+
+
+def _cut_partial_line(fh: BinaryIO, path: Path) -> int:
+    """Truncate the open file after its last newline when it does not end with one; its size."""
+    size = fh.seek(0, os.SEEK_END)
     if size == 0:
-        return
-    with open(path, "rb+") as fh:
-        fh.seek(size - 1)
-        if fh.read(1) == b"\n":
-            return
-        keep = 0
-        end = size
-        while end > 0 and not keep:
-            start = max(0, end - _CHUNK)
-            fh.seek(start)
-            cut = fh.read(end - start).rfind(b"\n")
-            keep = start + cut + 1 if cut >= 0 else 0
-            end = start
-        log.warning("mirror %s ended in a partial line; trimmed %d bytes", path, size - keep)
-        fh.truncate(keep)
+        return 0
+    fh.seek(size - 1)
+    if fh.read(1) == b"\n":
+        return size
+    keep, end = 0, size
+    while end > 0 and not keep:
+        start = max(0, end - _CHUNK)
+        fh.seek(start)
+        cut = fh.read(end - start).rfind(b"\n")
+        keep = start + cut + 1 if cut >= 0 else 0
+        end = start
+    log.warning("mirror %s ended in a partial line; trimmed %d bytes", path, size - keep)
+    fh.truncate(keep)
+    return keep
