@@ -24,9 +24,12 @@ class ProblemLog:
         self._lock = threading.Lock()
         self._found: dict[tuple[Tenant, str], FileProblem] = {}
 
-    def found(self, problem: FileProblem) -> None:
+    def found(self, problem: FileProblem) -> bool:
+        """Record ``problem``; True when it is news (not the finding already recorded)."""
         with self._lock:
+            known = self._found.get((problem.tenant, problem.path))
             self._found[(problem.tenant, problem.path)] = problem
+            return known != problem
 
     def fine(self, tenant: Tenant, path: str) -> None:
         with self._lock:

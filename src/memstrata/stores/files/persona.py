@@ -42,8 +42,8 @@ class FilePersonaStore:
         raw, problem = health.read_checked(p, text_problem)
         if raw is None or problem is not None:
             found = FileProblem(tenant, PERSONA, problem or "cannot be read")
-            log.warning("%s; left out", found)
-            self._log.found(found)
+            if self._log.found(found):  # once, not at every read
+                log.warning("%s; left out", found)
             return None
         self._log.fine(tenant, PERSONA)
         return raw.decode("utf-8"), mtime_ms(p)

@@ -63,9 +63,8 @@ class FileSceneStore:
         path = f"{SCENES}/{name}"
         if problem is None:
             self._log.fine(tenant, path)
-        else:
+        elif self._log.found(FileProblem(tenant, path, problem)):  # once, not at every read
             log.warning("%s: %s is unreadable (%s); left out", tenant, path, problem)
-            self._log.found(FileProblem(tenant, path, problem))
 
     def save(self, tenant: Tenant, scene: Scene) -> None:
         if names.normalise(scene.name) != scene.name:
