@@ -133,5 +133,6 @@ class Memory:
     end_session = _blocking(AsyncMemory.end_session)
     status = _blocking(AsyncMemory.status)
     reindex = _blocking(AsyncMemory.reindex)
+    repair = _blocking(AsyncMemory.repair)
     import_sessions = _blocking(AsyncMemory.import_sessions)
     import_tdai = _blocking(AsyncMemory.import_tdai)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from memstrata.cli import demo_cmd, import_cmd, inspect_cmd, maintenance_cmd, search_cmd
+from memstrata.cli import demo_cmd, import_cmd, inspect_cmd, maintenance_cmd, repair_cmd, search_cmd
 from memstrata.cli.common import DataDir
 
 app = typer.Typer(
@@ -42,6 +42,7 @@ def main(
 import_cmd.register(app)
 search_cmd.register(app)
 maintenance_cmd.register(app)
+repair_cmd.register(app)
 demo_cmd.register(app)
 app.add_typer(inspect_cmd.app, name="inspect")
 
