@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from memstrata.atomic import remove_stale_temps
 from memstrata.clock import SystemClock
 from memstrata.embeddings.select import embedder_from_settings
 from memstrata.engines.offline import OfflineDeduplicator, OfflineExtractor
@@ -119,6 +120,8 @@ def assemble(
     where = data_dir(location or settings.home)
     store = open_store(where, read_only=read_only, wait=wait, url=advertise_url)
     try:
+        if not read_only:  # the one writer now: nobody else is mid-write
+            remove_stale_temps(where)
         vectors = VectorState(store.index, chosen, writable=not read_only)
         upper = upper_layers(settings, where, chat)
     except BaseException:
