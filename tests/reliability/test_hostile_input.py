@@ -35,7 +35,12 @@ def memstrata(*args: str) -> tuple[int, str, int]:
     """Exit code, output (stdout and stderr) and peak RSS in MB of ``memstrata ARGS``."""
     env = {**os.environ, "MEMSTRATA_EMBEDDING__PROVIDER": "hashing", "COLUMNS": "200"}
     proc = subprocess.run(
-        [sys.executable, "-c", RUN_CLI, *args], capture_output=True, text=True, env=env, timeout=300, check=False
+        [sys.executable, "-c", RUN_CLI, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
     )
     *err, rss = proc.stderr.splitlines()
     return proc.returncode, proc.stdout + "\n".join(err), int(rss) // 1024
