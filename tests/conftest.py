@@ -60,7 +60,9 @@ async def recording_memory(
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("memstrata reliability")
-    group.addoption("--soak", action="store_true", help="Run the crash suites at every kill point (slow).")
+    group.addoption(
+        "--soak", action="store_true", help="Run the import crash suite at 20 kill points (slow)."
+    )
     group.addoption(
         "--soak-points", type=int, default=0, metavar="N", help="Kill points of the import crash suite."
     )
