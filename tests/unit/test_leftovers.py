@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from memstrata import Memory
-from memstrata.atomic import atomic_write, remove_stale_temps
+from memstrata.atomic import atomic_write
+from memstrata.leftovers import remove_stale_temporaries
 
 
 def killed_writes(home: Path) -> list[Path]:
@@ -43,5 +44,6 @@ def test_only_hidden_tmp_names_are_swept(tmp_path: Path) -> None:
     for name in ("notes.tmp", ".hidden.md", "scene.md"):
         (tmp_path / name).write_text("x")
     (tmp_path / ".a.md.1.tmp").write_text("x")
-    assert remove_stale_temps(tmp_path) == 1
+    (tmp_path / ".tmp-x1y2.part").write_text("x")
+    assert remove_stale_temporaries(tmp_path) == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == [".hidden.md", "notes.tmp", "scene.md"]
