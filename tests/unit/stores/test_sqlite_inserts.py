@@ -12,10 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from memstrata.errors import StoreError
 from memstrata.models import Atom, AtomType, Layer, Message, Role, Tenant
 from memstrata.stores.sqlite.store import SqliteStore
 
 T = Tenant("ann")
+# The store raises the constraint failure, as sqlite3's error or wrapped in a StoreError.
+REFUSED = (sqlite3.IntegrityError, StoreError)
 
 
 @pytest.fixture
@@ -37,7 +40,7 @@ def test_a_message_breaking_not_null_raises_instead_of_passing_for_a_duplicate(
     empty_store: SqliteStore,
 ) -> None:
     broken = replace(message("m2"), session_id=None)  # type: ignore[arg-type]
-    with pytest.raises(sqlite3.IntegrityError, match="NOT NULL"):
+    with pytest.raises(REFUSED, match="NOT NULL constraint failed"):
         empty_store.messages.append([(message("m1"), "one"), (broken, "two")])
     assert empty_store.messages.count(T) == 0  # the whole batch rolled back
 
@@ -49,7 +52,7 @@ def test_a_repeated_message_id_is_still_skipped(empty_store: SqliteStore) -> Non
 
 def test_an_atom_breaking_not_null_raises_and_the_cursor_stays(empty_store: SqliteStore) -> None:
     broken = replace(atom("a2"), content=None)  # type: ignore[arg-type]
-    with pytest.raises(sqlite3.IntegrityError, match="NOT NULL"):
+    with pytest.raises(REFUSED, match="NOT NULL constraint failed"):
         empty_store.atoms.commit(T, [(atom("a1"), "one"), (broken, "two")], {}, ("s", 5))
     assert empty_store.atoms.count(T) == 0
     assert empty_store.pipeline.sessions() == []
