@@ -11,6 +11,7 @@ from memstrata.engines.offline import OfflineDeduplicator, OfflineExtractor
 from memstrata.engines.offline.persona_l3 import OfflinePersonaWriter
 from memstrata.engines.offline.scenes_l2 import OfflineSceneWriter
 from memstrata.errors import ConfigError
+from memstrata.leftovers import remove_stale_temporaries
 from memstrata.ports import (
     ChatModel,
     Clock,
@@ -119,6 +120,8 @@ def assemble(
     where = data_dir(location or settings.home)
     store = open_store(where, read_only=read_only, wait=wait, url=advertise_url)
     try:
+        if not read_only:  # the one writer now: nobody else is mid-write
+            remove_stale_temporaries(where)
         vectors = VectorState(store.index, chosen, writable=not read_only)
         upper = upper_layers(settings, where, chat)
     except BaseException:

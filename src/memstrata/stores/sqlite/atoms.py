@@ -10,10 +10,11 @@ from memstrata.models import Atom, AtomFilter, Tenant
 from memstrata.stores.sqlite import rows
 from memstrata.stores.sqlite.db import Database
 
+# Only a repeated id is skipped (a retried window): any other constraint failure raises.
 _INSERT = (
-    "INSERT OR IGNORE INTO atoms (id, user_id, agent_id, session_key, type, priority, content, scene_name, "
+    "INSERT INTO atoms (id, user_id, agent_id, session_key, type, priority, content, scene_name, "
     "source_message_ids, metadata, event_time, created_at, updated_at, version, superseded_by) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, agent_id, id) DO NOTHING"
 )
 _CURSOR = (
     "INSERT INTO pipeline_sessions (user_id, agent_id, session_key, cursor) VALUES (?, ?, ?, ?) "

@@ -10,9 +10,12 @@ from memstrata.models import Message, MessageFilter, Tenant
 from memstrata.stores.sqlite import rows
 from memstrata.stores.sqlite.db import Database
 
+# Only a repeated id is skipped: ``OR IGNORE`` would also skip a row breaking NOT NULL or CHECK,
+# and capture would report that loss as a duplicate.
 _INSERT = (
-    "INSERT OR IGNORE INTO messages (id, user_id, agent_id, session_key, session_id, role, name, content, "
-    "timestamp, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO messages (id, user_id, agent_id, session_key, session_id, role, name, content, "
+    "timestamp, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (user_id, agent_id, id) DO NOTHING"
 )
 
 
@@ -23,7 +26,7 @@ class SqliteMessageLog:
     def append(self, items: Sequence[tuple[Message, str]]) -> list[Message]:
         stored: list[Message] = []
         with self._db.tx() as c:
-            # Known ids are skipped before inserting: a failed OR IGNORE would still use up a seq.
+            # Known ids are skipped before inserting: a conflicting insert would still use up a seq.
             known = self._known(c, items)
             for m, body in items:
                 if (m.tenant, m.id) in known:
