@@ -12,7 +12,7 @@ import functools
 import threading
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from memstrata import memory
 from memstrata.ports import ChatModel, Clock, Embedder
@@ -41,6 +41,9 @@ class AsyncMemory(memory.AsyncMemory):
         ``background=True`` runs the pipeline scheduler until ``close``. ``embedder=None`` turns
         vectors off; a ``chat_model`` selects the LLM engine with that model.
         """
+        if _is_url(path_or_url):
+            # A server: the HTTP client has the same methods (a parity test keeps them so).
+            return cast("AsyncMemory", _client(str(path_or_url), settings, asynchronous=True))
         s = load_settings(path_or_url if path_or_url and "://" not in str(path_or_url) else None, **settings)
         parts = await asyncio.to_thread(
             build, s, path_or_url, clock=clock, embedder=embedder, chat=chat_model
@@ -57,6 +60,19 @@ class AsyncMemory(memory.AsyncMemory):
         if background:
             mem.start_background()
         return mem
+
+
+def _is_url(location: str | Path | None) -> bool:
+    return isinstance(location, str) and location.startswith(("http://", "https://"))
+
+
+def _client(url: str, settings: dict[str, Any], *, asynchronous: bool) -> Any:
+    """The HTTP client of a server; the API key comes from ``api_key=`` or ``MEMSTRATA_API_KEY``."""
+    from memstrata.client import AsyncMemoryClient, MemoryClient
+
+    key = load_settings(None, **{k: v for k, v in settings.items() if k == "api_key"}).api_key
+    secret = key.get_secret_value() if key is not None else None
+    return AsyncMemoryClient(url, api_key=secret) if asynchronous else MemoryClient(url, api_key=secret)
 
 
 class _Portal:
@@ -105,7 +121,10 @@ class Memory:
         chat_model: ChatModel | None = None,
         **settings: Any,
     ) -> Memory:
-        """See ``AsyncMemory.open``; with ``background=True`` the pipeline runs in a thread."""
+        """See ``AsyncMemory.open``; with ``background=True`` the pipeline runs in a thread.
+        An ``http://`` or ``https://`` URL returns a ``MemoryClient`` of that server instead."""
+        if _is_url(path_or_url):
+            return cast("Memory", _client(str(path_or_url), settings, asynchronous=False))
         portal = _Portal()
         try:
             inner = portal.call(
@@ -161,3 +180,15 @@ class Memory:
     status = _blocking(memory.AsyncMemory.status)
     reindex = _blocking(memory.AsyncMemory.reindex)
     import_tdai = _blocking(memory.AsyncMemory.import_tdai)
+    get_message = _blocking(memory.AsyncMemory.get_message)
+    delete_messages = _blocking(memory.AsyncMemory.delete_messages)
+    get_atom = _blocking(memory.AsyncMemory.get_atom)
+    update_atom = _blocking(memory.AsyncMemory.update_atom)
+    delete_atoms = _blocking(memory.AsyncMemory.delete_atoms)
+    write_scene = _blocking(memory.AsyncMemory.write_scene)
+    delete_scene = _blocking(memory.AsyncMemory.delete_scene)
+    write_persona = _blocking(memory.AsyncMemory.write_persona)
+    counts = _blocking(memory.AsyncMemory.counts)
+    before_prompt = _blocking(memory.AsyncMemory.before_prompt)
+    turn_committed = _blocking(memory.AsyncMemory.turn_committed)
+    import_seed = _blocking(memory.AsyncMemory.import_seed)

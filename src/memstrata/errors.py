@@ -7,6 +7,8 @@
     │   ├── ValidationError      an item of a request or an import file is malformed (names the item)
     │   ├── UnknownTenantError   the tenant has no data at all (raised only where that matters)
     │   ├── PathError            a path escapes its sandbox or names a file that does not exist
+    │   ├── NotFoundError        a record the caller named (message, atom) does not exist
+    │   ├── ConflictError        the request contradicts the stored state (e.g. edits a superseded atom)
     │   └── TurnLimitError       an agent made more search calls in one turn than allowed
     ├── StoreError               the store failed or is in a state it cannot serve
     │   └── SchemaError          the database was written by a newer memstrata
@@ -14,7 +16,9 @@
     ├── EngineError              an engine could not finish a stage; the stage is retried later
     │   ├── ModelError           the chat model failed (timeout, HTTP status, refused)
     │   └── ParseError           the model's reply could not be turned into the expected shape
-    └── PipelineError            the scheduler was asked for something it cannot do
+    ├── PipelineError            the scheduler was asked for something it cannot do
+    └── RemoteError              a memstrata server failed or could not be reached (the HTTP client)
+        └── CircuitOpenError     the client stopped calling a failing server for a while
 
 Each error carries the context it is about (``tenant``, ``atom_id``, ``path``, ``item``) as
 attributes, so a caller can act on it without parsing the message.
@@ -65,11 +69,31 @@ class UnknownTenantError(InputError):
 
 
 class PathError(InputError):
-    """A path escapes its sandbox, or names no file."""
+    """A path escapes its sandbox, or names no file (then ``missing`` is True)."""
 
-    def __init__(self, message: str, *, path: str) -> None:
+    def __init__(self, message: str, *, path: str, missing: bool = False) -> None:
         super().__init__(f"{message}: {path!r}")
         self.path = path
+        self.missing = missing
+
+
+class NotFoundError(InputError):
+    """A record the caller named does not exist for this tenant: ``kind`` (``message``, ``atom``)
+    and ``key`` (its id) say which."""
+
+    def __init__(self, kind: str, key: str, *, tenant: str | None = None) -> None:
+        super().__init__(f"no such {kind}: {key!r}", tenant=tenant)
+        self.kind = kind
+        self.key = key
+
+
+class ConflictError(InputError):
+    """The request contradicts the stored state, e.g. it edits an atom that a newer version has
+    superseded; ``current`` names the record to act on instead, when there is one."""
+
+    def __init__(self, message: str, *, current: str | None = None, tenant: str | None = None) -> None:
+        super().__init__(message, tenant=tenant)
+        self.current = current
 
 
 class TurnLimitError(InputError):
@@ -114,3 +138,21 @@ class ParseError(EngineError):
 
 class PipelineError(MemstrataError):
     """The scheduler was asked for something it cannot do."""
+
+
+class RemoteError(MemstrataError):
+    """A memstrata server answered with a server-side failure (``status`` 5xx) or could not be
+    reached (``status`` None); ``code`` is the server's stable error code when it sent one."""
+
+    def __init__(self, message: str, *, status: int | None = None, code: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+class CircuitOpenError(RemoteError):
+    """The client saw too many failures in a row and refuses calls until ``retry_at`` (epoch s)."""
+
+    def __init__(self, message: str, *, retry_at: float) -> None:
+        super().__init__(message, code="circuit_open")
+        self.retry_at = retry_at

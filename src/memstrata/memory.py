@@ -8,22 +8,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from memstrata import arguments as args
 from memstrata.arguments import MessageInput
-from memstrata.errors import ConfigError, EmbeddingError, PathError
+from memstrata.data_plane import AtomChange, Counts, DataPlane
+from memstrata.errors import ConfigError, EmbeddingError, PathError, ValidationError
+from memstrata.importers.seed import parse_seed
 from memstrata.importers.tdai import TdaiImportReport, read_tdai
+from memstrata.layers import host_turns
 from memstrata.layers.capture import CaptureResult, prepare
+from memstrata.layers.host_turns import PromptMark, PromptMarks, TurnMessage, TurnResult
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l3 import persona_doc
 from memstrata.models import DEFAULT, Atom, Layer, Message, NewMessage, Role, SearchResult, Tenant
 from memstrata.pipeline.coordinator import Pipeline, RunAllReport
 from memstrata.pipeline.runner import L1Runner
 from memstrata.pipeline.scheduler import Scheduler, SessionStatus
+from memstrata.pipeline.seed_import import SeedReport, import_sessions
 from memstrata.pipeline.tdai_import import TdaiImport
 from memstrata.pipeline.tenants import TenantScheduler, TenantStatus
 from memstrata.ports import (
@@ -440,3 +447,196 @@ class AsyncMemory:
         report = await asyncio.to_thread(writer.run, data)
         self._pipeline.wake()
         return report
+
+    # --- data plane: record-level reads and edits (logic in data_plane.py) ----------------------
+
+    @functools.cached_property
+    def _data(self) -> DataPlane:
+        return DataPlane(self._store, self._upper, self._vector_embedder, self._clock.now_ms)
+
+    def _tenant_lock(self, tenant: Tenant) -> contextlib.AbstractAsyncContextManager[object]:
+        """The tenant's L2/L3 run lock, so a scene or persona edit never races a run."""
+        tenants = self._pipeline.tenants
+        return tenants.lock(tenant) if tenants is not None else contextlib.nullcontext()
+
+    async def get_message(
+        self, message_id: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT
+    ) -> Message:
+        """One stored L0 message of the tenant. Raises ``NotFoundError``."""
+        return await asyncio.to_thread(self._data.message, Tenant(user_id, agent_id), message_id)
+
+    async def delete_messages(
+        self,
+        ids: Sequence[str] = (),
+        *,
+        session_keys: Sequence[str] = (),
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+    ) -> list[str]:
+        """Delete the tenant's L0 messages with these ids and every message of these sessions.
+        Returns the ids deleted (atoms extracted from them stay: delete those with ``delete_atoms``)."""
+        tenant = Tenant(user_id, agent_id)
+        return await asyncio.to_thread(self._data.delete_messages, tenant, list(ids), list(session_keys))
+
+    async def get_atom(self, atom_id: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> Atom:
+        """One L1 atom of the tenant (current or superseded). Raises ``NotFoundError``."""
+        return await asyncio.to_thread(self._data.atom, Tenant(user_id, agent_id), atom_id)
+
+    async def update_atom(
+        self,
+        atom_id: str,
+        *,
+        content: str | None = None,
+        type: str | None = None,
+        priority: int | None = None,
+        scene_name: str | None = None,
+        follow: bool = False,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+    ) -> Atom:
+        """Correct an atom: a new version (new id, version + 1) supersedes it and is returned; the
+        old one stays readable. Editing a superseded atom raises ``ConflictError`` naming the
+        current version, unless ``follow=True`` (then the current version is edited)."""
+        tenant = Tenant(user_id, agent_id)
+        change = AtomChange(content, args.atom_type(type), priority, scene_name)
+        atom = await asyncio.to_thread(self._data.update_atom, tenant, atom_id, change, follow=follow)
+        if self._pipeline.tenants is not None and atom.id != atom_id:
+            await asyncio.to_thread(self._pipeline.tenants.on_l1_atoms, tenant)  # to its scene at L2
+        return atom
+
+    async def delete_atoms(
+        self, ids: Sequence[str], *, user_id: str = DEFAULT, agent_id: str = DEFAULT
+    ) -> list[str]:
+        """Delete the tenant's atoms with these ids and their older versions; returns the ids deleted."""
+        return await asyncio.to_thread(self._data.delete_atoms, Tenant(user_id, agent_id), list(ids))
+
+    async def write_scene(
+        self,
+        path: str,
+        content: str,
+        *,
+        summary: str | None = None,
+        create: bool = True,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+    ) -> Scene:
+        """Create or replace a scene (``scene_blocks/<name>.md`` or ``<name>.md``, a normalised
+        name). ``create=False`` raises ``PathError`` (missing) when it does not exist."""
+        tenant = Tenant(user_id, agent_id)
+        async with self._tenant_lock(tenant):
+            return await asyncio.to_thread(
+                self._data.write_scene, tenant, path, content, summary, create=create
+            )
+
+    async def delete_scene(self, path: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> bool:
+        """Delete a scene file and its index entry; False when there was no such scene."""
+        tenant = Tenant(user_id, agent_id)
+        async with self._tenant_lock(tenant):
+            return await asyncio.to_thread(self._data.delete_scene, tenant, path)
+
+    async def write_persona(self, body: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> Persona:
+        """Replace the tenant's persona body; the scene navigation is regenerated."""
+        tenant = Tenant(user_id, agent_id)
+        async with self._tenant_lock(tenant):
+            return await asyncio.to_thread(self._data.write_persona, tenant, body)
+
+    async def counts(
+        self,
+        *,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+        session_key: str | None = None,
+        type: str | None = None,
+        since: int | None = None,
+        until: int | None = None,
+        scene_prefix: str | None = None,
+    ) -> Counts:
+        """How many messages (``session_key``, time range), current atoms (``type``, time range),
+        scenes (name prefix) and personas (0 or 1) the tenant has."""
+        tenant = Tenant(user_id, agent_id)
+        messages = MessageFilter(session_key, since, until)
+        atoms = AtomFilter(args.atom_type(type), None, since, until)
+        return await asyncio.to_thread(self._data.counts, tenant, messages, atoms, scene_prefix)
+
+    # --- the host turn lifecycle (logic in layers/host_turns.py) ------------------------------------
+
+    @functools.cached_property
+    def _marks(self) -> PromptMarks:
+        t = self.settings.turns
+        return PromptMarks(t.cache_sessions, int(t.cache_ttl_seconds * 1000))
+
+    @functools.cached_property
+    def _noise(self) -> tuple[re.Pattern[str], ...]:
+        return host_turns.compile_patterns(self.settings.turns.noise_patterns)
+
+    async def before_prompt(
+        self,
+        prompt: str,
+        *,
+        session_key: str = DEFAULT,
+        transcript_length: int | None = None,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+    ) -> RecallResult:
+        """A host is about to call its model with the user's ``prompt``: recall for it, and remember
+        the clean prompt and ``transcript_length`` (messages before the prompt) for the session's
+        ``turn_committed``. Returns recall's ``system_context`` and ``prepend_context``."""
+        if transcript_length is not None and transcript_length < 0:
+            raise ValidationError("must be 0 or more", item="transcript_length")
+        tenant = Tenant(user_id, agent_id)
+        clean = host_turns.clean_prompt(prompt, self._noise)
+        self._marks.put((tenant, session_key), PromptMark(clean, transcript_length, self._clock.now_ms()))
+        return await self.recall(clean or prompt, session_key=session_key, user_id=user_id, agent_id=agent_id)
+
+    async def turn_committed(
+        self,
+        messages: Sequence[TurnMessage | Mapping[str, object]],
+        *,
+        session_key: str = DEFAULT,
+        session_id: str | None = None,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+    ) -> TurnResult:
+        """A turn is over: store what is new in ``messages`` (the host may send its whole
+        transcript), cleaned, the polluted prompt replaced by the clean one ``before_prompt`` saw."""
+        tenant = Tenant(user_id, agent_id)
+        transcript = [host_turns.as_turn_message(m, i) for i, m in enumerate(messages)]
+        mark = self._marks.pop((tenant, session_key), self._clock.now_ms())
+        last = await asyncio.to_thread(self._store.messages.last, tenant, session_key)
+        plan = host_turns.plan_commit(
+            transcript,
+            session_key=session_key,
+            mark=mark,
+            last_timestamp=last.timestamp if last is not None else None,
+            extra=self._noise,
+        )
+        done = CaptureResult(())
+        if plan.messages:
+            done = await self.capture(
+                plan.messages,
+                session_key=session_key,
+                session_id=session_id,
+                user_id=user_id,
+                agent_id=agent_id,
+            )
+        dropped = plan.dropped + done.dropped
+        return TurnResult(
+            done.stored, done.duplicates, dropped, plan.method, plan.replaced, done.degradations
+        )
+
+    async def import_seed(
+        self, data: object, *, process: bool = False, user_id: str = DEFAULT, agent_id: str = DEFAULT
+    ) -> SeedReport:
+        """Import seed history (``{"sessions": [...]}`` or ``[...]``, see ``importers.seed``);
+        sessions that name no tenant go to this one. ``process=True`` runs L1 on each session now."""
+        sessions = await asyncio.to_thread(parse_seed, data)
+
+        async def capture(batch: Sequence[NewMessage], key: str, sid: str, t: Tenant) -> CaptureResult:
+            return await self.capture(
+                batch, session_key=key, session_id=sid, user_id=t.user_id, agent_id=t.agent_id
+            )
+
+        async def end(key: str, t: Tenant) -> None:
+            await self.end_session(key, user_id=t.user_id, agent_id=t.agent_id)
+
+        return await import_sessions(sessions, capture, end if process else None, Tenant(user_id, agent_id))

@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from memstrata.errors import ConfigError
@@ -84,6 +84,25 @@ class SearchSettings(BaseModel):
     context_previous: bool = True  # index each message with the one before it
 
 
+class ServerSettings(BaseModel):
+    """``memstrata serve``: where it listens and what it accepts."""
+
+    host: str = "127.0.0.1"
+    port: Annotated[int, Field(ge=0, le=65535)] = 8420
+    max_body_bytes: Annotated[int, Field(ge=1024)] = 1024 * 1024  # larger bodies get 413
+    mcp: bool = True  # mount the MCP server (streamable HTTP) at /mcp
+
+
+class TurnSettings(BaseModel):
+    """The host turn lifecycle (``before_prompt`` / ``turn_committed``)."""
+
+    # Extra regular expressions whose matches are cut out of host messages (e.g. a host's own
+    # reply directives); the built-in noise rules always apply.
+    noise_patterns: list[str] = Field(default_factory=list)
+    cache_sessions: Annotated[int, Field(ge=1)] = 10_000  # sessions whose before_prompt is remembered
+    cache_ttl_seconds: Annotated[float, Field(gt=0)] = 6 * 3600
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMSTRATA_", env_nested_delimiter="__", extra="forbid")
 
@@ -94,6 +113,10 @@ class Settings(BaseSettings):
     search: SearchSettings = Field(default_factory=SearchSettings)
     persona: PersonaSettings = Field(default_factory=PersonaSettings)
     recall: RecallSettings = Field(default_factory=RecallSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    turns: TurnSettings = Field(default_factory=TurnSettings)
+    # The bearer token of the HTTP gateway (``MEMSTRATA_API_KEY``); required off loopback.
+    api_key: SecretStr | None = None
 
     @classmethod
     def settings_customise_sources(

@@ -167,6 +167,10 @@ class TenantScheduler:
         st = self._store.pipeline.tenant(tenant)
         return st.l3_requested > st.l3_done or (st.new_atoms > 0 and st.last_l2 is not None)
 
+    def lock(self, tenant: Tenant) -> asyncio.Lock:
+        """The tenant's run lock: hold it to write scene or persona files outside a run."""
+        return self._guard(tenant)[0]
+
     def _guard(self, tenant: Tenant) -> tuple[asyncio.Lock, asyncio.Semaphore]:
         """The tenant's lock and the shared worker slots (made on first use, in the running loop)."""
         if self._slots is None:

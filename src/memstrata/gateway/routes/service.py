@@ -1,0 +1,87 @@
+"""Health, status, tenants, pipeline control and import."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+
+from memstrata.gateway.context import Mem, tenant_of, who
+from memstrata.gateway.records import (
+    DoneOut,
+    EmbeddedOut,
+    HealthOut,
+    PipelineHealth,
+    RunAllOut,
+    RunsOut,
+    SeedReportOut,
+    StatusOut,
+    TenantOut,
+)
+from memstrata.gateway.requests import EmptyIn, ImportIn, PersonaRequestIn
+
+router = APIRouter(prefix="/v1", tags=["service"])
+
+
+@router.get("/health", response_model=HealthOut)
+async def health(mem: Mem, request: Request) -> HealthOut:
+    """Liveness and a summary: version, store, embedder, pipeline lag and the last errors. Open
+    without a key."""
+    st = await mem.status()
+    errors = [f"{s.tenant} {s.session_key}: {s.last_error}" for s in st.sessions if s.last_error]
+    errors += [f"{t.tenant} L2: {t.l2_error}" for t in st.tenants if t.l2_error]
+    errors += [f"{t.tenant} L3: {t.l3_error}" for t in st.tenants if t.l3_error]
+    pipeline = PipelineHealth(
+        sessions=len(st.sessions), lag=sum(s.lag for s in st.sessions), failing=len(errors)
+    )
+    return HealthOut(
+        status="degraded" if errors else "ok",
+        version=request.app.version,
+        store=request.app.state.store_name,
+        embedder=st.embedder,
+        pipeline=pipeline,
+        last_errors=errors[:20],
+    )
+
+
+@router.get("/status", response_model=StatusOut)
+async def status(mem: Mem) -> StatusOut:
+    """Pipeline queues, cursors, lag and the last error of every session (L1) and tenant (L2/L3)."""
+    return StatusOut.model_validate(await mem.status())
+
+
+@router.get("/tenants", response_model=list[TenantOut])
+async def tenants(mem: Mem) -> list[TenantOut]:
+    """Every tenant with messages or scenes."""
+    return [TenantOut.model_validate(t) for t in await mem.tenants()]
+
+
+@router.post("/pipeline/run", response_model=RunsOut)
+async def run_pending(mem: Mem, body: EmptyIn | None = None) -> RunsOut:
+    """Run every pipeline stage that is due now, until none is (the background loop does this
+    on its own)."""
+    return RunsOut(runs=await mem.run_pending())
+
+
+@router.post("/pipeline/run-all", response_model=RunAllOut)
+async def run_all(mem: Mem, body: EmptyIn | None = None) -> RunAllOut:
+    """Process everything now, due or not: L1 on every backlog, then L2 and L3."""
+    return RunAllOut.model_validate(await mem.run_all())
+
+
+@router.post("/persona/request", response_model=DoneOut)
+async def request_persona(mem: Mem, body: PersonaRequestIn, request: Request) -> DoneOut:
+    """Ask for the tenant's persona to be rewritten at the next pipeline run."""
+    await mem.request_persona(body.reason, **who(tenant_of(request, body)))
+    return DoneOut()
+
+
+@router.post("/reindex", response_model=EmbeddedOut)
+async def reindex(mem: Mem, body: EmptyIn | None = None) -> EmbeddedOut:
+    """Embed every record without a vector (all of them after an embedder change)."""
+    return EmbeddedOut(embedded=await mem.reindex())
+
+
+@router.post("/import", response_model=SeedReportOut)
+async def import_seed(mem: Mem, body: ImportIn, request: Request) -> SeedReportOut:
+    """Import seed history; sessions naming no tenant go to the request's tenant."""
+    found = await mem.import_seed(body.data, process=body.process, **who(tenant_of(request, body)))
+    return SeedReportOut.model_validate(found)
