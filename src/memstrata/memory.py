@@ -244,7 +244,7 @@ class AsyncMemory:
         for scene in found:
             if scene.name == name:
                 return scene
-        raise PathError("no such scene", path=path)
+        raise PathError("no such scene", path=path, missing=True)
 
     async def tenants(self) -> list[Tenant]:
         """Every tenant with messages or scenes in this memory."""
