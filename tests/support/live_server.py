@@ -38,7 +38,9 @@ class LiveServer:
         s = self.settings
 
         async def open_memory() -> AsyncMemory:
-            return await AsyncMemory.open(s.home, background=True, embedder=HashingEmbedder(64), **_overrides(s))
+            return await AsyncMemory.open(
+                s.home, background=True, embedder=HashingEmbedder(64), **_overrides(s)
+            )
 
         self.app = create_app(s, open_memory, host="127.0.0.1")
         config = uvicorn.Config(self.app, log_level="warning", lifespan="on", access_log=False)

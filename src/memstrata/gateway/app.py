@@ -23,7 +23,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from memstrata.errors import ConfigError, MemstrataError
-from memstrata.gateway.errors import Problem, field_of, problem_of, render, style
+from memstrata.gateway.errors import Problem, field_of, problem_of, render
 from memstrata.gateway.middleware import BearerAuth, BodyLimit, RequestIds, SecretFilter, request_id
 from memstrata.gateway.routes import atoms, layers, messages, search, service, turns
 from memstrata.gateway.tdam.router import router as tdam_router
@@ -112,7 +112,8 @@ def _unparsed(body: Any) -> bool:
 
 
 def _problem_response(request: Request, problem: Problem) -> JSONResponse:
-    return JSONResponse(render(problem, request.url.path, request_id.get()), status_code=problem.status)
+    status, body = render(problem, request.url.path, request_id.get())
+    return JSONResponse(body, status_code=status)
 
 
 def _handlers(app: FastAPI) -> None:
@@ -132,9 +133,8 @@ def _handlers(app: FastAPI) -> None:
         listed = [
             {"field": field_of(tuple(err.get("loc", ()))), "message": err.get("msg", "")} for err in errors
         ]
-        status = 422 if style(request.url.path) == "native" else 400
         problem = Problem(
-            status, "validation_error", f"{field}: {first.get('msg')}", field, {"errors": listed[:20]}
+            422, "validation_error", f"{field}: {first.get('msg')}", field, {"errors": listed[:20]}
         )
         return _problem_response(request, problem)
 

@@ -69,18 +69,20 @@ def style(path: str) -> str:
     return "native"
 
 
-def render(problem: Problem, path: str, request_id: str) -> dict[str, Any]:
-    """The JSON body of an error for ``path``."""
+def render(problem: Problem, path: str, request_id: str) -> tuple[int, dict[str, Any]]:
+    """The HTTP status and JSON body of an error for ``path``. TDAM's routes answer invalid
+    parameters with 400 (TDAM keeps 422 for business rules), the native API with 422."""
     kind = style(path)
+    status = 400 if kind != "native" and problem.status == 422 else problem.status
     if kind == "tdam_v3":
-        return {"code": problem.status, "message": problem.message, "request_id": request_id}
+        return status, {"code": status, "message": problem.message, "request_id": request_id}
     if kind == "tdam_v1":
-        return {"error": problem.message, "code": problem.code}
+        return status, {"error": problem.message, "code": problem.code}
     body: dict[str, Any] = {"code": problem.code, "message": problem.message, "request_id": request_id}
     if problem.where is not None:
         body["field"] = problem.where
     body.update(problem.extra)
-    return {"error": body}
+    return status, {"error": body}
 
 
 def field_of(loc: tuple[int | str, ...]) -> str:

@@ -47,11 +47,12 @@ def header(scope: Scope, name: bytes) -> str | None:
 async def answer(send: Send, scope: Scope, problem: Problem) -> None:
     """Send ``problem`` as the whole response, in the shape of the path's API family."""
     rid = request_id.get()
-    raw = json.dumps(render(problem, scope.get("path", ""), rid)).encode()
+    status, body = render(problem, scope.get("path", ""), rid)
+    raw = json.dumps(body).encode()
     await send(
         {
             "type": "http.response.start",
-            "status": problem.status,
+            "status": status,
             "headers": [
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(raw)).encode()),

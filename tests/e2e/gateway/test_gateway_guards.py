@@ -36,7 +36,10 @@ def test_the_right_key_is_let_in_and_health_is_open(server: LiveServer) -> None:
 def test_tdam_routes_answer_401_in_their_own_shapes(server: LiveServer) -> None:
     v1 = httpx.post(server.url + "/recall", json={"query": "x", "session_key": "s"})
     v3 = httpx.post(server.url + "/v3/core/read", json={}, headers={"authorization": "Bearer nope"})
-    assert v1.status_code == 401 and v1.json() == {"error": "Unauthorized: missing Bearer token", "code": "unauthorized"}
+    assert v1.status_code == 401 and v1.json() == {
+        "error": "Unauthorized: missing Bearer token",
+        "code": "unauthorized",
+    }
     assert v3.status_code == 401 and v3.json()["code"] == 401 and v3.json()["request_id"].startswith("req-")
 
 
@@ -87,7 +90,9 @@ def test_invalid_json_is_400_and_validation_is_422_naming_the_field(http: httpx.
     assert untyped.status_code == 400
     wrong = http.post("/v1/capture", json={"messages": [{"role": "robot", "content": "hi"}]})
     err = wrong.json()["error"]
-    assert wrong.status_code == 422 and err["code"] == "validation_error" and err["field"] == "messages[0].role"
+    assert (
+        wrong.status_code == 422 and err["code"] == "validation_error" and err["field"] == "messages[0].role"
+    )
     too_many = http.post("/v1/capture", json={"messages": [{"role": "user", "content": "x"}] * 101})
     assert too_many.status_code == 422 and too_many.json()["error"]["field"] == "messages"
     surrogate = http.post(

@@ -20,7 +20,9 @@ def seeded(http: httpx.Client, user: str, session: str = "chat-1") -> list[dict[
     messages = [{"role": "user", "content": t, "id": f"{session}-{i}"} for i, t in enumerate(FACTS)]
     r = http.post("/v1/capture", json={"messages": messages, "session_key": session, "user_id": user})
     assert r.status_code == 200, r.text
-    assert http.post("/v1/sessions/end", json={"session_key": session, "user_id": user}).json() == {"ok": True}
+    assert http.post("/v1/sessions/end", json={"session_key": session, "user_id": user}).json() == {
+        "ok": True
+    }
     atoms = http.get("/v1/atoms", params={"user_id": user}).json()
     assert atoms, "the offline engine extracts atoms from these facts"
     return list(atoms)
@@ -167,7 +169,12 @@ def test_turn_lifecycle_routes(http: httpx.Client, user: str) -> None:
     seeded(http, user)
     before = http.post(
         "/v1/turns/before-prompt",
-        json={"prompt": "What is my dog called?", "session_key": "t", "transcript_length": 0, "user_id": user},
+        json={
+            "prompt": "What is my dog called?",
+            "session_key": "t",
+            "transcript_length": 0,
+            "user_id": user,
+        },
     ).json()
     assert "Biscuit" in before["prepend_context"]
     polluted = f"{before['prepend_context']}\n\nWhat is my dog called?"
@@ -178,7 +185,11 @@ def test_turn_lifecycle_routes(http: httpx.Client, user: str) -> None:
 
 
 def test_pipeline_control_reindex_and_import(http: httpx.Client, user: str) -> None:
-    seed = {"sessions": [{"sessionKey": "old", "conversations": [[{"role": "user", "content": "I grew up in Goa."}]]}]}
+    seed = {
+        "sessions": [
+            {"sessionKey": "old", "conversations": [[{"role": "user", "content": "I grew up in Goa."}]]}
+        ]
+    }
     report = http.post("/v1/import", json={"data": seed, "process": True, "user_id": user}).json()
     assert report["stored"] == 1 and report["sessions"] == 1
     assert http.get("/v1/counts", params={"user_id": user}).json()["atoms"] >= 1

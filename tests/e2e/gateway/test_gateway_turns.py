@@ -9,7 +9,9 @@ import httpx
 
 
 def committed(http: httpx.Client, user: str, transcript: list[dict[str, Any]], session: str = "host") -> Any:
-    r = http.post("/v1/turns/committed", json={"messages": transcript, "session_key": session, "user_id": user})
+    r = http.post(
+        "/v1/turns/committed", json={"messages": transcript, "session_key": session, "user_id": user}
+    )
     assert r.status_code == 200, r.text
     return r.json()
 
@@ -25,7 +27,9 @@ def stored(http: httpx.Client, user: str) -> list[str]:
     return [m["content"] for m in http.get("/v1/messages", params={"user_id": user}).json()]
 
 
-def test_the_whole_transcript_sent_three_times_stores_each_message_once(http: httpx.Client, user: str) -> None:
+def test_the_whole_transcript_sent_three_times_stores_each_message_once(
+    http: httpx.Client, user: str
+) -> None:
     transcript: list[dict[str, Any]] = [{"role": "system", "content": "You are a helpful assistant."}]
     turns = [
         ("I just adopted a cat named Miso.", "Congratulations on Miso!"),
@@ -37,7 +41,9 @@ def test_the_whole_transcript_sent_three_times_stores_each_message_once(http: ht
         recall = before(http, user, prompt, len(transcript))
         injected += bool(recall["prepend_context"])
         # The host pastes recall's context into the user's message, as hosts do.
-        polluted = "\n\n".join(p for p in (recall["prepend_context"], f"[Tue 2026-03-03 10:00 UTC] {prompt}") if p)
+        polluted = "\n\n".join(
+            p for p in (recall["prepend_context"], f"[Tue 2026-03-03 10:00 UTC] {prompt}") if p
+        )
         transcript += [{"role": "user", "content": polluted}, {"role": "assistant", "content": reply}]
         results = [committed(http, user, transcript) for _ in range(3)]
         assert len(results[0]["stored"]) == 2
@@ -56,13 +62,23 @@ def test_a_polluted_user_message_is_stored_clean(http: httpx.Client, user: str) 
     recall = before(http, user, "Where does Ana live?", 0, session="clean")
     assert "Braga" in recall["prepend_context"]
     polluted = f"{recall['system_context']}\n\n{recall['prepend_context']}\n\nWhere does Ana live?"
-    done = committed(http, user, [{"role": "user", "content": polluted}, {"role": "assistant", "content": "Braga."}], "clean")
+    done = committed(
+        http,
+        user,
+        [{"role": "user", "content": polluted}, {"role": "assistant", "content": "Braga."}],
+        "clean",
+    )
     assert done["replaced"] and [m["content"] for m in done["stored"]] == ["Where does Ana live?", "Braga."]
-    contents = [m["content"] for m in http.get("/v1/messages", params={"user_id": user, "session_key": "clean"}).json()]
+    contents = [
+        m["content"]
+        for m in http.get("/v1/messages", params={"user_id": user, "session_key": "clean"}).json()
+    ]
     assert contents == ["Where does Ana live?", "Braga."]
 
 
-def test_without_before_prompt_a_timestamp_cursor_finds_the_new_messages(http: httpx.Client, user: str) -> None:
+def test_without_before_prompt_a_timestamp_cursor_finds_the_new_messages(
+    http: httpx.Client, user: str
+) -> None:
     first = [
         {"role": "user", "content": "I run every morning.", "timestamp": 1_000},
         {"role": "assistant", "content": "Great habit.", "timestamp": 2_000},
@@ -70,7 +86,9 @@ def test_without_before_prompt_a_timestamp_cursor_finds_the_new_messages(http: h
     assert committed(http, user, first, "ts")["method"] == "all"
     second = [*first, {"role": "user", "content": "Usually five kilometres.", "timestamp": 3_000}]
     done = committed(http, user, second, "ts")
-    assert done["method"] == "timestamp" and [m["content"] for m in done["stored"]] == ["Usually five kilometres."]
+    assert done["method"] == "timestamp" and [m["content"] for m in done["stored"]] == [
+        "Usually five kilometres."
+    ]
     assert len(stored(http, user)) == 3
 
 

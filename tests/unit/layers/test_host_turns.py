@@ -64,7 +64,11 @@ def test_the_clean_prompt_drops_injected_blocks_and_stamps() -> None:
 
 
 def test_content_parts_and_iso_timestamps_are_read() -> None:
-    parts = [{"type": "text", "text": "hi"}, {"type": "image_url", "image_url": {}}, {"type": "text", "text": "you"}]
+    parts = [
+        {"type": "text", "text": "hi"},
+        {"type": "image_url", "image_url": {}},
+        {"type": "text", "text": "you"},
+    ]
     assert text_of(parts, "x") == "hi\nyou"
     m = as_turn_message({"role": "user", "content": parts, "timestamp": "2026-03-01T10:00:00Z"}, 0)
     assert m.timestamp == 1772359200000
@@ -113,7 +117,9 @@ def test_stable_ids_make_a_resent_transcript_idempotent() -> None:
 
 def test_the_replaced_prompt_keeps_its_id_when_resent_without_the_mark() -> None:
     transcript = [u(INJECTED + "What tea do I like?"), a("Green tea.")]
-    marked = plan_commit(transcript, session_key="s", mark=PromptMark("What tea do I like?", 0, 0), last_timestamp=None)
+    marked = plan_commit(
+        transcript, session_key="s", mark=PromptMark("What tea do I like?", 0, 0), last_timestamp=None
+    )
     unmarked = plan_commit(transcript, session_key="s", mark=None, last_timestamp=None)
     assert [m.id for m in marked.messages] == [m.id for m in unmarked.messages]
 
