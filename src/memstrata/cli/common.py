@@ -46,12 +46,33 @@ def data_dir(ctx: typer.Context, local: Path | None) -> Path | None:
     return root.get("data_dir") if isinstance(root, dict) else None
 
 
+def server_url(ctx: typer.Context) -> str | None:
+    """The server given with ``--url`` (or ``$MEMSTRATA_URL``) before the command."""
+    root = ctx.find_root().obj
+    url = root.get("url") if isinstance(root, dict) else None
+    return str(url) if url else None
+
+
+def holding_server(location: Path | None) -> str | None:
+    """HOOK (writer lock, issue 8): the URL a running server advertises in the holder record of
+    the data directory at ``location`` (the CLI then goes through it and says so), or None.
+    Returns None until the writer lock and its holder record land."""
+    return None
+
+
 @contextmanager
 def open_memory(
     ctx: typer.Context, local: Path | None, *, flush: bool = True, **kwargs: Any
 ) -> Iterator[Memory]:
+    """The memory a command works on: the server of ``--url`` (or the one holding the
+    directory), else the data directory itself."""
+    url = server_url(ctx)
+    if url is None and (url := holding_server(data_dir(ctx, local))) is not None:
+        err_console.print(
+            f"[yellow]note:[/yellow] a memstrata server holds this directory: going through {url}"
+        )
     with fail_cleanly():
-        mem = Memory.open(data_dir(ctx, local), **kwargs)
+        mem = Memory.open(url) if url else Memory.open(data_dir(ctx, local), **kwargs)
     try:
         with fail_cleanly():
             yield mem

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from memstrata.cli import demo_cmd, import_cmd, inspect_cmd, maintenance_cmd, search_cmd
+from memstrata.cli import demo_cmd, import_cmd, inspect_cmd, maintenance_cmd, mcp_cmd, search_cmd, serve_cmd
 from memstrata.cli.common import DataDir
 
 app = typer.Typer(
@@ -23,10 +23,16 @@ app = typer.Typer(
 def main(
     ctx: typer.Context,
     data_dir: DataDir = None,
+    url: str | None = typer.Option(
+        None,
+        "--url",
+        envvar="MEMSTRATA_URL",
+        help="Work through a running `memstrata serve` at this URL (its key: $MEMSTRATA_API_KEY).",
+    ),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log pipeline activity to stderr."),
 ) -> None:
     """Layered long-term memory for LLM agents."""
-    ctx.obj = {"data_dir": Path(data_dir).expanduser() if data_dir else None}
+    ctx.obj = {"data_dir": Path(data_dir).expanduser() if data_dir else None, "url": url}
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
@@ -36,6 +42,8 @@ import_cmd.register(app)
 search_cmd.register(app)
 maintenance_cmd.register(app)
 demo_cmd.register(app)
+serve_cmd.register(app)
+mcp_cmd.register(app)
 app.add_typer(inspect_cmd.app, name="inspect")
 
 
