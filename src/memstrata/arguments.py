@@ -6,12 +6,26 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from memstrata.errors import ValidationError
-from memstrata.models import AtomType, Layer, NewMessage
+from memstrata.models import AtomType, Layer, NewMessage, Tenant
 from memstrata.retrieval.presets import HYBRID, KEYWORD_ONLY, VECTOR_ONLY, SearchPlan
 from memstrata.settings import Settings
 
 MessageInput = NewMessage | Mapping[str, object]
 _PLANS = {"hybrid": HYBRID, "keyword": KEYWORD_ONLY, "vector": VECTOR_ONLY}
+MAX_FOLDER_BYTES = 255  # a file name, on every common file system
+
+
+def tenant(user_id: str, agent_id: str, item: str = "user_id") -> Tenant:
+    """The tenant, when its profile folder name (``u=<user>,a=<agent>``, percent-encoded) fits
+    in a file name; else a ``ValidationError`` naming ``item``."""
+    t = Tenant(user_id, agent_id)
+    if len(t.folder.encode()) > MAX_FOLDER_BYTES:
+        raise ValidationError(
+            f"user_id and agent_id are too long together: their folder name {t.folder[:40]!r}... "
+            f"exceeds {MAX_FOLDER_BYTES} bytes",
+            item=item,
+        )
+    return t
 
 
 def as_message(m: MessageInput, i: int) -> NewMessage:

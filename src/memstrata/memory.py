@@ -463,7 +463,7 @@ class AsyncMemory:
         self, message_id: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT
     ) -> Message:
         """One stored L0 message of the tenant. Raises ``NotFoundError``."""
-        return await asyncio.to_thread(self._data.message, Tenant(user_id, agent_id), message_id)
+        return await asyncio.to_thread(self._data.message, args.tenant(user_id, agent_id), message_id)
 
     async def delete_messages(
         self,
@@ -475,12 +475,12 @@ class AsyncMemory:
     ) -> list[str]:
         """Delete the tenant's L0 messages with these ids and every message of these sessions.
         Returns the ids deleted (atoms extracted from them stay: delete those with ``delete_atoms``)."""
-        tenant = Tenant(user_id, agent_id)
+        tenant = args.tenant(user_id, agent_id)
         return await asyncio.to_thread(self._data.delete_messages, tenant, list(ids), list(session_keys))
 
     async def get_atom(self, atom_id: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> Atom:
         """One L1 atom of the tenant (current or superseded). Raises ``NotFoundError``."""
-        return await asyncio.to_thread(self._data.atom, Tenant(user_id, agent_id), atom_id)
+        return await asyncio.to_thread(self._data.atom, args.tenant(user_id, agent_id), atom_id)
 
     async def update_atom(
         self,
@@ -497,7 +497,7 @@ class AsyncMemory:
         """Correct an atom: a new version (new id, version + 1) supersedes it and is returned; the
         old one stays readable. Editing a superseded atom raises ``ConflictError`` naming the
         current version, unless ``follow=True`` (then the current version is edited)."""
-        tenant = Tenant(user_id, agent_id)
+        tenant = args.tenant(user_id, agent_id)
         change = AtomChange(content, args.atom_type(type), priority, scene_name)
         atom = await asyncio.to_thread(self._data.update_atom, tenant, atom_id, change, follow=follow)
         if self._pipeline.tenants is not None and atom.id != atom_id:
@@ -508,7 +508,7 @@ class AsyncMemory:
         self, ids: Sequence[str], *, user_id: str = DEFAULT, agent_id: str = DEFAULT
     ) -> list[str]:
         """Delete the tenant's atoms with these ids and their older versions; returns the ids deleted."""
-        return await asyncio.to_thread(self._data.delete_atoms, Tenant(user_id, agent_id), list(ids))
+        return await asyncio.to_thread(self._data.delete_atoms, args.tenant(user_id, agent_id), list(ids))
 
     async def write_scene(
         self,
@@ -522,7 +522,7 @@ class AsyncMemory:
     ) -> Scene:
         """Create or replace a scene (``scene_blocks/<name>.md`` or ``<name>.md``, a normalised
         name). ``create=False`` raises ``PathError`` (missing) when it does not exist."""
-        tenant = Tenant(user_id, agent_id)
+        tenant = args.tenant(user_id, agent_id)
         async with self._tenant_lock(tenant):
             return await asyncio.to_thread(
                 self._data.write_scene, tenant, path, content, summary, create=create
@@ -530,13 +530,13 @@ class AsyncMemory:
 
     async def delete_scene(self, path: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> bool:
         """Delete a scene file and its index entry; False when there was no such scene."""
-        tenant = Tenant(user_id, agent_id)
+        tenant = args.tenant(user_id, agent_id)
         async with self._tenant_lock(tenant):
             return await asyncio.to_thread(self._data.delete_scene, tenant, path)
 
     async def write_persona(self, body: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> Persona:
         """Replace the tenant's persona body; the scene navigation is regenerated."""
-        tenant = Tenant(user_id, agent_id)
+        tenant = args.tenant(user_id, agent_id)
         async with self._tenant_lock(tenant):
             return await asyncio.to_thread(self._data.write_persona, tenant, body)
 
@@ -553,7 +553,7 @@ class AsyncMemory:
     ) -> Counts:
         """How many messages (``session_key``, time range), current atoms (``type``, time range),
         scenes (name prefix) and personas (0 or 1) the tenant has."""
-        tenant = Tenant(user_id, agent_id)
+        tenant = args.tenant(user_id, agent_id)
         messages = MessageFilter(session_key, since, until)
         atoms = AtomFilter(args.atom_type(type), None, since, until)
         return await asyncio.to_thread(self._data.counts, tenant, messages, atoms, scene_prefix)
@@ -583,7 +583,7 @@ class AsyncMemory:
         ``turn_committed``. Returns recall's ``system_context`` and ``prepend_context``."""
         if transcript_length is not None and transcript_length < 0:
             raise ValidationError("must be 0 or more", item="transcript_length")
-        tenant = Tenant(user_id, agent_id)
+        tenant = args.tenant(user_id, agent_id)
         clean = host_turns.clean_prompt(prompt, self._noise)
         self._marks.put((tenant, session_key), PromptMark(clean, transcript_length, self._clock.now_ms()))
         return await self.recall(clean or prompt, session_key=session_key, user_id=user_id, agent_id=agent_id)
@@ -599,7 +599,7 @@ class AsyncMemory:
     ) -> TurnResult:
         """A turn is over: store what is new in ``messages`` (the host may send its whole
         transcript), cleaned, the polluted prompt replaced by the clean one ``before_prompt`` saw."""
-        tenant = Tenant(user_id, agent_id)
+        tenant = args.tenant(user_id, agent_id)
         transcript = [host_turns.as_turn_message(m, i) for i, m in enumerate(messages)]
         mark = self._marks.pop((tenant, session_key), self._clock.now_ms())
         last = await asyncio.to_thread(self._store.messages.last, tenant, session_key)
@@ -639,4 +639,6 @@ class AsyncMemory:
         async def end(key: str, t: Tenant) -> None:
             await self.end_session(key, user_id=t.user_id, agent_id=t.agent_id)
 
-        return await import_sessions(sessions, capture, end if process else None, Tenant(user_id, agent_id))
+        return await import_sessions(
+            sessions, capture, end if process else None, args.tenant(user_id, agent_id)
+        )

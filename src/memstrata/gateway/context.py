@@ -6,6 +6,7 @@ from typing import Annotated, Any, Protocol, cast
 
 from fastapi import Depends, Request
 
+from memstrata import arguments as args
 from memstrata.errors import ValidationError
 from memstrata.models import DEFAULT, Tenant
 
@@ -37,7 +38,7 @@ def _header(request: Request, name: str) -> str | None:
 def tenant(request: Request, user_id: str | None = None, agent_id: str | None = None) -> Tenant:
     """The tenant: explicit values (body or query), else the ``x-memstrata-*`` headers, else
     ``default``."""
-    return Tenant(
+    return args.tenant(
         user_id or _header(request, USER_HEADER) or DEFAULT,
         agent_id or _header(request, AGENT_HEADER) or DEFAULT,
     )

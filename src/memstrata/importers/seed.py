@@ -21,6 +21,7 @@ from memstrata.models import DEFAULT, NewMessage, Role, Tenant
 
 # Epoch values below this are seconds: 10^11 s is the year 5138, 10^11 ms is March 1973.
 _SECONDS_LIMIT = 10**11
+_MAX_MS = 10**15  # about 31,700 years from 1970: beyond is a mistake (and overflows some stores)
 
 
 def parse_seed(data: object) -> list[ImportSession]:
@@ -83,17 +84,21 @@ def parse_timestamp(value: object, item: str) -> int | None:
             f"expected epoch milliseconds or an ISO 8601 string, got {type_name(value)}", item=item
         )
     if isinstance(value, str):
-        return _iso_ms(value, item)
-    if not math.isfinite(value) or value < 0:
+        ms = _iso_ms(value, item)
+    elif not math.isfinite(value) or value < 0:
         raise ValidationError(f"not a valid epoch time: {value!r}", item=item)
-    return round(value * 1000) if value < _SECONDS_LIMIT else round(value)
+    else:
+        ms = round(value * 1000) if value < _SECONDS_LIMIT else round(value)
+    if abs(ms) > _MAX_MS:
+        raise ValidationError(f"not a time within about 30,000 years of 1970: {value!r}", item=item)
+    return ms
 
 
 def _iso_ms(text: str, item: str) -> int:
     try:
         moment = datetime.fromisoformat(text.strip())
-    except ValueError as exc:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return round(moment.timestamp() * 1000)
+    except (ValueError, OverflowError) as exc:
         raise ValidationError(f"not an ISO 8601 time: {text!r}", item=item) from exc
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return round(moment.timestamp() * 1000)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
+from memstrata import arguments as args
 from memstrata.importers.types import ImportSession
 from memstrata.layers.capture import CaptureResult
 from memstrata.models import NewMessage, Role, Tenant
@@ -37,6 +38,8 @@ async def import_sessions(
     """Capture every session (sessions without a tenant go to ``default``); with ``end_session``,
     run L1 on each session afterwards."""
     stored = duplicates = dropped = 0
+    for i, s in enumerate(sessions):  # every tenant checked before anything is written
+        args.tenant(s.tenant.user_id, s.tenant.agent_id, item=f"sessions[{i}].userId")
     for s in sessions:
         tenant = s.tenant if s.tenant != Tenant() else default
         for i in range(0, len(s.messages), BATCH):

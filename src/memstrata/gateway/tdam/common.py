@@ -14,6 +14,7 @@ from typing import Annotated, Any
 from fastapi import Request
 from pydantic import BaseModel, ConfigDict, StringConstraints, model_validator
 
+from memstrata import arguments as args
 from memstrata.errors import ValidationError
 from memstrata.gateway.middleware import request_id
 from memstrata.gateway.requests import _check_text
@@ -53,7 +54,7 @@ def tenant(request: Request, body: TdamBody | None = None) -> Tenant:
     user = _pick(request, body.user_id if body else None, "user")
     agent = _pick(request, body.agent_id if body else None, "agent")
     owner = team if team and team != DEFAULT else user
-    return Tenant(owner or DEFAULT, agent or DEFAULT)
+    return args.tenant(owner or DEFAULT, agent or DEFAULT)
 
 
 def ids(request: Request, body: TdamBody | None = None) -> dict[str, str]:
@@ -87,8 +88,8 @@ def millis(text: str | None, item: str) -> int | None:
         return None
     try:
         moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return round(moment.timestamp() * 1000)
+    except (ValueError, OverflowError):
         raise ValidationError(f"not an ISO 8601 time: {text!r}", item=item) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return round(moment.timestamp() * 1000)
