@@ -36,10 +36,7 @@ def import_all(data: Path, home: Path, rrf_k: float | None) -> dict[str, float]:
     overrides: dict[str, Any] = {"search": {"rrf_k": rrf_k}} if rrf_k else {}
     with Memory.open(home, **overrides) as mem:
         t0 = time.perf_counter()
-        for s in sessions:
-            mem.capture(
-                list(s.messages), session_key=s.session_key, session_id=s.session_id, user_id=s.tenant.user_id
-            )
+        mem.import_sessions(sessions, process=False)
         t1 = time.perf_counter()
         mem.run_all()  # L1 atoms, L2 scenes, L3 personas
         t2 = time.perf_counter()

@@ -26,8 +26,7 @@ from rank_bm25 import BM25Okapi
 
 from memstrata.engines.offline import extract_window
 from memstrata.engines.offline.extract import ExtractOptions
-from memstrata.models import Atom, Message, Role, Tenant
-from memstrata.ports import AtomDraft, ExtractionWindow
+from memstrata.models import Atom, AtomDraft, ExtractionWindow, Message, Role, Tenant
 from memstrata.retrieval.documents import atom_body, message_body
 
 sys.path.insert(0, "/work/shared/eval")

@@ -11,10 +11,9 @@ import pytest
 from memstrata import FakeClock, Memory
 from memstrata.embeddings.hashing import HashingEmbedder
 from memstrata.memory import AsyncMemory
-from memstrata.settings import load_settings
-from memstrata.stores.sqlite.store import SqliteStore
 from tests.support.engines import NoDedup, RecordingExtractor
 from tests.support.openai_server import openai_server  # noqa: F401 - a fixture
+from tests.support.parts import memory_from
 
 REPO = Path(__file__).resolve().parents[1]
 LOCOMO = REPO.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
@@ -54,7 +53,7 @@ async def recording_memory(
     home: Path, clock: FakeClock, extractor: RecordingExtractor
 ) -> AsyncIterator[AsyncMemory]:
     """An AsyncMemory whose L1 engine records its windows (no dedup): for scheduler rules."""
-    mem = AsyncMemory(SqliteStore(home), load_settings(home), clock, None, extractor, NoDedup())
+    mem = memory_from(home, clock, extractor, NoDedup())
     yield mem
     await mem.close()
 

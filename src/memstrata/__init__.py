@@ -9,12 +9,12 @@ with Memory.open("~/.memstrata") as mem:
         print(hit.layer, hit.content)
 """
 
-from memstrata.api import AsyncMemory, Memory
 from memstrata.clock import FakeClock, SystemClock
 from memstrata.errors import (
     CircuitOpenError,
     ConfigError,
     ConflictError,
+    DirectoryLockedError,
     EmbeddingError,
     EngineError,
     InputError,
@@ -24,18 +24,30 @@ from memstrata.errors import (
     NotFoundError,
     ParseError,
     PathError,
-    PipelineError,
+    ReadOnlyError,
     RemoteError,
     SchemaError,
+    StorageError,
     StoreError,
     TurnLimitError,
-    UnknownTenantError,
-    ValidationError,
 )
-from memstrata.layers.capture import CaptureResult
-from memstrata.models import Atom, AtomType, Hit, Layer, Message, NewMessage, Role, SearchResult, Tenant
+from memstrata.layers.l0.recorder import CaptureResult
+from memstrata.memory import AsyncMemory
+from memstrata.models import (
+    Atom,
+    AtomType,
+    Hit,
+    Layer,
+    Message,
+    NewMessage,
+    Role,
+    SearchResult,
+    Status,
+    Tenant,
+)
 from memstrata.recall import RecallResult
 from memstrata.settings import Settings, load_settings
+from memstrata.sync import Memory
 from memstrata.tools import MemoryTools
 
 __all__ = [
@@ -46,6 +58,7 @@ __all__ = [
     "CircuitOpenError",
     "ConfigError",
     "ConflictError",
+    "DirectoryLockedError",
     "EmbeddingError",
     "EngineError",
     "FakeClock",
@@ -62,18 +75,18 @@ __all__ = [
     "NotFoundError",
     "ParseError",
     "PathError",
-    "PipelineError",
+    "ReadOnlyError",
     "RecallResult",
     "RemoteError",
     "Role",
     "SchemaError",
     "SearchResult",
     "Settings",
+    "Status",
+    "StorageError",
     "StoreError",
     "SystemClock",
     "Tenant",
     "TurnLimitError",
-    "UnknownTenantError",
-    "ValidationError",
     "load_settings",
 ]

@@ -1,49 +1,54 @@
-"""Checks and conversions of the facade's arguments: a wrong value is a ``ValidationError``
+"""Checks and conversions of the facade's arguments: a wrong value is a ``InputError``
 naming the argument, never a traceback from deep inside."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from memstrata.errors import ValidationError
-from memstrata.models import AtomType, Layer, NewMessage, Tenant
+from memstrata.errors import InputError
+from memstrata.models import AtomType, Layer, Tenant
 from memstrata.retrieval.presets import HYBRID, KEYWORD_ONLY, VECTOR_ONLY, SearchPlan
 from memstrata.settings import Settings
 
-MessageInput = NewMessage | Mapping[str, object]
 _PLANS = {"hybrid": HYBRID, "keyword": KEYWORD_ONLY, "vector": VECTOR_ONLY}
+
+
 MAX_FOLDER_BYTES = 255  # a file name, on every common file system
 
 
-def tenant(user_id: str, agent_id: str, item: str = "user_id") -> Tenant:
-    """The tenant, when its profile folder name (``u=<user>,a=<agent>``, percent-encoded) fits
-    in a file name; else a ``ValidationError`` naming ``item``."""
-    t = Tenant(user_id, agent_id)
+def tenant(user_id: object, agent_id: object) -> Tenant:
+    """The tenant the caller names. ``None`` is refused rather than guessed (it usually means a
+    missing field upstream, and guessing would mix two users' memories). The two names together
+    must fit the tenant's profile folder name (``u=<user>,a=<agent>``, percent-encoded) in one
+    file name."""
+    t = Tenant(name(user_id, "user_id"), name(agent_id, "agent_id"))
     if len(t.folder.encode()) > MAX_FOLDER_BYTES:
-        raise ValidationError(
-            f"user_id and agent_id are too long together: their folder name {t.folder[:40]!r}... "
-            f"exceeds {MAX_FOLDER_BYTES} bytes",
-            item=item,
+        raise InputError(
+            f"user_id and agent_id are too long together: their profile folder name would exceed "
+            f"{MAX_FOLDER_BYTES} bytes",
+            item="user_id",
         )
     return t
 
 
-def as_message(m: MessageInput, i: int) -> NewMessage:
-    if isinstance(m, NewMessage):
-        return m
-    if not isinstance(m, Mapping):
-        raise ValidationError("a message must be a NewMessage or a mapping", item=f"messages[{i}]")
-    try:
-        return NewMessage(**m)  # type: ignore[arg-type]
-    except TypeError as exc:
-        raise ValidationError(str(exc), item=f"messages[{i}]") from None
+def name(value: object, item: str) -> str:
+    """A tenant or session name: a non-empty string without NUL."""
+    if not isinstance(value, str) or not value.strip():
+        shown = "None" if value is None else repr(value)[:40]
+        raise InputError(f"must be a non-empty string, got {shown} (omit it for 'default')", item=item)
+    if "\x00" in value:
+        raise InputError("must not contain NUL", item=item)
+    return value
 
 
 def layer(x: str | Layer) -> Layer:
     try:
-        return Layer(str(x).upper())
+        found = Layer(str(x).upper())
+        if found == Layer.L2:
+            raise ValueError(found)
+        return found
     except ValueError:
-        raise ValidationError(f"unknown layer {x!r}: use L0 or L1", item="layers") from None
+        raise InputError(
+            f"unknown layer {x!r}: use L0 or L1 (scenes are read with read_scene)", item="layers"
+        ) from None
 
 
 def atom_type(x: str | None) -> AtomType | None:
@@ -52,16 +57,26 @@ def atom_type(x: str | None) -> AtomType | None:
     try:
         return AtomType(x)
     except ValueError:
-        raise ValidationError(f"unknown atom type {x!r}", item="type") from None
+        raise InputError(f"unknown atom type {x!r}", item="type") from None
 
 
 def limit(n: int) -> int:
     if not 1 <= n <= 1000:
-        raise ValidationError("limit must be between 1 and 1000", item="limit")
+        raise InputError("limit must be between 1 and 1000", item="limit")
     return n
 
 
 def plan(mode: str, settings: Settings) -> SearchPlan:
     if mode not in _PLANS:
-        raise ValidationError(f"unknown search mode {mode!r}: use hybrid, keyword or vector", item="mode")
+        raise InputError(f"unknown search mode {mode!r}: use hybrid, keyword or vector", item="mode")
     return _PLANS[mode].with_(rrf_k=settings.search.rrf_k, depth=settings.search.candidates)
+
+
+def query(text: object) -> str:
+    """A search query: a string (blank finds nothing); very long ones are cut, not refused."""
+    if not isinstance(text, str):
+        raise InputError(f"must be a string, got {type(text).__name__}", item="query")
+    return text[:MAX_QUERY_CHARS]
+
+
+MAX_QUERY_CHARS = 10_000

@@ -22,23 +22,16 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from memstrata.errors import ConflictError, EmbeddingError, NotFoundError, PathError, ValidationError
+from memstrata.errors import ConflictError, InputError, NotFoundError, PathError
+from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l2.scene_file import one_line, split_meta
 from memstrata.layers.l3 import persona_doc
-from memstrata.models import Atom, AtomType, Layer, Message, Tenant
-from memstrata.pipeline.l2_runner import refresh_navigation
-from memstrata.ports import (
-    AtomFilter,
-    Embedder,
-    MessageFilter,
-    Persona,
-    Scene,
-    SceneEntry,
-    Store,
-    UpperLayers,
-)
-from memstrata.retrieval.documents import atom_body, atom_vector_text
+from memstrata.models import Atom, AtomFilter, AtomType, Layer, Message, MessageFilter, Persona, Scene, Tenant
+from memstrata.pipeline.upper.l2_runner import refresh_navigation
+from memstrata.ports import Store, UpperLayers
+from memstrata.retrieval.documents import atom_body
+from memstrata.retrieval.vectors import VectorState
 
 log = logging.getLogger(__name__)
 _MAX_CHAIN = 10_000  # versions followed from a superseded atom to the current one
@@ -68,15 +61,11 @@ class DataPlane:
     """Record-level reads and edits over a store and (when present) the scene and persona files."""
 
     def __init__(
-        self,
-        store: Store,
-        upper: UpperLayers | None,
-        embedder: Callable[[], Embedder | None],
-        now: Callable[[], int],
+        self, store: Store, upper: UpperLayers | None, vectors: VectorState, now: Callable[[], int]
     ) -> None:
         self._store = store
         self._upper = upper
-        self._embedder = embedder
+        self._vectors = vectors
         self._now = now
 
     # --- L0 -------------------------------------------------------------------------------------
@@ -114,7 +103,7 @@ class DataPlane:
         ):
             return old
         stored = self._store.atoms.commit(tenant, [(new, atom_body(new))], {old.id: new.id}, None)
-        self._embed_atoms(tenant, stored)
+        self._vectors.embed_atoms(tenant, stored)  # a failure is left to the embedding backlog
         return stored[0] if stored else new
 
     def _current(self, tenant: Tenant, atom: Atom, *, follow: bool) -> Atom:
@@ -136,20 +125,16 @@ class DataPlane:
             raise ConflictError(f"atom {atom.id!r} has no current version", tenant=str(tenant))
         return atom
 
-    def _embed_atoms(self, tenant: Tenant, atoms: list[Atom]) -> None:
-        embedder = self._embedder()
-        if embedder is None or not atoms:
-            return
-        try:
-            vectors = embedder.embed([atom_vector_text(a) for a in atoms])
-        except EmbeddingError as exc:
-            log.warning("atom embedding failed; run `memstrata reindex`: %s", exc)
-            return
-        self._store.index.put_vectors(tenant, Layer.L1, [a.seq for a in atoms], vectors)
-
     def delete_atoms(self, tenant: Tenant, ids: list[str]) -> list[str]:
+        """Delete atoms (with their older versions), their vectors and their scene membership."""
         removed = self._store.atoms.delete(tenant, ids)
         self._store.index.drop_vectors(tenant, Layer.L1, [a.seq for a in removed])
+        gone = {a.id for a in removed}
+        membership = self._store.members.get(tenant)
+        if gone & set(membership):
+            self._store.members.replace(tenant, {i: n for i, n in membership.items() if i not in gone})
+            if self._upper is not None:
+                self._rebuild_index(self._upper, tenant)
         return [a.id for a in removed]
 
     # --- L2 -------------------------------------------------------------------------------------
@@ -164,12 +149,12 @@ class DataPlane:
         name = scene_names.from_path(path)
         meta, body = split_meta(content)
         if not body.strip():
-            raise ValidationError("a scene needs a body (delete the scene instead)", item="content")
+            raise InputError("a scene needs a body (delete the scene instead)", item="content")
         if summary is None and meta is not None:
             summary = meta.get("summary")
         old = next((s for s in upper.scenes.load(tenant) if s.name == name), None)
         if old is None and not create:
-            raise PathError("no such scene", path=path, missing=True)
+            raise NotFoundError("scene", path, tenant=str(tenant))
         now = self._now()
         scene = Scene(
             name=name,
@@ -180,27 +165,29 @@ class DataPlane:
             body=body.strip("\n"),
         )
         upper.scenes.save(tenant, scene)
-        index = upper.scenes.index(tenant)
-        entries = [e for e in index if e.name != name]
-        kept = next((e.atom_ids for e in index if e.name == name), ())
-        entries.append(SceneEntry(name, scene.summary, scene.heat, scene.created, scene.updated, kept))
-        self._save_index(upper, tenant, entries)
+        self._rebuild_index(upper, tenant)
         return scene
 
     def delete_scene(self, tenant: Tenant, path: str) -> bool:
+        """Delete a scene file; its atoms leave the scene (they stay, unplaced, until an edit or
+        a new L2 consolidation places them)."""
         upper = self._need_upper(path)
         name = scene_names.from_path(path)
         removed = upper.scenes.remove(tenant, name)
-        entries = upper.scenes.index(tenant)
-        if any(e.name == name for e in entries):
-            self._save_index(upper, tenant, [e for e in entries if e.name != name])
+        membership = self._store.members.get(tenant)
+        if name in membership.values():
+            self._store.members.replace(tenant, {i: n for i, n in membership.items() if n != name})
+        self._rebuild_index(upper, tenant)
         return removed
 
-    @staticmethod
-    def _save_index(upper: UpperLayers, tenant: Tenant, entries: list[SceneEntry]) -> None:
-        ordered = sorted(entries, key=lambda e: e.name)
-        upper.scenes.save_index(tenant, ordered)
-        refresh_navigation(upper, tenant, ordered)
+    def _rebuild_index(self, upper: UpperLayers, tenant: Tenant) -> None:
+        """The scene index from the scene files and the stored membership (as L2 leaves it), and
+        the persona's navigation after it."""
+        membership = self._store.members.get(tenant)
+        seqs = {a.id: a.seq for a in self._store.atoms.get(tenant, list(membership))}
+        entries = scene_index.rebuild(upper.scenes.load(tenant), membership, seqs)
+        upper.scenes.save_index(tenant, entries)
+        refresh_navigation(upper, tenant, entries)
 
     # --- L3 -------------------------------------------------------------------------------------
 
@@ -210,7 +197,7 @@ class DataPlane:
         upper = self._need_upper("persona.md")
         clean = persona_doc.strip_navigation(body)
         if not clean.strip():
-            raise ValidationError("the persona body is empty", item="body")
+            raise InputError("the persona body is empty", item="body")
         upper.persona.write(tenant, persona_doc.compose(clean, upper.scenes.index(tenant)))
         found = upper.persona.read(tenant)
         text, updated = found if found is not None else ("", self._now())
@@ -245,10 +232,10 @@ class DataPlane:
 def _apply(old: Atom, change: AtomChange, now: int) -> Atom:
     content = old.content if change.content is None else change.content.strip()
     if not content:
-        raise ValidationError("an atom's content must not be empty", item="content")
+        raise InputError("an atom's content must not be empty", item="content")
     priority = old.priority if change.priority is None else change.priority
     if not (priority == -1 or 0 <= priority <= 100):
-        raise ValidationError("priority is 0-100, or -1 for a strict global instruction", item="priority")
+        raise InputError("priority is 0-100, or -1 for a strict global instruction", item="priority")
     return replace(
         old,
         id=uuid.uuid4().hex,

@@ -1,30 +1,33 @@
 """Every error memstrata raises, in one tree.
 
     MemstrataError
-    ├── ConfigError              settings or wiring that cannot work (bad URL, missing extra)
+    ├── ConfigError              settings or wiring that cannot work (bad URL, unknown setting)
     │   └── MissingExtraError    an optional dependency is not installed; says what to install
-    ├── InputError               the caller's input is invalid; nothing was written
-    │   ├── ValidationError      an item of a request or an import file is malformed (names the item)
-    │   ├── UnknownTenantError   the tenant has no data at all (raised only where that matters)
-    │   ├── PathError            a path escapes its sandbox or names a file that does not exist
-    │   ├── NotFoundError        a record the caller named (message, atom) does not exist
-    │   ├── ConflictError        the request contradicts the stored state (e.g. edits a superseded atom)
+    ├── InputError               the caller's input is invalid; nothing was written (``item``)
+    │   ├── NotFoundError        no such message, atom or scene for this tenant (``kind``, ``key``)
+    │   ├── PathError            a path escapes its sandbox (``path``)
+    │   ├── ConflictError        the request contradicts the stored state (edits a superseded atom)
     │   └── TurnLimitError       an agent made more search calls in one turn than allowed
     ├── StoreError               the store failed or is in a state it cannot serve
-    │   └── SchemaError          the database was written by a newer memstrata
+    │   ├── SchemaError          the database was written by a newer memstrata
+    │   ├── StorageError         the disk refused: full, read-only, permissions (``path``)
+    │   ├── DirectoryLockedError another process owns the data directory (``holder``)
+    │   └── ReadOnlyError        a write was asked of a memory opened read-only
     ├── EmbeddingError           the embedder failed (timeout, HTTP error, wrong dimensions)
     ├── EngineError              an engine could not finish a stage; the stage is retried later
     │   ├── ModelError           the chat model failed (timeout, HTTP status, refused)
     │   └── ParseError           the model's reply could not be turned into the expected shape
-    ├── PipelineError            the scheduler was asked for something it cannot do
-    └── RemoteError              a memstrata server failed or could not be reached (the HTTP client)
+    └── RemoteError              a memstrata server failed or could not be reached (HTTP client)
         └── CircuitOpenError     the client stopped calling a failing server for a while
 
-Each error carries the context it is about (``tenant``, ``atom_id``, ``path``, ``item``) as
-attributes, so a caller can act on it without parsing the message.
+Each error carries the context it is about (``tenant``, ``item``, ``path``, ``kind``/``key``,
+``holder``) as attributes, so a caller can act on it without parsing the message.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 
 class MemstrataError(Exception):
@@ -50,13 +53,10 @@ class MissingExtraError(ConfigError):
 
 
 class InputError(MemstrataError):
-    """The caller's input is invalid; nothing was written."""
+    """The caller's input is invalid; nothing was written.
 
-
-class ValidationError(InputError):
-    """A request or import item is malformed.
-
-    ``item`` locates it, e.g. ``sessions[2].conversations[0][1]``.
+    ``item`` locates the offending part when there is one, e.g. ``sessions[2].conversations[0][1]``
+    or ``messages[3].timestamp``; the message then starts with it.
     """
 
     def __init__(self, message: str, *, item: str | None = None, tenant: str | None = None) -> None:
@@ -64,27 +64,21 @@ class ValidationError(InputError):
         self.item = item
 
 
-class UnknownTenantError(InputError):
-    """The tenant has no data."""
-
-
-class PathError(InputError):
-    """A path escapes its sandbox, or names no file (then ``missing`` is True)."""
-
-    def __init__(self, message: str, *, path: str, missing: bool = False) -> None:
-        super().__init__(f"{message}: {path!r}")
-        self.path = path
-        self.missing = missing
-
-
 class NotFoundError(InputError):
-    """A record the caller named does not exist for this tenant: ``kind`` (``message``, ``atom``)
-    and ``key`` (its id) say which."""
+    """No record of that kind and key for this tenant (``kind``: message, atom or scene)."""
 
     def __init__(self, kind: str, key: str, *, tenant: str | None = None) -> None:
         super().__init__(f"no such {kind}: {key!r}", tenant=tenant)
         self.kind = kind
         self.key = key
+
+
+class PathError(InputError):
+    """A path escapes its sandbox, or is not a path this memory can hold."""
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(f"{message}: {path!r}")
+        self.path = path
 
 
 class ConflictError(InputError):
@@ -116,6 +110,27 @@ class SchemaError(StoreError):
     """The database schema is newer than this memstrata understands."""
 
 
+class StorageError(StoreError):
+    """The disk refused a write or a read (full, read-only, permissions); ``path`` names the file."""
+
+    def __init__(self, message: str, *, path: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+
+
+class DirectoryLockedError(StoreError):
+    """Another process owns the data directory. ``holder`` describes it (pid, command, since,
+    and ``url`` when it is a server the CLI can go through)."""
+
+    def __init__(self, message: str, *, holder: Mapping[str, Any]) -> None:
+        super().__init__(message)
+        self.holder = dict(holder)
+
+
+class ReadOnlyError(StoreError):
+    """A write was asked of a memory opened read-only."""
+
+
 class EmbeddingError(MemstrataError):
     """The embedder failed."""
 
@@ -134,10 +149,6 @@ class ParseError(EngineError):
     def __init__(self, message: str, *, reply: str = "") -> None:
         super().__init__(message)
         self.reply = reply
-
-
-class PipelineError(MemstrataError):
-    """The scheduler was asked for something it cannot do."""
 
 
 class RemoteError(MemstrataError):

@@ -1,108 +1,154 @@
-"""The async facade: every interface (library, CLI, gateway, MCP) calls these methods.
+"""The facade: every interface (library, CLI, gateway, MCP) calls these methods.
 
-``AsyncMemory`` is built from ports by the composition root (``memstrata.api.AsyncMemory.open``);
-it holds no backend-specific code. Store calls are short and run in worker threads.
+``AsyncMemory`` is the one public surface; ``memstrata.sync.Memory`` runs the same methods for
+blocking code. Opening is done by the composition root (``wiring.assemble``), which hands the
+facade its parts; the facade holds no backend-specific code. Store calls are short and run in
+worker threads.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import functools
 import logging
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any, cast
 
 from memstrata import arguments as args
-from memstrata.arguments import MessageInput
 from memstrata.data_plane import AtomChange, Counts, DataPlane
-from memstrata.errors import ConfigError, EmbeddingError, PathError, ValidationError
+from memstrata.errors import ConfigError, InputError, NotFoundError, ReadOnlyError
 from memstrata.importers.seed import parse_seed
 from memstrata.importers.tdai import TdaiImportReport, read_tdai
+from memstrata.importers.tdai_writer import TdaiImport
+from memstrata.importers.types import ImportReport, ImportSession
 from memstrata.layers import host_turns
-from memstrata.layers.capture import CaptureResult, prepare
 from memstrata.layers.host_turns import PromptMark, PromptMarks, TurnMessage, TurnResult
+from memstrata.layers.l0.recorder import CaptureResult, MessageInput, Recorder, stable_id
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l3 import persona_doc
-from memstrata.models import DEFAULT, Atom, Layer, Message, NewMessage, Role, SearchResult, Tenant
-from memstrata.pipeline.coordinator import Pipeline, RunAllReport
-from memstrata.pipeline.runner import L1Runner
-from memstrata.pipeline.scheduler import Scheduler, SessionStatus
-from memstrata.pipeline.seed_import import SeedReport, import_sessions
-from memstrata.pipeline.tdai_import import TdaiImport
-from memstrata.pipeline.tenants import TenantScheduler, TenantStatus
-from memstrata.ports import (
+from memstrata.models import (
+    DEFAULT,
+    Atom,
     AtomFilter,
-    Clock,
-    Deduplicator,
-    Embedder,
-    Extractor,
+    Layer,
+    Message,
     MessageFilter,
+    NewMessage,
     Persona,
     Scene,
     SceneEntry,
-    Store,
-    UpperLayers,
+    SearchResult,
+    Status,
+    Tenant,
 )
+from memstrata.pipeline.coordinator import Pipeline, RunAllReport
+from memstrata.pipeline.embedding import EmbeddingBacklog, fill_missing
+from memstrata.pipeline.l1.runner import L1Runner
+from memstrata.pipeline.l1.scheduler import Scheduler
+from memstrata.pipeline.upper.scheduler import TenantScheduler
+from memstrata.ports import ChatModel, Clock, Embedder
 from memstrata.recall import Budgets, RecallResult, Sources, gather, warm_scenes
-from memstrata.retrieval.documents import message_vector_text
-from memstrata.retrieval.reindex import reindex
 from memstrata.retrieval.search import Searcher, SearchRequest
-from memstrata.settings import Settings
+from memstrata.settings import Settings, load_settings
+from memstrata.wiring import Parts, assemble
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class Status:
-    sessions: tuple[SessionStatus, ...]
-    messages: int
-    atoms: int
-    embedder: str | None
-    vectors_note: str | None
-    tenants: tuple[TenantStatus, ...] = ()
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+CAPTURE_BATCH = 500
 
 
 class AsyncMemory:
     """Long-term memory for one data directory (or database). Use ``await AsyncMemory.open(...)``.
 
-    Without ``upper`` (scene and persona stores and writers) the pipeline stops at L1.
+    Built from ``Parts`` by ``open``; parts without ``upper`` (scene and persona stores and
+    writers) make a memory whose pipeline stops at L1 (tests of L1 rules use that).
     """
 
-    def __init__(
-        self,
-        store: Store,
-        settings: Settings,
-        clock: Clock,
-        embedder: Embedder | None,
-        extractor: Extractor,
-        deduplicator: Deduplicator,
-        *,
-        upper: UpperLayers | None = None,
-    ) -> None:
+    def __init__(self, parts: Parts, settings: Settings) -> None:
         self.settings = settings
-        self._store = store
-        self._clock = clock
-        self._embedder = embedder
-        self._upper = upper
-        self._searcher = Searcher(store, embedder, self._check_vectors())
-        runner = L1Runner(store, extractor, deduplicator, self._vector_embedder, clock, settings.pipeline)
+        self.read_only = parts.read_only
+        self._store = parts.store
+        self._clock = parts.clock
+        self._vectors = parts.vectors
+        self._upper = parts.upper
+        self._searcher = Searcher(parts.store, parts.vectors)
+        p = settings.pipeline
+        runner = L1Runner(parts.store, parts.extractor, parts.deduplicator, parts.vectors, parts.clock, p)
         tenants = None
-        if upper is not None:
-            tenants = TenantScheduler(store, upper, clock, settings.pipeline, settings.persona)
-        on_atoms = tenants.on_l1_atoms if tenants is not None else None
-        self._scheduler = Scheduler(store, runner, clock, settings.pipeline, on_atoms)
-        self._pipeline = Pipeline(store, self._scheduler, tenants, clock)
-        self._pipeline.recover()
+        if parts.upper is not None:
+            tenants = TenantScheduler(parts.store, parts.upper, parts.clock, p, settings.persona)
+        self._scheduler = Scheduler(
+            parts.store, runner, parts.clock, p, tenants.on_l1_atoms if tenants else None
+        )
+        backlog = EmbeddingBacklog(parts.store, parts.vectors, parts.clock, p.retry_delay_seconds)
+        self._pipeline = Pipeline(parts.store, self._scheduler, tenants, backlog, parts.clock)
+        self._recorder = Recorder(
+            parts.store,
+            parts.clock,
+            parts.vectors,
+            max_chars=settings.capture.max_message_chars,
+            with_previous=settings.search.context_previous,
+            on_stored=self._scheduler.on_capture,
+        )
+        if not self.read_only:
+            self._pipeline.recover()
         self._background: asyncio.Task[None] | None = None
-        self._warming: set[asyncio.Future[list[str]]] = set()
+        self._warming: set[asyncio.Future[None]] = set()
 
     # --- lifecycle -----------------------------------------------------------------------------
 
+    @classmethod
+    async def open(
+        cls,
+        path_or_url: str | Path | None = None,
+        *,
+        background: bool = False,
+        read_only: bool = False,
+        wait: float = 0.0,
+        advertise_url: str | None = None,
+        clock: Clock | None = None,
+        embedder: Embedder | str | None = "settings",
+        chat_model: ChatModel | None = None,
+        **settings: Any,
+    ) -> AsyncMemory:
+        """Open memory in a data directory (default ``~/.memstrata`` or ``$MEMSTRATA_HOME``), or
+        the memory of a ``memstrata serve`` at an ``http(s)://`` URL (an ``AsyncMemoryClient``).
+
+        One process writes a data directory at a time: a second writer gets
+        ``DirectoryLockedError`` naming the holder, or waits up to ``wait`` seconds.
+        ``read_only=True`` takes no lock, never writes and never runs the pipeline.
+        ``settings`` override file and environment (e.g. ``pipeline={"engine": "llm"}``);
+        ``background=True`` runs the pipeline until ``close``; ``embedder=None`` turns vectors
+        off; a ``chat_model`` selects the LLM engine with that model.
+        """
+        if is_url(path_or_url):
+            # A server: the HTTP client has these methods too (a parity test keeps them so).
+            return cast("AsyncMemory", connect(str(path_or_url), settings, asynchronous=True))
+        home = path_or_url if path_or_url and "://" not in str(path_or_url) else None
+        s = load_settings(home, **settings)
+        parts = await asyncio.to_thread(
+            assemble,
+            s,
+            path_or_url,
+            read_only=read_only,
+            wait=wait,
+            advertise_url=advertise_url,
+            clock=clock,
+            embedder=embedder,
+            chat=chat_model,
+        )
+        mem = cls(parts, s)
+        if background:
+            mem.start_background()
+        return mem
+
     def start_background(self) -> None:
-        """Run the scheduler in a background task of the running loop until ``close``."""
+        """Run the pipeline in a background task of the running loop until ``close``."""
+        self._writable("run the pipeline")
         if self._background is None:
             self._background = asyncio.get_running_loop().create_task(self._pipeline.serve())
 
@@ -137,47 +183,16 @@ class AsyncMemory:
         user_id: str = DEFAULT,
         agent_id: str = DEFAULT,
     ) -> CaptureResult:
-        """Store messages of one session (L0). Returns at once: extraction runs in the pipeline."""
-        tenant = Tenant(user_id, agent_id)
-        batch = [args.as_message(m, i) for i, m in enumerate(messages)]
-        result = await asyncio.to_thread(self._capture, tenant, session_key, session_id or session_key, batch)
+        """Store messages of one session (L0). Every message is checked first: one bad item is an
+        ``InputError`` naming it, and nothing is stored. Returns at once: extraction runs in the
+        pipeline."""
+        self._writable("capture")
+        tenant = args.tenant(user_id, agent_id)
+        key = args.name(session_key, "session_key")
+        sid = args.name(session_id, "session_id") if session_id is not None else key
+        result = await asyncio.to_thread(self._recorder.record, tenant, key, sid, list(messages))
         self._pipeline.wake()
         return result
-
-    def _capture(
-        self, tenant: Tenant, session_key: str, session_id: str, batch: list[NewMessage]
-    ) -> CaptureResult:
-        now = self._clock.now_ms()
-        previous = self._store.messages.last(tenant, session_key)
-        ready, dropped = prepare(
-            tenant,
-            session_key,
-            session_id,
-            batch,
-            previous,
-            now,
-            with_previous=self.settings.search.context_previous,
-        )
-        stored = self._store.messages.append(ready)
-        stored_ids = {m.id for m in stored}
-        duplicates = tuple(m.id for m, _ in ready if m.id not in stored_ids)
-        degradations = self._embed_messages(tenant, stored)
-        if stored:
-            turns = sum(1 for m in stored if m.role == Role.USER) or 1
-            self._scheduler.on_capture(tenant, session_key, turns)
-        return CaptureResult(tuple(stored), duplicates, tuple(dropped), degradations)
-
-    def _embed_messages(self, tenant: Tenant, stored: list[Message]) -> tuple[str, ...]:
-        embedder = self._vector_embedder()
-        if embedder is None or not stored:
-            return ()
-        try:
-            vectors = embedder.embed([message_vector_text(m) for m in stored])
-        except EmbeddingError as exc:
-            log.warning("message embedding failed; messages are stored, run `memstrata reindex`: %s", exc)
-            return (f"embedding failed ({exc.message}): messages stored without vectors",)
-        self._store.index.put_vectors(tenant, Layer.L0, [m.seq for m in stored], vectors)
-        return ()
 
     async def messages(
         self,
@@ -191,11 +206,13 @@ class AsyncMemory:
         after_seq: int = 0,
     ) -> list[Message]:
         """Stored L0 messages by ascending seq; ``user_id=None`` lists every tenant (admin use)."""
-        tenant = None if user_id is None else Tenant(user_id, agent_id)
+        tenant = None if user_id is None else args.tenant(user_id, agent_id)
         flt = MessageFilter(session_key, since, until)
         return await asyncio.to_thread(
             self._store.messages.list, tenant, flt, limit=limit, after_seq=after_seq
         )
+
+    # --- L1 -------------------------------------------------------------------------------------
 
     async def atoms(
         self,
@@ -211,7 +228,7 @@ class AsyncMemory:
         after_seq: int = 0,
     ) -> list[Atom]:
         """Stored L1 atoms by ascending seq; ``user_id=None`` lists every tenant (admin use)."""
-        tenant = None if user_id is None else Tenant(user_id, agent_id)
+        tenant = None if user_id is None else args.tenant(user_id, agent_id)
         flt = AtomFilter(args.atom_type(type), scene, since, until, include_superseded)
         return await asyncio.to_thread(self._store.atoms.list, tenant, flt, limit=limit, after_seq=after_seq)
 
@@ -219,9 +236,9 @@ class AsyncMemory:
 
     async def persona(self, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> Persona | None:
         """The tenant's persona (body and scene navigation apart), or None before the first one."""
+        tenant = args.tenant(user_id, agent_id)
         if self._upper is None:
             return None
-        tenant = Tenant(user_id, agent_id)
         found = await asyncio.to_thread(self._upper.persona.read, tenant)
         if found is None:
             return None
@@ -230,21 +247,20 @@ class AsyncMemory:
 
     async def scenes(self, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> list[SceneEntry]:
         """The tenant's scene index: one entry per scene file, with the atom ids it consolidates."""
-        if self._upper is None:
-            return []
-        return await asyncio.to_thread(self._upper.scenes.index, Tenant(user_id, agent_id))
+        tenant = args.tenant(user_id, agent_id)
+        return await asyncio.to_thread(self._upper.scenes.index, tenant) if self._upper else []
 
     async def read_scene(self, path: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> Scene:
         """One scene file, parsed: ``path`` is ``scene_blocks/<name>.md`` (as in the navigation) or
-        ``<name>.md``. Raises ``PathError`` for any other path or a scene that does not exist."""
+        ``<name>.md``. Raises ``PathError`` for any other path, ``NotFoundError`` for a scene that
+        does not exist."""
         name = scene_names.from_path(path)
-        found = (
-            await asyncio.to_thread(self._upper.scenes.load, Tenant(user_id, agent_id)) if self._upper else []
-        )
+        tenant = args.tenant(user_id, agent_id)
+        found = await asyncio.to_thread(self._upper.scenes.load, tenant) if self._upper else []
         for scene in found:
             if scene.name == name:
                 return scene
-        raise PathError("no such scene", path=path, missing=True)
+        raise NotFoundError("scene", path, tenant=str(tenant))
 
     async def tenants(self) -> list[Tenant]:
         """Every tenant with messages or scenes in this memory."""
@@ -256,7 +272,7 @@ class AsyncMemory:
 
         return await asyncio.to_thread(read)
 
-    # --- search ---------------------------------------------------------------------------------
+    # --- search and recall ----------------------------------------------------------------------
 
     async def search(
         self,
@@ -275,11 +291,10 @@ class AsyncMemory:
         include_superseded: bool = False,
     ) -> SearchResult:
         """Search memory atoms (L1) and/or raw messages (L0) of one tenant, fused into one ranking."""
-        layer_set = tuple(args.layer(x) for x in layers)
         req = SearchRequest(
-            Tenant(user_id, agent_id),
-            query,
-            layer_set,
+            args.tenant(user_id, agent_id),
+            args.query(query),
+            tuple(args.layer(x) for x in layers),
             args.limit(limit),
             MessageFilter(session_key, since, until),
             AtomFilter(args.atom_type(type), scene, since, until, include_superseded),
@@ -312,8 +327,6 @@ class AsyncMemory:
             until=until,
         )
 
-    # --- recall ---------------------------------------------------------------------------------
-
     async def recall(
         self,
         query: str,
@@ -325,12 +338,16 @@ class AsyncMemory:
         """Context for the next prompt: ``system_context`` (persona, scene navigation, tools guide)
         and ``prepend_context`` (relevant memories). Never raises into the agent's turn: within
         ``recall.timeout_ms`` it returns what is ready and says what was left out and why."""
-        tenant, r = Tenant(user_id, agent_id), self.settings.recall
+        tenant, r = args.tenant(user_id, agent_id), self.settings.recall
         budgets = Budgets(
             r.max_results, r.memory_chars, r.memories_chars, r.persona_chars, r.navigation_chars
         )
         request = SearchRequest(
-            tenant, query, (Layer.L1, Layer.L0), r.max_results, plan=args.plan("hybrid", self.settings)
+            tenant,
+            args.query(query),
+            (Layer.L1, Layer.L0),
+            r.max_results,
+            plan=args.plan("hybrid", self.settings),
         )
         upper = self._upper
 
@@ -344,14 +361,25 @@ class AsyncMemory:
             memories=lambda: self._searcher.search(request),
         )
         result = await gather(sources, budgets, r.timeout_ms)
-        atom_ids = [h.id for h in result.hits if h.layer == Layer.L1]
-        if upper is not None and atom_ids:
-            warming = asyncio.ensure_future(asyncio.to_thread(warm_scenes, upper.scenes, tenant, atom_ids))
-            self._warming.add(warming)
-            warming.add_done_callback(self._warmed)
+        self._warm([h.id for h in result.hits if h.layer == Layer.L1], tenant)
         return result
 
-    def _warmed(self, task: asyncio.Future[list[str]]) -> None:
+    def _warm(self, atom_ids: list[str], tenant: Tenant) -> None:
+        """Raise the heat of the recalled atoms' scenes, after the answer, under the tenant's lock
+        (the L2 writer takes it too). A read-only memory leaves heat to the writer."""
+        upper = self._upper
+        if self.read_only or upper is None or not atom_ids:
+            return
+
+        async def warm() -> None:
+            async with self._pipeline.tenants_hold(tenant):
+                await asyncio.to_thread(warm_scenes, upper.scenes, tenant, atom_ids)
+
+        task = asyncio.ensure_future(warm())
+        self._warming.add(task)
+        task.add_done_callback(self._warmed)
+
+    def _warmed(self, task: asyncio.Future[None]) -> None:
         self._warming.discard(task)
         if not task.cancelled() and (exc := task.exception()) is not None:
             log.warning("raising scene heat after recall failed: %s", exc)
@@ -359,77 +387,93 @@ class AsyncMemory:
     # --- pipeline -------------------------------------------------------------------------------
 
     async def run_pending(self) -> int:
-        """Run every pipeline stage that is due now (L1, then L2 and L3), until nothing is.
-        Returns runs attempted."""
+        """Run every pipeline stage that is due now (vectors, L1, then L2 and L3), until nothing
+        is. Returns runs attempted."""
+        self._writable("run the pipeline")
         return await self._pipeline.run_due()
 
     async def run_all(self) -> RunAllReport:
-        """Process everything now, due or not: L1 on every session backlog, then L2 and L3 on every
-        tenant with new atoms (import, CLI). Failures are recorded in ``status`` and retried later."""
+        """Process everything now, due or not: vectors, L1 on every session backlog, then L2 and L3
+        on every tenant with new atoms (import, CLI). Failures are recorded in ``status`` and
+        retried later."""
+        self._writable("run the pipeline")
         return await self._pipeline.run_all()
 
     async def request_persona(
         self, reason: str = "explicit request", *, user_id: str = DEFAULT, agent_id: str = DEFAULT
     ) -> None:
         """Ask for the tenant's persona to be rewritten (runs with the next ``run_pending``)."""
-        if self._pipeline.tenants is None:
-            raise ConfigError("this memory has no L2/L3 pipeline")
-        await asyncio.to_thread(self._pipeline.tenants.request_persona, Tenant(user_id, agent_id), reason)
+        self._writable("request a persona")
+        tenant = args.tenant(user_id, agent_id)
+        await asyncio.to_thread(self._pipeline.request_persona, tenant, reason)
 
     async def end_session(
         self, session_key: str = DEFAULT, *, user_id: str = DEFAULT, agent_id: str = DEFAULT
     ) -> None:
         """The session is over: extract what is pending for it now."""
-        await self._scheduler.flush([(Tenant(user_id, agent_id), session_key)])
+        self._writable("end a session")
+        await self._scheduler.flush([(args.tenant(user_id, agent_id), args.name(session_key, "session_key"))])
 
     async def status(self) -> Status:
-        def read() -> Status:
-            sessions = tuple(self._scheduler.status())
-            tenants = self._pipeline.tenants
-            return Status(
-                sessions,
-                self._store.messages.count(None),
-                self._store.atoms.count(None),
-                self._embedder.name if self._embedder else None,
-                self._searcher.vectors_note,
-                tuple(tenants.status()) if tenants is not None else (),
-            )
-
-        return await asyncio.to_thread(read)
+        """The pipeline per session and tenant, counts, the embedder and what is degraded."""
+        return await asyncio.to_thread(self._pipeline.status, self._vectors, self.read_only)
 
     async def reindex(self) -> int:
         """Re-embed every record without a vector (all of them after an embedder change)."""
-        if self._embedder is None:
+        self._writable("reindex")
+        embedder = self._vectors.embedder
+        if embedder is None:
             raise ConfigError(
                 "reindex needs an embedder: set embedding.provider (e.g. MEMSTRATA_EMBEDDING__PROVIDER)"
             )
-        done = await asyncio.to_thread(reindex, self._store, self._embedder)
-        self._searcher.vectors_note = None
-        return done
 
-    # --- internals ------------------------------------------------------------------------------
-
-    def _check_vectors(self) -> str | None:
-        if self._embedder is None:
-            return None
-        stored = self._store.index.embedding_model()
-        if stored is None:
-            self._store.index.reset_vectors(self._embedder.name)
-            return None
-        if stored != self._embedder.name:
-            note = (
-                f"stored vectors were made by {stored} but the embedder is {self._embedder.name}: "
-                "keyword search only until `memstrata reindex`"
+        def run() -> int:
+            if self._store.index.embedding_model() != embedder.name:
+                self._store.index.reset_vectors(embedder.name)
+            done = sum(
+                fill_missing(self._store, embedder, layer, 0, 1 << 62)[0] for layer in (Layer.L0, Layer.L1)
             )
-            log.warning(note)
-            return note
-        return None
+            self._vectors.reindexed()
+            self._pipeline.embedding.rescan()
+            return done
 
-    def _vector_embedder(self) -> Embedder | None:
-        """The embedder, when new vectors may be written (not while stale ones await reindex)."""
-        return None if self._searcher.vectors_note else self._embedder
+        async with self._pipeline.exclusive():
+            return await asyncio.to_thread(run)
 
     # --- import ---------------------------------------------------------------------------------
+
+    async def import_sessions(
+        self, sessions: Sequence[ImportSession], *, process: bool = True, on_progress: Progress | None = None
+    ) -> ImportReport:
+        """Capture whole sessions of history (seed files, LoCoMo, the gateway's seed route), then,
+        with ``process``, end each session and run the pipeline to L3. Messages without an id get
+        one derived from their tenant, session, position, role and text, so importing the same
+        history again stores nothing. ``on_progress(stage, done, total)`` follows each stage."""
+        self._writable("import")
+        total = sum(len(s.messages) for s in sessions)
+        report = ImportReport(sessions=len(sessions))
+        done = 0
+        for s in sessions:
+            messages = [_with_id(s, i, m) for i, m in enumerate(s.messages)]
+            for i in range(0, len(messages), CAPTURE_BATCH):
+                r = await self.capture(
+                    messages[i : i + CAPTURE_BATCH],
+                    session_key=s.session_key,
+                    session_id=s.session_id,
+                    user_id=s.tenant.user_id,
+                    agent_id=s.tenant.agent_id,
+                )
+                report.add(r)
+                done += len(messages[i : i + CAPTURE_BATCH])
+                if on_progress:
+                    on_progress("L0 capture", done, total)
+        if process:
+            for n, s in enumerate(sessions, start=1):
+                await self.end_session(s.session_key, user_id=s.tenant.user_id, agent_id=s.tenant.agent_id)
+                if on_progress:
+                    on_progress("L1 extraction", n, len(sessions))
+            await self.run_all()  # then L2 scenes and L3 personas of every tenant with new atoms
+        return report
 
     async def import_tdai(self, path: str | Path) -> TdaiImportReport:
         """Import a TencentDB-Agent-Memory data directory: messages, atoms (ids, types, priorities,
@@ -437,27 +481,37 @@ class AsyncMemory:
 
         Idempotent: what the memory already has (message and atom ids, scene file names, a persona)
         is kept as it is. Imported messages are not extracted again, and atoms the imported scenes
-        consolidate are not consolidated again. Unreadable lines are skipped and reported. Raises
-        ``ValidationError`` when ``path`` is not such a directory.
+        consolidate are not consolidated again. The pipeline is held off while it writes.
+        Unreadable lines are skipped and reported. Raises ``InputError`` when ``path`` is not such
+        a directory.
         """
+        self._writable("import")
         data = await asyncio.to_thread(read_tdai, Path(path))
-        tenants = self._pipeline.tenants
-        on_atoms = tenants.on_l1_atoms if tenants is not None else None
-        writer = TdaiImport(self._store, self._upper, self._capture, self._vector_embedder(), on_atoms)
-        report = await asyncio.to_thread(writer.run, data)
+        writer = TdaiImport(
+            self._store, self._upper, self._recorder.record, self._vectors, self._pipeline.on_atoms
+        )
+        async with self._pipeline.exclusive():
+            report = await asyncio.to_thread(writer.run, data)
         self._pipeline.wake()
         return report
+
+    # --- internals ------------------------------------------------------------------------------
+
+    def _writable(self, what: str) -> None:
+        if self.read_only:
+            raise ReadOnlyError(f"cannot {what}: this memory was opened read-only")
 
     # --- data plane: record-level reads and edits (logic in data_plane.py) ----------------------
 
     @functools.cached_property
     def _data(self) -> DataPlane:
-        return DataPlane(self._store, self._upper, self._vector_embedder, self._clock.now_ms)
+        return DataPlane(self._store, self._upper, self._vectors, self._clock.now_ms)
 
     def _tenant_lock(self, tenant: Tenant) -> contextlib.AbstractAsyncContextManager[object]:
-        """The tenant's L2/L3 run lock, so a scene or persona edit never races a run."""
-        tenants = self._pipeline.tenants
-        return tenants.lock(tenant) if tenants is not None else contextlib.nullcontext()
+        """The tenant's L2/L3 lock, so a scene or persona edit never races a run."""
+        if self._upper is None:
+            return contextlib.nullcontext()
+        return self._pipeline.tenants_hold(tenant)
 
     async def get_message(
         self, message_id: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT
@@ -475,6 +529,7 @@ class AsyncMemory:
     ) -> list[str]:
         """Delete the tenant's L0 messages with these ids and every message of these sessions.
         Returns the ids deleted (atoms extracted from them stay: delete those with ``delete_atoms``)."""
+        self._writable("delete messages")
         tenant = args.tenant(user_id, agent_id)
         return await asyncio.to_thread(self._data.delete_messages, tenant, list(ids), list(session_keys))
 
@@ -497,18 +552,22 @@ class AsyncMemory:
         """Correct an atom: a new version (new id, version + 1) supersedes it and is returned; the
         old one stays readable. Editing a superseded atom raises ``ConflictError`` naming the
         current version, unless ``follow=True`` (then the current version is edited)."""
+        self._writable("update an atom")
         tenant = args.tenant(user_id, agent_id)
         change = AtomChange(content, args.atom_type(type), priority, scene_name)
         atom = await asyncio.to_thread(self._data.update_atom, tenant, atom_id, change, follow=follow)
-        if self._pipeline.tenants is not None and atom.id != atom_id:
-            await asyncio.to_thread(self._pipeline.tenants.on_l1_atoms, tenant)  # to its scene at L2
+        if atom.id != atom_id:
+            await asyncio.to_thread(self._pipeline.on_atoms, tenant)  # the new version joins a scene at L2
         return atom
 
     async def delete_atoms(
         self, ids: Sequence[str], *, user_id: str = DEFAULT, agent_id: str = DEFAULT
     ) -> list[str]:
         """Delete the tenant's atoms with these ids and their older versions; returns the ids deleted."""
-        return await asyncio.to_thread(self._data.delete_atoms, args.tenant(user_id, agent_id), list(ids))
+        self._writable("delete atoms")
+        tenant = args.tenant(user_id, agent_id)
+        async with self._tenant_lock(tenant):  # scene membership changes with them
+            return await asyncio.to_thread(self._data.delete_atoms, tenant, list(ids))
 
     async def write_scene(
         self,
@@ -521,7 +580,8 @@ class AsyncMemory:
         agent_id: str = DEFAULT,
     ) -> Scene:
         """Create or replace a scene (``scene_blocks/<name>.md`` or ``<name>.md``, a normalised
-        name). ``create=False`` raises ``PathError`` (missing) when it does not exist."""
+        name). ``create=False`` raises ``NotFoundError`` when it does not exist."""
+        self._writable("write a scene")
         tenant = args.tenant(user_id, agent_id)
         async with self._tenant_lock(tenant):
             return await asyncio.to_thread(
@@ -530,12 +590,14 @@ class AsyncMemory:
 
     async def delete_scene(self, path: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> bool:
         """Delete a scene file and its index entry; False when there was no such scene."""
+        self._writable("delete a scene")
         tenant = args.tenant(user_id, agent_id)
         async with self._tenant_lock(tenant):
             return await asyncio.to_thread(self._data.delete_scene, tenant, path)
 
     async def write_persona(self, body: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> Persona:
         """Replace the tenant's persona body; the scene navigation is regenerated."""
+        self._writable("write the persona")
         tenant = args.tenant(user_id, agent_id)
         async with self._tenant_lock(tenant):
             return await asyncio.to_thread(self._data.write_persona, tenant, body)
@@ -582,7 +644,7 @@ class AsyncMemory:
         the clean prompt and ``transcript_length`` (messages before the prompt) for the session's
         ``turn_committed``. Returns recall's ``system_context`` and ``prepend_context``."""
         if transcript_length is not None and transcript_length < 0:
-            raise ValidationError("must be 0 or more", item="transcript_length")
+            raise InputError("must be 0 or more", item="transcript_length")
         tenant = args.tenant(user_id, agent_id)
         clean = host_turns.clean_prompt(prompt, self._noise)
         self._marks.put((tenant, session_key), PromptMark(clean, transcript_length, self._clock.now_ms()))
@@ -626,19 +688,42 @@ class AsyncMemory:
 
     async def import_seed(
         self, data: object, *, process: bool = False, user_id: str = DEFAULT, agent_id: str = DEFAULT
-    ) -> SeedReport:
-        """Import seed history (``{"sessions": [...]}`` or ``[...]``, see ``importers.seed``);
-        sessions that name no tenant go to this one. ``process=True`` runs L1 on each session now."""
+    ) -> ImportReport:
+        """Import seed history (``{"sessions": [...]}`` or ``[...]``, see ``importers.seed``) with
+        ``import_sessions``; sessions that name no tenant go to this one."""
+        tenant = args.tenant(user_id, agent_id)
         sessions = await asyncio.to_thread(parse_seed, data)
+        mine = [s if s.tenant != Tenant() else dataclasses.replace(s, tenant=tenant) for s in sessions]
+        for i, s in enumerate(mine):  # every tenant is checked before anything is stored
+            try:
+                args.tenant(s.tenant.user_id, s.tenant.agent_id)
+            except InputError:
+                raise InputError(
+                    "not a usable tenant (empty, or too long)", item=f"sessions[{i}].userId"
+                ) from None
+        return await self.import_sessions(mine, process=process)
 
-        async def capture(batch: Sequence[NewMessage], key: str, sid: str, t: Tenant) -> CaptureResult:
-            return await self.capture(
-                batch, session_key=key, session_id=sid, user_id=t.user_id, agent_id=t.agent_id
-            )
 
-        async def end(key: str, t: Tenant) -> None:
-            await self.end_session(key, user_id=t.user_id, agent_id=t.agent_id)
+def is_url(location: str | Path | None) -> bool:
+    return isinstance(location, str) and location.startswith(("http://", "https://"))
 
-        return await import_sessions(
-            sessions, capture, end if process else None, args.tenant(user_id, agent_id)
-        )
+
+def connect(url: str, settings: dict[str, Any], *, asynchronous: bool) -> Any:
+    """The HTTP client of a server; its API key is ``api_key=`` or ``$MEMSTRATA_API_KEY``."""
+    from memstrata.client import AsyncMemoryClient, MemoryClient
+
+    key = load_settings(None, **{k: v for k, v in settings.items() if k == "api_key"}).api_key
+    secret = key.get_secret_value() if key is not None else None
+    return AsyncMemoryClient(url, api_key=secret) if asynchronous else MemoryClient(url, api_key=secret)
+
+
+def _with_id(s: ImportSession, position: int, m: NewMessage) -> NewMessage:
+    if m.id:
+        return m
+    return NewMessage(
+        m.role,
+        m.content,
+        stable_id(s.tenant, s.session_key, position, str(m.role), m.content),
+        m.name,
+        m.timestamp,
+    )

@@ -5,7 +5,7 @@
     ChatModel       complete(messages) -> reply             llm/: openai_compat, scripted
     Extractor       extract(window) -> atom drafts          engines/: offline, llm
     Deduplicator    decide(drafts, candidates) -> actions   engines/: offline, llm
-    Store parts     MessageLog, AtomStore, SearchIndex, PipelineState   stores/sqlite
+    Store parts     MessageLog, AtomStore, SearchIndex, PipelineState, SceneMembers   stores/sqlite
     SceneStore      L2 scene files, their index and backups  stores/files
     PersonaStore    L3 persona.md and its backups            stores/files
     SceneWriter     consolidate atoms into scene files       engines/: offline, llm
@@ -19,18 +19,33 @@ worker thread.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Protocol
 
-import numpy as np
-import numpy.typing as npt
-
-from memstrata.models import Atom, AtomType, Layer, Message, Tenant
-
-Vectors = npt.NDArray[np.float32]
-
+from memstrata.models import (
+    Atom,
+    AtomDraft,
+    AtomFilter,
+    ChatMessage,
+    ChatReply,
+    ConsolidationRequest,
+    ConsolidationResult,
+    DedupDecision,
+    ExtractionWindow,
+    Layer,
+    Message,
+    MessageFilter,
+    PersonaRequest,
+    Scene,
+    SceneEntry,
+    Scored,
+    SessionState,
+    Tenant,
+    TenantState,
+    ToolSpec,
+    Vectors,
+)
 
 # --- time -----------------------------------------------------------------------------------------
 
@@ -67,36 +82,6 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> Vectors: ...
 
 
-@dataclass(frozen=True, slots=True)
-class ChatMessage:
-    role: Literal["system", "user", "assistant", "tool"]
-    content: str
-    tool_call_id: str | None = None
-    tool_calls: tuple[ToolCall, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    id: str
-    name: str
-    arguments: str  # JSON text, as the model wrote it
-
-
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
-    name: str
-    description: str
-    parameters: Mapping[str, Any]  # JSON schema
-
-
-@dataclass(frozen=True, slots=True)
-class ChatReply:
-    content: str
-    tool_calls: tuple[ToolCall, ...] = ()
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-
 class ChatModel(Protocol):
     """One chat completion. Raises ``ModelError`` on timeout, HTTP error or connection failure."""
 
@@ -110,45 +95,6 @@ class ChatModel(Protocol):
 
 
 # --- engines (L1) ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ExtractionWindow:
-    """What an extractor sees: up to N new messages, plus a few earlier ones as background only."""
-
-    tenant: Tenant
-    session_key: str
-    new: tuple[Message, ...]
-    background: tuple[Message, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class AtomDraft:
-    """An atom proposed by an extractor. ``source_message_ids`` must name messages of the window."""
-
-    type: AtomType
-    content: str
-    priority: int = 50
-    scene_name: str = ""
-    source_message_ids: tuple[str, ...] = ()
-    metadata: Mapping[str, Any] = field(default_factory=dict)
-
-
-class DedupAction(StrEnum):
-    STORE = "store"  # new information: keep as a new atom
-    UPDATE = "update"  # corrects one existing atom: the target is superseded by the draft
-    MERGE = "merge"  # combines with existing atoms: targets superseded by ``merged_content``
-    SKIP = "skip"  # already known: drop the draft
-
-
-@dataclass(frozen=True, slots=True)
-class DedupDecision:
-    """What to do with ``drafts[index]``. ``targets`` are ids from that draft's candidates only."""
-
-    index: int
-    action: DedupAction
-    targets: tuple[str, ...] = ()
-    merged_content: str | None = None
 
 
 class Extractor(Protocol):
@@ -169,30 +115,6 @@ class Deduplicator(Protocol):
 
 
 # --- stores ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class MessageFilter:
-    session_key: str | None = None
-    since: int | None = None  # timestamp, ms, inclusive
-    until: int | None = None  # timestamp, ms, exclusive
-
-
-@dataclass(frozen=True, slots=True)
-class AtomFilter:
-    type: AtomType | None = None
-    scene: str | None = None  # substring of scene_name
-    since: int | None = None
-    until: int | None = None
-    include_superseded: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Scored:
-    """A search primitive's answer: a record's ``seq`` and its score (higher is better)."""
-
-    seq: int
-    score: float
 
 
 class MessageLog(Protocol):
@@ -294,15 +216,29 @@ class SearchIndex(Protocol):
     """Search primitives per layer. Fusion happens in the core, never here."""
 
     def keyword(
-        self, tenant: Tenant, layer: Layer, terms: Sequence[str], k: int, flt: MessageFilter | AtomFilter
+        self,
+        tenant: Tenant,
+        flt: MessageFilter | AtomFilter,
+        terms: Sequence[str],
+        k: int,
+        *,
+        min_match: int = 1,
     ) -> list[Scored]:
-        """BM25 top-``k`` for records matching ANY of ``terms`` (each matched as a literal phrase)."""
+        """BM25 top-``k`` of the tenant's records holding at least ``min_match`` (1 or 2) of ``terms``,
+        each term matched as a literal phrase (any user text is a valid term). The filter's type
+        names the layer: ``MessageFilter`` searches L0, ``AtomFilter`` L1."""
         ...
 
-    def vector(
-        self, tenant: Tenant, layer: Layer, query: Vectors, k: int, flt: MessageFilter | AtomFilter
-    ) -> list[Scored]:
-        """Exact cosine top-``k`` among the tenant's records that have vectors."""
+    def size(self, layer: Layer) -> int:
+        """About how many records the layer's keyword index holds (all tenants); cheap."""
+        ...
+
+    def document_counts(self, layer: Layer, terms: Sequence[str]) -> dict[str, int]:
+        """How many records of the layer (all tenants) hold each term, by term as given."""
+        ...
+
+    def vector(self, tenant: Tenant, flt: MessageFilter | AtomFilter, query: Vectors, k: int) -> list[Scored]:
+        """Cosine top-``k`` among the tenant's records of the filter's layer that have vectors."""
         ...
 
     def put_vectors(self, tenant: Tenant, layer: Layer, seqs: Sequence[int], vectors: Vectors) -> None:
@@ -322,6 +258,10 @@ class SearchIndex(Protocol):
         """Records of ``layer`` (any tenant) without a vector: ``(tenant, seq)``, ascending seq."""
         ...
 
+    def count_missing_vectors(self, layer: Layer) -> int:
+        """How many records of ``layer`` (all tenants) have no vector."""
+        ...
+
     def embedding_model(self) -> str | None:
         """The embedder name the stored vectors were made with, or None."""
         ...
@@ -329,21 +269,6 @@ class SearchIndex(Protocol):
     def reset_vectors(self, model: str) -> None:
         """Drop every vector and record ``model`` as the embedder of the vectors to come."""
         ...
-
-
-@dataclass(slots=True)
-class SessionState:
-    """Durable L1 scheduling state of one session."""
-
-    tenant: Tenant
-    session_key: str
-    cursor: int = 0  # last L0 seq extracted
-    pending: int = 0  # turns captured since the last L1 run
-    runs: int = 0  # completed L1 runs (drives warm-up)
-    fire_at: int | None = None  # idle timer or retry time, ms
-    attempts: int = 0  # consecutive failures
-    last_error: str | None = None
-    last_activity: int = 0
 
 
 class PipelineState(Protocol):
@@ -378,33 +303,17 @@ class PipelineState(Protocol):
         ...
 
 
-@dataclass(slots=True)
-class TenantState:
-    """Durable L2/L3 scheduling state of one tenant (DESIGN section 4).
+class SceneMembers(Protocol):
+    """L2's source of truth for which scene file holds each consolidated atom of a tenant (the
+    scene index file is rebuilt from it and the scene files, so losing that file loses nothing)."""
 
-    L3 requests are counted, not flagged: a trigger bumps ``l3_requested``; a run remembers the
-    value it started from and, on success only, sets ``l3_done`` to it. Triggers that arrive during
-    a run therefore leave ``l3_requested > l3_done``: exactly one follow-up run, however many came.
-    """
+    def get(self, tenant: Tenant) -> dict[str, str]:
+        """``atom id -> scene file name`` for the tenant (empty before its first L2 run)."""
+        ...
 
-    tenant: Tenant
-    l2_cursor: int = 0  # last atom seq consolidated into scenes
-    l2_fire_at: int | None = None  # the L2 timer, ms (None: not polling)
-    last_l2: int | None = None  # when the last L2 run succeeded, ms
-    last_active: int = 0  # when an L1 run last wrote atoms, ms
-    l2_attempts: int = 0
-    l2_error: str | None = None
-    l2_snapshot: str | None = None  # scene backup of the run in progress (set: restore after a crash)
-    new_atoms: int = 0  # atoms consolidated since the last persona
-    l3_requested: int = 0
-    l3_done: int = 0
-    l3_reasons: tuple[str, ...] = ()  # why L3 was requested since the last persona
-    l3_fire_at: int | None = None  # retry backoff after a failure, ms
-    l3_attempts: int = 0
-    l3_error: str | None = None
-    last_l3: int | None = None  # when the last persona was written, ms
-    l3_running: bool = False  # a run is in progress (after a crash: restore ``l3_snapshot``)
-    l3_snapshot: str | None = None  # persona backup of that run (None: there was no persona)
+    def replace(self, tenant: Tenant, membership: Mapping[str, str]) -> None:
+        """Make the tenant's membership exactly ``membership``, in one transaction."""
+        ...
 
 
 class Store(Protocol):
@@ -422,48 +331,13 @@ class Store(Protocol):
     @property
     def pipeline(self) -> PipelineState: ...
 
+    @property
+    def members(self) -> SceneMembers: ...
+
     def close(self) -> None: ...
 
 
 # --- L2 scenes and the L3 persona -----------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Scene:
-    """An L2 scene document: the file ``scene_blocks/<name>``, a META header and a Markdown body.
-
-    Times are ms since the epoch (the file keeps minutes). ``heat`` grows with consolidation and
-    recall hits.
-    """
-
-    name: str  # file name inside scene_blocks/, e.g. ``family.md``
-    summary: str
-    heat: int
-    created: int
-    updated: int
-    body: str
-
-
-@dataclass(frozen=True, slots=True)
-class SceneEntry:
-    """One line of ``.metadata/scene_index.json``: a scene's META and the atom ids it consolidates."""
-
-    name: str
-    summary: str
-    heat: int
-    created: int
-    updated: int
-    atom_ids: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Persona:
-    """The L3 persona of a tenant: ``persona.md`` split into the body and the scene navigation."""
-
-    tenant: Tenant
-    body: str
-    navigation: str
-    updated: int  # ms
 
 
 class SceneStore(Protocol):
@@ -543,39 +417,6 @@ class PersonaStore(Protocol):
         ...
 
 
-@dataclass(frozen=True, slots=True)
-class ConsolidationRequest:
-    """What a scene writer consolidates in one call: one batch of a tenant's L2 run.
-
-    ``atoms`` are new atoms (plus any the writer deferred earlier in the run), by seq;
-    ``members`` maps each scene file to its current atoms; ``vectors`` maps atom ids to unit
-    vectors when the store has them (empty without an embedder); ``total_atoms`` is how many
-    current atoms the tenant has (this batch, the scenes and the rest of the run's backlog).
-    """
-
-    tenant: Tenant
-    folder: Path
-    atoms: tuple[Atom, ...]
-    scenes: tuple[Scene, ...]
-    members: Mapping[str, tuple[Atom, ...]]
-    vectors: Mapping[str, Vectors]
-    max_scenes: int
-    final: bool  # the last batch of the run: every atom must be placed
-    now: int
-    total_atoms: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class ConsolidationResult:
-    """What a scene writer did. ``placed`` maps atom ids to the scene file that now holds them
-    (also atoms moved by a merge); atoms it leaves out are attributed by the pipeline to the most
-    similar scene. ``deferred`` atoms are offered again with the next batch (ignored when final)."""
-
-    placed: Mapping[str, str] = field(default_factory=dict)
-    deferred: tuple[str, ...] = ()
-    persona_requests: tuple[str, ...] = ()  # reasons from ``[PERSONA_UPDATE_REQUEST]``
-
-
 class SceneWriter(Protocol):
     """Consolidates atoms into the scene files of ``request.folder`` (and nowhere else).
 
@@ -585,25 +426,6 @@ class SceneWriter(Protocol):
     """
 
     async def consolidate(self, request: ConsolidationRequest) -> ConsolidationResult: ...
-
-
-@dataclass(frozen=True, slots=True)
-class PersonaRequest:
-    """What a persona writer sees. ``path`` holds the current body (navigation stripped) during the
-    run; ``first`` is True when there is no persona yet; ``changed`` names scenes changed since the
-    last persona; ``atoms`` are the highest-priority persona and instruction atoms, ``events`` the
-    highest-priority episodic ones."""
-
-    tenant: Tenant
-    path: Path
-    current: str
-    first: bool
-    scenes: tuple[Scene, ...]
-    changed: tuple[str, ...]
-    atoms: tuple[Atom, ...]
-    reasons: tuple[str, ...]
-    now: int
-    events: tuple[Atom, ...] = ()
 
 
 class PersonaWriter(Protocol):

@@ -22,8 +22,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memstrata.layers.l3.persona_doc import escape_tags, render_navigation
-from memstrata.models import Hit, Layer, SearchResult, Tenant
-from memstrata.ports import SceneEntry, SceneStore
+from memstrata.models import Hit, Layer, SceneEntry, SearchResult, Tenant
+from memstrata.ports import SceneStore
 
 log = logging.getLogger(__name__)
 

@@ -29,6 +29,12 @@ class EmbeddingSettings(BaseModel):
     batch_size: int | None = None  # None: the adapter's default (16 local: less padding on CPU; 64 HTTP)
 
 
+class CaptureSettings(BaseModel):
+    # A longer message is stored cut to this many characters, with a note saying so (and the
+    # capture result reports it). Keeps one pasted log or file from costing gigabytes downstream.
+    max_message_chars: Annotated[int, Field(ge=1000)] = 200_000
+
+
 class LLMSettings(BaseModel):
     base_url: str = ""
     api_key: str = ""
@@ -107,6 +113,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMSTRATA_", env_nested_delimiter="__", extra="forbid")
 
     home: Path = Field(default_factory=lambda: Path("~/.memstrata").expanduser())
+    capture: CaptureSettings = Field(default_factory=CaptureSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     pipeline: PipelineSettings = Field(default_factory=PipelineSettings)

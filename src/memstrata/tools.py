@@ -16,10 +16,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from memstrata.api import Memory
-from memstrata.errors import MemstrataError, TurnLimitError, ValidationError
+from memstrata.errors import InputError, MemstrataError, TurnLimitError
 from memstrata.models import DEFAULT, Hit
 from memstrata.recall import MAX_SEARCH_CALLS_PER_TURN
+from memstrata.sync import Memory
 
 _QUERY = {"type": "string", "description": "What to look for, in a few precise words."}
 _LIMIT = {"type": "integer", "minimum": 1, "maximum": 20, "default": 5, "description": "How many results."}
@@ -175,13 +175,13 @@ class MemoryTools:
         }
         try:
             if name not in fn:
-                raise ValidationError(f"unknown tool {name!r}", item="name")
+                raise InputError(f"unknown tool {name!r}", item="name")
             args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
             if not isinstance(args, dict):
-                raise ValidationError("tool arguments must be a JSON object", item="arguments")
+                raise InputError("tool arguments must be a JSON object", item="arguments")
             allowed = set(SCHEMAS[name]["parameters"]["properties"])
             if extra := set(args) - allowed:
-                raise ValidationError(f"unknown argument(s) {sorted(extra)}", item="arguments")
+                raise InputError(f"unknown argument(s) {sorted(extra)}", item="arguments")
             return json.dumps(fn[name](**args, turn_id=turn_id), ensure_ascii=False)
         except json.JSONDecodeError as exc:
             return json.dumps({"error": f"arguments are not valid JSON: {exc}"})

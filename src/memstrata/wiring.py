@@ -22,19 +22,24 @@ from memstrata.ports import (
     Store,
     UpperLayers,
 )
+from memstrata.retrieval.vectors import VectorState
 from memstrata.settings import Settings
 from memstrata.stores.files import FilePersonaStore, FileSceneStore
 from memstrata.stores.sqlite.store import SqliteStore
 
 
 @dataclass(frozen=True, slots=True)
-class Components:
+class Parts:
+    """What a memory is made of: the store, the clock, the vectors' state, the L1 engine and the
+    L2/L3 stores and writers. ``read_only``: the store was opened for reading only."""
+
     store: Store
     clock: Clock
-    embedder: Embedder | None
+    vectors: VectorState
     extractor: Extractor
     deduplicator: Deduplicator
-    upper: UpperLayers
+    upper: UpperLayers | None
+    read_only: bool = False
 
 
 def data_dir(location: str | Path) -> Path:
@@ -45,9 +50,12 @@ def data_dir(location: str | Path) -> Path:
     return Path(text.removeprefix("sqlite:///")).expanduser()
 
 
-def open_store(location: str | Path) -> Store:
-    """A path (or ``sqlite:///path``) opens the embedded store in that data directory."""
-    return SqliteStore(data_dir(location))
+def open_store(
+    location: str | Path, *, read_only: bool = False, wait: float = 0.0, url: str | None = None
+) -> Store:
+    """A path (or ``sqlite:///path``) opens the embedded store in that data directory: as its one
+    writer (waiting up to ``wait`` seconds for another to finish), or ``read_only``."""
+    return SqliteStore(data_dir(location), read_only=read_only, wait=wait, url=url)
 
 
 def chat_model(settings: Settings) -> ChatModel:
@@ -92,25 +100,28 @@ def upper_layers(settings: Settings, location: Path, model: ChatModel | None = N
     )
 
 
-def build(
+def assemble(
     settings: Settings,
     location: str | Path | None = None,
     *,
+    read_only: bool = False,
+    wait: float = 0.0,
+    advertise_url: str | None = None,
     clock: Clock | None = None,
     embedder: Embedder | str | None = "settings",
     chat: ChatModel | None = None,
-) -> Components:
+) -> Parts:
     """Objects for ``settings``; explicit arguments (a fake clock, an embedder, a chat model) win."""
     chosen = embedder_from_settings(settings.embedding) if embedder == "settings" else embedder
     if isinstance(chosen, str):
         raise ConfigError(f"embedder must be an Embedder, None or 'settings', not {chosen!r}")
     extractor, deduplicator = engines(settings, chat)
     where = data_dir(location or settings.home)
-    return Components(
-        open_store(where),
-        clock or SystemClock(),
-        chosen,
-        extractor,
-        deduplicator,
-        upper_layers(settings, where, chat),
-    )
+    store = open_store(where, read_only=read_only, wait=wait, url=advertise_url)
+    try:
+        vectors = VectorState(store.index, chosen, writable=not read_only)
+        upper = upper_layers(settings, where, chat)
+    except BaseException:
+        store.close()
+        raise
+    return Parts(store, clock or SystemClock(), vectors, extractor, deduplicator, upper, read_only)

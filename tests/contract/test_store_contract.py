@@ -1,27 +1,20 @@
-"""The store contract, on a real SQLite file. (The PostgreSQL backend will run the same suite.)"""
+"""The store contract (L0, L1, search primitives, pipeline state), on every backend of conftest.py."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from memstrata.models import Atom, AtomType, Layer, Message, Role, Tenant
-from memstrata.ports import AtomFilter, MessageFilter, Store
+from memstrata.models import Atom, AtomFilter, AtomType, Layer, Message, MessageFilter, Role, Tenant
+from memstrata.ports import Store
+from memstrata.retrieval.keyword import keyword_top
 from memstrata.retrieval.terms import query_terms
 from memstrata.stores.sqlite.store import SqliteStore
 
 A, B = Tenant("alice"), Tenant("bob")
-
-
-@pytest.fixture
-def empty_store(tmp_path: Path) -> Iterator[Store]:
-    store = SqliteStore(tmp_path / "data")
-    yield store
-    store.close()
 
 
 def msg(
@@ -55,7 +48,7 @@ def test_keyword_search_never_crosses_tenants_even_with_identical_text(empty_sto
     empty_store.messages.append(
         [msg("a1", "secret pancake recipe", A), msg("b1", "secret pancake recipe", B)]
     )
-    hits = empty_store.index.keyword(B, Layer.L0, ["pancake"], 10, MessageFilter())
+    hits = keyword_top(empty_store.index, B, MessageFilter(), ["pancake"], 10)
     assert [m.id for m in empty_store.messages.by_seq(B, [h.seq for h in hits])] == ["b1"]
     assert empty_store.messages.by_seq(A, [h.seq for h in hits]) == []  # B's seqs are not A's rows
 
@@ -65,7 +58,7 @@ def test_vector_search_never_crosses_tenants(empty_store: Store) -> None:
     v = np.array([[1.0, 0.0]], dtype=np.float32)
     empty_store.index.put_vectors(A, Layer.L0, [stored[0].seq], v)
     empty_store.index.put_vectors(B, Layer.L0, [stored[1].seq], v)
-    hits = empty_store.index.vector(A, Layer.L0, v[0], 10, MessageFilter())
+    hits = empty_store.index.vector(A, MessageFilter(), v[0], 10)
     assert [h.seq for h in hits] == [stored[0].seq]
 
 
@@ -89,7 +82,7 @@ def test_vector_search_never_crosses_tenants(empty_store: Store) -> None:
 def test_hostile_keyword_input_is_a_query_never_a_crash(empty_store: Store, query: str) -> None:
     empty_store.messages.append([msg("m1", "secret pancake recipe")])
     terms = query_terms(query)
-    hits = empty_store.index.keyword(A, Layer.L0, terms, 10, MessageFilter())
+    hits = keyword_top(empty_store.index, A, MessageFilter(), terms, 10)
     assert isinstance(hits, list)
     assert empty_store.messages.count(A) == 1
 
@@ -101,7 +94,7 @@ def test_chinese_and_mixed_language_text_is_searchable(empty_store: Store) -> No
     empty_store.messages.append([(msg(k, v)[0], segment(v)) for k, v in texts.items()])
 
     def ids(q: str) -> set[str]:
-        hits = empty_store.index.keyword(A, Layer.L0, query_terms(q), 10, MessageFilter())
+        hits = keyword_top(empty_store.index, A, MessageFilter(), query_terms(q), 10)
         return {m.id for m in empty_store.messages.by_seq(A, [h.seq for h in hits])}
 
     assert ids("北京烤鸭") == {"c1", "c3"}
@@ -112,15 +105,15 @@ def test_chinese_and_mixed_language_text_is_searchable(empty_store: Store) -> No
 def test_stemming_and_diacritics_fold(empty_store: Store) -> None:
     empty_store.messages.append([msg("m1", "We were running to the café")])
     for q in ("run", "cafe", "CAFÉ"):
-        assert empty_store.index.keyword(A, Layer.L0, query_terms(q), 5, MessageFilter()), q
+        assert keyword_top(empty_store.index, A, MessageFilter(), query_terms(q), 5), q
 
 
 def test_message_filters_apply_inside_the_query(empty_store: Store) -> None:
     empty_store.messages.append(
         [msg("m1", "hiking plans", session="s1", ts=100), msg("m2", "hiking photos", session="s2", ts=200)]
     )
-    by_session = empty_store.index.keyword(A, Layer.L0, ["hiking"], 5, MessageFilter(session_key="s2"))
-    by_time = empty_store.index.keyword(A, Layer.L0, ["hiking"], 5, MessageFilter(until=150))
+    by_session = keyword_top(empty_store.index, A, MessageFilter(session_key="s2"), ["hiking"], 5)
+    by_time = keyword_top(empty_store.index, A, MessageFilter(until=150), ["hiking"], 5)
     assert [m.id for m in empty_store.messages.by_seq(A, [h.seq for h in by_session])] == ["m2"]
     assert [m.id for m in empty_store.messages.by_seq(A, [h.seq for h in by_time])] == ["m1"]
 
@@ -138,8 +131,8 @@ def test_atom_commit_is_idempotent_and_moves_the_cursor_with_the_atoms(empty_sto
 def test_superseded_atoms_stay_readable_but_leave_current_search(empty_store: Store) -> None:
     empty_store.atoms.commit(A, [atom("old", "Ann likes green tea")], {}, None)
     empty_store.atoms.commit(A, [atom("new", "Ann likes black tea")], {"old": "new"}, None)
-    current = empty_store.index.keyword(A, Layer.L1, ["tea"], 5, AtomFilter())
-    history = empty_store.index.keyword(A, Layer.L1, ["tea"], 5, AtomFilter(include_superseded=True))
+    current = keyword_top(empty_store.index, A, AtomFilter(), ["tea"], 5)
+    history = keyword_top(empty_store.index, A, AtomFilter(include_superseded=True), ["tea"], 5)
     assert {a.id for a in empty_store.atoms.by_seq(A, [h.seq for h in current])} == {"new"}
     assert {a.id for a in empty_store.atoms.by_seq(A, [h.seq for h in history])} == {"old", "new"}
     assert empty_store.atoms.get(A, ["old"])[0].superseded_by == "new"
@@ -195,27 +188,27 @@ def test_a_partial_mirror_line_left_by_a_crash_is_rewritten_whole(tmp_path: Path
 def test_big_index_query_with_words_sharing_a_stem(
     empty_store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import memstrata.stores.sqlite.search as sqlite_search
+    import memstrata.retrieval.keyword as ranking
 
-    monkeypatch.setattr(sqlite_search, "PRUNE_MIN_RECORDS", 2)
+    monkeypatch.setattr(ranking, "PRUNE_MIN_RECORDS", 2)
     empty_store.messages.append(
         [msg("m1", "painting a painted wall"), msg("m2", "walls everywhere"), msg("m3", "x")]
     )
-    hits = empty_store.index.keyword(A, Layer.L0, ["painting", "painted", "wall"], 10, MessageFilter())
+    hits = keyword_top(empty_store.index, A, MessageFilter(), ["painting", "painted", "wall"], 10)
     assert next(m.id for m in empty_store.messages.by_seq(A, [h.seq for h in hits])) == "m1"
 
 
 def test_big_index_ranks_records_with_two_terms_first(
     empty_store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import memstrata.stores.sqlite.search as sqlite_search
+    import memstrata.retrieval.keyword as ranking
 
-    monkeypatch.setattr(sqlite_search, "PRUNE_MIN_RECORDS", 2)
-    monkeypatch.setattr(sqlite_search, "PRUNE_SHARE", 1.0)
+    monkeypatch.setattr(ranking, "PRUNE_MIN_RECORDS", 2)
+    monkeypatch.setattr(ranking, "PRUNE_SHARE", 1.0)
     empty_store.messages.append(
         [msg("one", "kayak kayak kayak"), msg("both", "kayak trip to Oslo"), msg("other", "Oslo rain")]
     )
-    hits = empty_store.index.keyword(A, Layer.L0, ["kayak", "oslo"], 10, MessageFilter())
+    hits = keyword_top(empty_store.index, A, MessageFilter(), ["kayak", "oslo"], 10)
     ids = [m.id for m in empty_store.messages.by_seq(A, [h.seq for h in hits])]
     assert ids[0] == "both" and set(ids) == {"one", "both", "other"}
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)

@@ -3,28 +3,17 @@ real SQLite file and real scene files: every one stays inside its tenant."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from memstrata.errors import StoreError
-from memstrata.models import Layer, Tenant
-from memstrata.ports import AtomFilter, MessageFilter, Scene, Store
-from memstrata.stores.files import FileSceneStore
-from memstrata.stores.sqlite.store import SqliteStore
+from memstrata.models import AtomFilter, Layer, MessageFilter, Scene, Tenant
+from memstrata.ports import SceneStore, Store
 from tests.contract.test_store_contract import atom, msg
 
 A, B = Tenant("alice"), Tenant("bob")
-
-
-@pytest.fixture
-def empty_store(tmp_path: Path) -> Iterator[Store]:
-    store = SqliteStore(tmp_path / "data")
-    yield store
-    store.close()
 
 
 def test_get_by_id_stays_in_the_tenant(empty_store: Store) -> None:
@@ -41,8 +30,8 @@ def test_deleting_messages_by_id_and_session_removes_their_index_rows(empty_stor
     assert sorted(m.id for m in gone) == ["m1", "m2"]
     assert empty_store.messages.count(A) == 0
     assert empty_store.messages.count(B) == 1
-    assert empty_store.index.keyword(A, Layer.L0, ["pancake"], 10, MessageFilter()) == []
-    assert len(empty_store.index.keyword(B, Layer.L0, ["pancake"], 10, MessageFilter())) == 1
+    assert empty_store.index.keyword(A, MessageFilter(), ["pancake"], 10) == []
+    assert len(empty_store.index.keyword(B, MessageFilter(), ["pancake"], 10)) == 1
     assert empty_store.messages.delete(B, ["m1", "m2"]) == []  # not B's: nothing happens
 
 
@@ -69,7 +58,7 @@ def test_deleting_an_atom_deletes_its_older_versions_too(empty_store: Store) -> 
     gone = empty_store.atoms.delete(A, ["a3"])
     assert [a.id for a in gone] == ["a1", "a2", "a3"]
     assert empty_store.atoms.list(A, AtomFilter(include_superseded=True), limit=10) == []
-    assert empty_store.index.keyword(A, Layer.L1, ["tea"], 10, AtomFilter()) == []
+    assert empty_store.index.keyword(A, AtomFilter(), ["tea"], 10) == []
     assert [a.id for a in empty_store.atoms.list(B, AtomFilter(), limit=10)] == ["b1"]
 
 
@@ -85,17 +74,15 @@ def test_dropped_vectors_leave_vector_search(empty_store: Store) -> None:
     stored = empty_store.messages.append([msg("m1", "one", A), msg("m2", "two", A)])
     vectors = np.eye(2, 4, dtype=np.float32)
     empty_store.index.put_vectors(A, Layer.L0, [m.seq for m in stored], vectors)
-    assert len(empty_store.index.vector(A, Layer.L0, vectors[0], 5, MessageFilter())) == 2
+    assert len(empty_store.index.vector(A, MessageFilter(), vectors[0], 5)) == 2
     empty_store.index.drop_vectors(B, Layer.L0, [stored[0].seq])  # not B's: kept
-    assert len(empty_store.index.vector(A, Layer.L0, vectors[0], 5, MessageFilter())) == 2
+    assert len(empty_store.index.vector(A, MessageFilter(), vectors[0], 5)) == 2
     empty_store.index.drop_vectors(A, Layer.L0, [stored[0].seq])
-    assert [s.seq for s in empty_store.index.vector(A, Layer.L0, vectors[0], 5, MessageFilter())] == [
-        stored[1].seq
-    ]
+    assert [s.seq for s in empty_store.index.vector(A, MessageFilter(), vectors[0], 5)] == [stored[1].seq]
 
 
-def test_removing_a_scene_file(tmp_path: Path) -> None:
-    scenes = FileSceneStore(tmp_path / "profiles")
+def test_removing_a_scene_file(empty_scene_store: SceneStore) -> None:
+    scenes = empty_scene_store
     scenes.save(A, Scene("tea.md", "tea", 1, 0, 0, "Ann likes tea."))
     assert not scenes.remove(B, "tea.md")
     assert scenes.remove(A, "tea.md")

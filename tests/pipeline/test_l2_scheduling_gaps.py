@@ -12,12 +12,16 @@ import pytest
 
 from memstrata import FakeClock
 from memstrata.memory import AsyncMemory
-from memstrata.models import Tenant
-from memstrata.pipeline.tenants import TenantStatus
-from memstrata.ports import AtomDraft, ConsolidationRequest, ConsolidationResult, ExtractionWindow
-from memstrata.settings import load_settings
-from memstrata.stores.sqlite.store import SqliteStore
+from memstrata.models import (
+    AtomDraft,
+    ConsolidationRequest,
+    ConsolidationResult,
+    ExtractionWindow,
+    Tenant,
+    TenantStatus,
+)
 from tests.support.engines import NoDedup, RecordingExtractor
+from tests.support.parts import memory_from
 from tests.support.upper import RecordingPersonaWriter, RecordingSceneWriter, upper_memory
 
 S = "chat"
@@ -79,7 +83,7 @@ def with_upper(
 async def l1_only(home: Path, clock: FakeClock, *ids: int) -> None:
     """Commit atoms for ``ids`` in a process whose L2 arming never happens: the durable state a kill
     between the L1 commit and the arming leaves (atoms and L1 cursor stored, no L2 timer touched)."""
-    mem = AsyncMemory(SqliteStore(home), load_settings(home), clock, None, RecordingExtractor(), NoDedup())
+    mem = memory_from(home, clock, RecordingExtractor(), NoDedup())
     await mem.capture(turns(*ids), session_key=S)
     await mem.end_session(S)
     await mem.close()

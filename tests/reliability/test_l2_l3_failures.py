@@ -145,7 +145,29 @@ async def test_a_crash_during_l3_is_rolled_back_on_the_next_open(
     await second.close()
 
 
-async def test_an_unreadable_index_is_rebuilt_from_the_scene_files(
+async def test_a_deleted_index_loses_no_atom_to_scene_link(
+    home: Path, clock: FakeClock, extractor: RecordingExtractor
+) -> None:
+    scenes, persona = RecordingSceneWriter(by_number), RecordingPersonaWriter()
+    mem = upper_memory(home, clock, extractor, scenes, persona)
+    await l1(mem, 1, 2, 3)
+    clock.advance(10)
+    await mem.run_pending()
+    before = {e.name: e.atom_ids for e in await mem.scenes()}
+    await mem.close()
+    (profile(home) / ".metadata" / "scene_index.json").unlink()
+
+    mem = upper_memory(home, clock, extractor, scenes, persona)  # open rebuilds it from the store
+    assert {e.name: e.atom_ids for e in await mem.scenes()} == before
+    await l1(mem, 4)
+    clock.advance(900)
+    await mem.run_pending()
+    listed = sorted(i for e in await mem.scenes() for i in e.atom_ids)
+    assert listed == sorted(a.id for a in await mem.atoms())
+    await mem.close()
+
+
+async def test_without_stored_membership_an_unreadable_index_is_rebuilt_from_the_scene_files(
     home: Path, clock: FakeClock, extractor: RecordingExtractor, caplog: pytest.LogCaptureFixture
 ) -> None:
     scenes, persona = RecordingSceneWriter(by_number), RecordingPersonaWriter()
@@ -153,6 +175,7 @@ async def test_an_unreadable_index_is_rebuilt_from_the_scene_files(
     await l1(mem, 1, 2, 3)
     clock.advance(10)
     await mem.run_pending()
+    mem._store.members.replace(T, {})  # a data directory from before membership was stored
     index = profile(home) / ".metadata" / "scene_index.json"
     index.write_text("{not json")
     await l1(mem, 4)

@@ -21,7 +21,7 @@ import pytest
 
 from memstrata import FakeClock, Memory, Message
 from memstrata.llm.openai_compat import OpenAIChatModel
-from memstrata.pipeline.scheduler import SessionStatus
+from memstrata.models import SessionStatus
 from tests.support.openai_server import ScriptedOpenAIServer
 
 MODEL = "fault-model"

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memstrata.errors import EngineError
-from memstrata.models import Atom, AtomType
-from memstrata.ports import AtomDraft, DedupDecision, ExtractionWindow
+from memstrata.models import Atom, AtomDraft, AtomType, DedupDecision, ExtractionWindow
 
 
 class RecordingExtractor:

@@ -18,9 +18,9 @@ from typing import Any
 
 import uvicorn
 
-from memstrata.api import AsyncMemory
 from memstrata.embeddings.hashing import HashingEmbedder
 from memstrata.gateway.app import create_app, install_redaction
+from memstrata.memory import AsyncMemory
 from memstrata.settings import load_settings
 
 

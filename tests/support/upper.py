@@ -11,12 +11,11 @@ from memstrata.errors import EngineError
 from memstrata.layers.l2.names import normalise
 from memstrata.layers.l2.scene_file import render_scene
 from memstrata.memory import AsyncMemory
-from memstrata.models import Atom
-from memstrata.ports import ConsolidationRequest, ConsolidationResult, PersonaRequest, Scene, UpperLayers
-from memstrata.settings import load_settings
+from memstrata.models import Atom, ConsolidationRequest, ConsolidationResult, PersonaRequest, Scene
+from memstrata.ports import UpperLayers
 from memstrata.stores.files import FilePersonaStore, FileSceneStore
-from memstrata.stores.sqlite.store import SqliteStore
 from tests.support.engines import NoDedup, RecordingExtractor
+from tests.support.parts import memory_from
 
 
 class RecordingSceneWriter:
@@ -96,4 +95,4 @@ def upper_memory(
     """An AsyncMemory on real SQLite and profile folders with recording engines at every layer."""
     root = home / "profiles"
     upper = UpperLayers(FileSceneStore(root), FilePersonaStore(root), scenes, persona)
-    return AsyncMemory(SqliteStore(home), load_settings(home), clock, None, extractor, NoDedup(), upper=upper)
+    return memory_from(home, clock, extractor, NoDedup(), upper)

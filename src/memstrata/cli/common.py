@@ -18,8 +18,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from memstrata.api import Memory
 from memstrata.errors import MemstrataError
+from memstrata.sync import Memory
 
 console = Console()
 err_console = Console(stderr=True)
@@ -46,6 +46,11 @@ def data_dir(ctx: typer.Context, local: Path | None) -> Path | None:
     return root.get("data_dir") if isinstance(root, dict) else None
 
 
+def wait_seconds(ctx: typer.Context) -> float:
+    root = ctx.find_root().obj
+    return float(root.get("wait") or 0.0) if isinstance(root, dict) else 0.0
+
+
 def server_url(ctx: typer.Context) -> str | None:
     """The server given with ``--url`` (or ``$MEMSTRATA_URL``) before the command."""
     root = ctx.find_root().obj
@@ -53,26 +58,22 @@ def server_url(ctx: typer.Context) -> str | None:
     return str(url) if url else None
 
 
-def holding_server(location: Path | None) -> str | None:
-    """HOOK (writer lock, issue 8): the URL a running server advertises in the holder record of
-    the data directory at ``location`` (the CLI then goes through it and says so), or None.
-    Returns None until the writer lock and its holder record land."""
-    return None
-
-
 @contextmanager
 def open_memory(
-    ctx: typer.Context, local: Path | None, *, flush: bool = True, **kwargs: Any
+    ctx: typer.Context, local: Path | None, *, write: bool, flush: bool = True, **kwargs: Any
 ) -> Iterator[Memory]:
-    """The memory a command works on: the server of ``--url`` (or the one holding the
-    directory), else the data directory itself."""
+    """The memory of the command's data directory: as its one writer (``write``; waiting up to
+    ``--wait`` seconds for another writer), or read-only (no lock, nothing written). With
+    ``--url``, the server's memory instead (the way to work on a directory a server holds: its
+    ``DirectoryLockedError`` names the URL)."""
     url = server_url(ctx)
-    if url is None and (url := holding_server(data_dir(ctx, local))) is not None:
-        err_console.print(
-            f"[yellow]note:[/yellow] a memstrata server holds this directory: going through {url}"
-        )
     with fail_cleanly():
-        mem = Memory.open(url) if url else Memory.open(data_dir(ctx, local), **kwargs)
+        if url is not None:
+            mem = Memory.open(url)
+        elif write:
+            mem = Memory.open(data_dir(ctx, local), wait=wait_seconds(ctx), **kwargs)
+        else:
+            mem = Memory.open(data_dir(ctx, local), read_only=True, **kwargs)
     try:
         with fail_cleanly():
             yield mem

@@ -10,10 +10,10 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from memstrata.api import Memory
 from memstrata.cli.common import Format, console, emit, fail_cleanly
 from memstrata.demo import sample
 from memstrata.importers import parse_import
+from memstrata.sync import Memory
 
 QUESTIONS = ("Where does Maya work?", "What food should I avoid offering Maya?", "When is Tom moving?")
 
@@ -31,14 +31,7 @@ def demo(
     with fail_cleanly():
         sessions = parse_import(sample())
         with Memory.open(home) as mem:
-            for s in sessions:
-                mem.capture(
-                    list(s.messages),
-                    session_key=s.session_key,
-                    session_id=s.session_id,
-                    user_id=s.tenant.user_id,
-                )
-            mem.run_all()  # L1 atoms, L2 scenes, L3 persona
+            mem.import_sessions(sessions)  # L0 messages, then L1 atoms, L2 scenes, L3 persona
             _show(mem)
     console.print(f"\n[dim]data directory: {home}  ({time.perf_counter() - started:.1f} s)[/dim]")
 

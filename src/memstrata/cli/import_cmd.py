@@ -9,14 +9,12 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from memstrata.cli.common import DataDir, console, fail_cleanly, open_memory
-from memstrata.errors import ValidationError
+from memstrata.errors import InputError
 from memstrata.importers import TdaiImportReport, parse_import
-from memstrata.memory import Status
-
-BATCH = 500
+from memstrata.models import Status
 
 
 def register(app: typer.Typer) -> None:
@@ -78,40 +76,24 @@ def _import_seed(
         try:
             data = json.loads(file.read_text(encoding="utf-8"))
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ValidationError(f"{file} is not valid JSON: {exc}") from None
+            raise InputError(f"{file} is not valid JSON: {exc}") from None
         sessions = parse_import(data, fmt)
-    total = sum(len(s.messages) for s in sessions)
-    stored = duplicates = dropped = 0
-    with open_memory(ctx, data_dir, flush=process) as mem, _progress() as bar:
-        task = bar.add_task("L0 capture", total=total)
-        for s in sessions:
-            t = s.tenant
-            for i in range(0, len(s.messages), BATCH):
-                chunk = s.messages[i : i + BATCH]
-                r = mem.capture(
-                    list(chunk),
-                    session_key=s.session_key,
-                    session_id=s.session_id,
-                    user_id=t.user_id,
-                    agent_id=t.agent_id,
-                )
-                stored, duplicates, dropped = (
-                    stored + len(r.stored),
-                    duplicates + len(r.duplicates),
-                    dropped + len(r.dropped),
-                )
-                bar.advance(task, len(chunk))
-        if process:
-            task = bar.add_task("L1 extraction", total=len(sessions))
-            for s in sessions:
-                mem.end_session(s.session_key, user_id=s.tenant.user_id, agent_id=s.tenant.agent_id)
-                bar.advance(task)
-            mem.run_all()  # then L2 scenes and L3 personas of every tenant with new atoms
+    with open_memory(ctx, data_dir, write=True, flush=process) as mem, _progress() as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done)
+
+        r = mem.import_sessions(sessions, process=process, on_progress=progress)
         status = mem.status()
     console.print(
-        f"imported {len(sessions)} sessions: {stored} messages stored, {duplicates} already present, "
-        f"{dropped} dropped as noise; {status.atoms} memory atoms in store"
+        f"imported {r.sessions} sessions: {r.stored} messages stored, {r.duplicates} already present, "
+        f"{r.dropped} dropped as noise; {status.atoms} memory atoms in store"
     )
+    for note in r.degradations:
+        console.print(f"[yellow]note[/yellow] {escape(note)}", soft_wrap=True)
     _exit_on_pipeline_errors(status)
 
 
@@ -128,7 +110,7 @@ def _exit_on_pipeline_errors(status: Status) -> None:
 
 
 def _import_tdai(ctx: typer.Context, folder: Path, process: bool, data_dir: Path | None) -> None:
-    with open_memory(ctx, data_dir, flush=process) as mem:
+    with open_memory(ctx, data_dir, write=True, flush=process) as mem:
         with console.status("importing the TencentDB-Agent-Memory directory"):
             report = mem.import_tdai(folder)
         if process:

@@ -8,12 +8,11 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from memstrata.api import Memory
 from memstrata.cli.common import Agent, DataDir, Format, console, emit, iso, open_memory, parse_since
 from memstrata.errors import PathError
 from memstrata.layers.l2 import names as scene_names
-from memstrata.models import Tenant
-from memstrata.ports import Scene, SceneEntry
+from memstrata.models import Scene, SceneEntry, Tenant
+from memstrata.sync import Memory
 
 app = typer.Typer(help="Read what each layer holds.", no_args_is_help=True)
 
@@ -35,7 +34,7 @@ def inspect_l0(
     data_dir: DataDir = None,
 ) -> None:
     """Raw messages (L0), oldest first."""
-    with open_memory(ctx, data_dir, embedder=None) as mem:
+    with open_memory(ctx, data_dir, write=False, embedder=None) as mem:
         rows = mem.messages(
             user_id=user, agent_id=agent, session_key=session, since=parse_since(since), limit=limit
         )
@@ -68,7 +67,7 @@ def inspect_l1(
     data_dir: DataDir = None,
 ) -> None:
     """Memory atoms (L1), oldest first."""
-    with open_memory(ctx, data_dir, embedder=None) as mem:
+    with open_memory(ctx, data_dir, write=False, embedder=None) as mem:
         rows = mem.atoms(
             user_id=user,
             agent_id=agent,
@@ -105,7 +104,7 @@ def inspect_l2(
     data_dir: DataDir = None,
 ) -> None:
     """Scene documents (L2): the index of each tenant, or one scene in full."""
-    with open_memory(ctx, data_dir, embedder=None) as mem:
+    with open_memory(ctx, data_dir, write=False, embedder=None) as mem:
         tenants = [Tenant(user, agent)] if user is not None else mem.tenants()
         if scene is not None:
             docs = [(t, d) for t in tenants if (d := _find_scene(mem, t, scene)) is not None]
@@ -142,7 +141,7 @@ def inspect_l3(
     data_dir: DataDir = None,
 ) -> None:
     """The persona (L3) of each tenant: persona.md, body and scene navigation."""
-    with open_memory(ctx, data_dir, embedder=None) as mem:
+    with open_memory(ctx, data_dir, write=False, embedder=None) as mem:
         tenants = [Tenant(user, agent)] if user is not None else mem.tenants()
         found = [p for t in tenants if (p := mem.persona(user_id=t.user_id, agent_id=t.agent_id))]
     if fmt != Format.table:

@@ -23,16 +23,23 @@ app = typer.Typer(
 def main(
     ctx: typer.Context,
     data_dir: DataDir = None,
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log pipeline activity to stderr."),
+    wait: float = typer.Option(
+        0.0,
+        "--wait",
+        metavar="SECONDS",
+        min=0,
+        help="Wait this long for another writer of the data directory.",
+    ),
     url: str | None = typer.Option(
         None,
         "--url",
         envvar="MEMSTRATA_URL",
         help="Work through a running `memstrata serve` at this URL (its key: $MEMSTRATA_API_KEY).",
     ),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log pipeline activity to stderr."),
 ) -> None:
     """Layered long-term memory for LLM agents."""
-    ctx.obj = {"data_dir": Path(data_dir).expanduser() if data_dir else None, "url": url}
+    ctx.obj = {"data_dir": Path(data_dir).expanduser() if data_dir else None, "wait": wait, "url": url}
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )

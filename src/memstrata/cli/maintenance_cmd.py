@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from memstrata.cli.common import DataDir, Format, console, emit, iso, open_memory
-from memstrata.pipeline.tenants import TenantStatus
+from memstrata.models import TenantStatus
 
 
 def register(app: typer.Typer) -> None:
@@ -21,12 +22,17 @@ def status(
     data_dir: DataDir = None,
 ) -> None:
     """Pipeline queues, cursors, lag and the last error of every session (L1) and tenant (L2/L3)."""
-    with open_memory(ctx, data_dir, embedder=None) as mem:
+    with open_memory(ctx, data_dir, write=False) as mem:
         st = mem.status()
     if fmt != Format.table:
         emit([st], fmt, [])
         return
-    console.print(f"{st.messages} messages, {st.atoms} current atoms, embedder: {st.embedder or 'none'}")
+    console.print(
+        f"{st.messages} messages, {st.atoms} current atoms; embedder: {st.embedder or 'none'}, "
+        f"search: {st.strategy}; {st.unembedded} records waiting for a vector"
+    )
+    for note in ([st.vectors_note] if st.vectors_note else []) + list(st.problems):
+        console.print(f"[yellow]degraded[/yellow] {escape(note)}", soft_wrap=True)
     emit(
         list(st.sessions),
         fmt,
@@ -67,7 +73,7 @@ def l3_state(t: TenantStatus) -> str:
 
 def reindex(ctx: typer.Context, data_dir: DataDir = None) -> None:
     """Re-embed stored messages and atoms (all of them after an embedder change)."""
-    with open_memory(ctx, data_dir) as mem:
+    with open_memory(ctx, data_dir, write=True) as mem:
         n = mem.reindex()
         name = mem.status().embedder
     console.print(f"embedded {n} records with {name}")

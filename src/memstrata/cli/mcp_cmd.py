@@ -29,7 +29,7 @@ def mcp(
         url, home = server_url(ctx), data_dir(ctx, data_dir_)
 
         async def main() -> None:
-            from memstrata.api import AsyncMemory
+            from memstrata.memory import AsyncMemory
 
             mem: Any = await (AsyncMemory.open(url) if url else AsyncMemory.open(home, background=True))
             try:

@@ -28,7 +28,7 @@ def search(
     data_dir: DataDir = None,
 ) -> None:
     """Search one tenant's memory."""
-    with open_memory(ctx, data_dir) as mem:
+    with open_memory(ctx, data_dir, write=False) as mem:
         result = mem.search(
             query,
             user_id=user,
@@ -68,7 +68,7 @@ def recall(
     data_dir: DataDir = None,
 ) -> None:
     """Show the context memstrata would inject before a prompt."""
-    with open_memory(ctx, data_dir) as mem:
+    with open_memory(ctx, data_dir, write=False) as mem:
         result = mem.recall(query, user_id=user, agent_id=agent, session_key=session)
     if as_json:
         sys.stdout.write(json.dumps(plain(result), ensure_ascii=False, indent=2) + "\n")

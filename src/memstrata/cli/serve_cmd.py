@@ -48,10 +48,10 @@ def serve(
 
 def _opener(settings: Settings, url: str) -> Any:
     async def open_memory() -> Any:
-        from memstrata.api import AsyncMemory
+        from memstrata.memory import AsyncMemory
 
-        # HOOK (writer lock, issue 8): once ``AsyncMemory.open`` takes ``advertise_url``, pass
-        # ``advertise_url=url`` here so the directory's holder record names this server.
-        return await AsyncMemory.open(Path(settings.home), background=True)
+        # The directory's writer; its holder record names this server, so a CLI command that
+        # finds the directory locked is told to go through it (--url).
+        return await AsyncMemory.open(Path(settings.home), background=True, advertise_url=url)
 
     return open_memory

@@ -12,18 +12,27 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
-from memstrata.arguments import MessageInput
 from memstrata.client.decode import decode, record
 from memstrata.data_plane import Counts
 from memstrata.errors import ConfigError
 from memstrata.importers.tdai import TdaiImportReport
-from memstrata.layers.capture import CaptureResult
+from memstrata.importers.types import ImportReport, ImportSession
 from memstrata.layers.host_turns import TurnMessage, TurnResult
-from memstrata.memory import Status
-from memstrata.models import DEFAULT, Atom, Layer, Message, NewMessage, SearchResult, Tenant
+from memstrata.layers.l0.recorder import CaptureResult, MessageInput
+from memstrata.models import (
+    DEFAULT,
+    Atom,
+    Layer,
+    Message,
+    NewMessage,
+    Persona,
+    Scene,
+    SceneEntry,
+    SearchResult,
+    Status,
+    Tenant,
+)
 from memstrata.pipeline.coordinator import RunAllReport
-from memstrata.pipeline.seed_import import SeedReport
-from memstrata.ports import Persona, Scene, SceneEntry
 from memstrata.recall import RecallResult
 
 R = TypeVar("R")
@@ -64,6 +73,21 @@ def _message(m: MessageInput) -> dict[str, Any]:
 def _turn_message(m: TurnMessage | Mapping[str, object]) -> dict[str, Any]:
     raw = dataclasses.asdict(m) if isinstance(m, TurnMessage) else dict(m)
     return {k: v for k, v in raw.items() if v is not None}
+
+
+def _seed_session(s: ImportSession) -> dict[str, Any]:
+    return {
+        "sessionKey": s.session_key,
+        "sessionId": s.session_id,
+        "userId": s.tenant.user_id,
+        "agentId": s.tenant.agent_id,
+        "conversations": [
+            [
+                {k: str(v) if k == "role" else v for k, v in dataclasses.asdict(m).items() if v is not None}
+                for m in s.messages
+            ]
+        ],
+    }
 
 
 def _ids(data: Any) -> list[str]:
@@ -154,7 +178,7 @@ class Calls:
     def read_scene(self, path: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> Call[Scene]:
         return Call(
             "GET",
-            f"/v1/scenes/{quote(path, safe='/')}",
+            f"/v1/scenes/{quote(path, safe='')}",
             lambda d: record(Scene, d),
             params=_tenant(user_id, agent_id),
         )
@@ -307,12 +331,12 @@ class Calls:
         agent_id: str = DEFAULT,
     ) -> Call[Scene]:
         body = {"content": content, "summary": summary, "create": create, **_tenant(user_id, agent_id)}
-        return Call("PUT", f"/v1/scenes/{quote(path, safe='/')}", lambda d: record(Scene, d), body)
+        return Call("PUT", f"/v1/scenes/{quote(path, safe='')}", lambda d: record(Scene, d), body)
 
     def delete_scene(self, path: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> Call[bool]:
         return Call(
             "DELETE",
-            f"/v1/scenes/{quote(path, safe='/')}",
+            f"/v1/scenes/{quote(path, safe='')}",
             lambda d: True,
             params=_tenant(user_id, agent_id),
             on_missing=lambda: False,
@@ -381,9 +405,19 @@ class Calls:
 
     def import_seed(
         self, data: object, *, process: bool = False, user_id: str = DEFAULT, agent_id: str = DEFAULT
-    ) -> Call[SeedReport]:
+    ) -> Call[ImportReport]:
+        # Idempotent: messages without ids get stable ones, so a retry stores nothing twice.
         body = {"data": data, "process": process, **_tenant(user_id, agent_id)}
-        return Call("POST", "/v1/import", lambda d: record(SeedReport, d), body, idempotent=False)
+        return Call("POST", "/v1/import", lambda d: record(ImportReport, d), body)
+
+    def import_sessions(
+        self, sessions: Sequence[ImportSession], *, process: bool = True, on_progress: Any = None
+    ) -> Call[ImportReport]:
+        """The sessions go as seed JSON (their tenants included); progress is not reported."""
+        data = {"sessions": [_seed_session(s) for s in sessions]}
+        return Call(
+            "POST", "/v1/import", lambda d: record(ImportReport, d), {"data": data, "process": process}
+        )
 
     def health(self) -> Call[dict[str, Any]]:
         """The server's health (not a facade method): version, store, embedder, pipeline lag."""

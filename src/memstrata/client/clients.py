@@ -129,6 +129,7 @@ class MemoryClient(_Base):
     before_prompt = _sync(Calls.before_prompt)
     turn_committed = _sync(Calls.turn_committed)
     import_seed = _sync(Calls.import_seed)
+    import_sessions = _sync(Calls.import_sessions)
     health = _sync(Calls.health)
 
     def close(self, *, flush: bool = True) -> None:
@@ -192,6 +193,7 @@ class AsyncMemoryClient(_Base):
     before_prompt = _async(Calls.before_prompt)
     turn_committed = _async(Calls.turn_committed)
     import_seed = _async(Calls.import_seed)
+    import_sessions = _async(Calls.import_sessions)
     health = _async(Calls.health)
 
     async def close(self, *, flush: bool = True) -> None:

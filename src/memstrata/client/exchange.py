@@ -10,7 +10,7 @@ Both transports (sync and async) run the same loop::
         if wait is None: return ex.result()
         <sleep wait>
 
-Server errors come back as the library's own exceptions (``ValidationError``, ``NotFoundError``,
+Server errors come back as the library's own exceptions (``InputError``, ``NotFoundError``,
 ``PathError``, ``ConflictError``, ``TurnLimitError``, ...), so code written against the library
 handles them unchanged; a failing or unreachable server is a ``RemoteError``.
 """
@@ -140,14 +140,13 @@ def raise_for(response: httpx.Response, call: Call[R]) -> R:
     status = response.status_code
     if code == "not_found" and call.on_missing is not None:
         return call.on_missing()
-    if code == "validation_error" or code in ("invalid_json", "payload_too_large"):
-        raise e.ValidationError(message, item=err.get("field"))
-    if code == "invalid_path" or (code == "not_found" and "path" in err):
-        raise e.PathError(
-            message.rsplit(": ", 1)[0], path=str(err.get("path", "")), missing=code == "not_found"
-        )
+    if code == "invalid_path":
+        raise e.PathError(message.rsplit(": ", 1)[0], path=str(err.get("path", "")))
     if code == "not_found" and "kind" in err:
         raise e.NotFoundError(str(err["kind"]), str(err.get("key", "")))
+    if code in ("validation_error", "invalid_json", "payload_too_large"):
+        field = err.get("field")
+        raise e.InputError(message.removeprefix(f"{field}: ") if field else message, item=field)
     if code == "conflict":
         raise e.ConflictError(message, current=err.get("current"))
     if code == "turn_limit":

@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 
 from memstrata.errors import ConfigError
-from memstrata.ports import Vectors
+from memstrata.models import Vectors
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Words carry the meaning; trigrams only soften spelling and inflection differences.

@@ -15,7 +15,7 @@ import httpx
 import numpy as np
 
 from memstrata.errors import ConfigError, EmbeddingError
-from memstrata.ports import Vectors
+from memstrata.models import Vectors
 
 log = logging.getLogger(__name__)
 

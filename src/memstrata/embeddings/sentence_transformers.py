@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from memstrata.errors import EmbeddingError, MissingExtraError
-from memstrata.ports import Vectors
+from memstrata.models import Vectors
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Protocol, cast
 from fastapi import Depends, Request
 
 from memstrata import arguments as args
-from memstrata.errors import ValidationError
+from memstrata.errors import InputError
 from memstrata.models import DEFAULT, Tenant
 
 USER_HEADER = "x-memstrata-user-id"
@@ -31,7 +31,7 @@ def _header(request: Request, name: str) -> str | None:
     if value is None:
         return None
     if not value.strip() or len(value) > MAX_ID:
-        raise ValidationError(f"must be 1 to {MAX_ID} characters", item=name)
+        raise InputError(f"must be 1 to {MAX_ID} characters", item=name)
     return value
 
 

@@ -34,21 +34,16 @@ class Problem:
 
 def problem_of(exc: BaseException) -> Problem:
     """The wire problem for an exception raised while serving a request."""
-    if isinstance(exc, e.ValidationError):
-        message = exc.message.removeprefix(f"{exc.item}: ") if exc.item else exc.message
-        return Problem(422, "validation_error", message, exc.item)
-    if isinstance(exc, e.PathError):
-        if exc.missing:
-            return Problem(404, "not_found", exc.message, "path", {"path": exc.path})
-        return Problem(422, "invalid_path", exc.message, "path", {"path": exc.path})
     if isinstance(exc, e.NotFoundError):
         return Problem(404, "not_found", exc.message, None, {"kind": exc.kind, "key": exc.key})
+    if isinstance(exc, e.PathError):
+        return Problem(422, "invalid_path", exc.message, "path", {"path": exc.path})
     if isinstance(exc, e.ConflictError):
         return Problem(409, "conflict", exc.message, None, {"current": exc.current})
     if isinstance(exc, e.TurnLimitError):
         return Problem(429, "turn_limit", exc.message, None, {"turn_id": exc.turn_id, "limit": exc.limit})
     if isinstance(exc, e.InputError):
-        return Problem(400, "bad_request", exc.message)
+        return Problem(422, "validation_error", exc.message, exc.item)
     if isinstance(exc, e.ConfigError):
         return Problem(409, "not_configured", exc.message)
     if isinstance(exc, e.StoreError | e.EmbeddingError | e.EngineError | e.RemoteError):

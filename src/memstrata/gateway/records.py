@@ -88,6 +88,7 @@ class CaptureOut(Wire):
     duplicates: list[str] = Field(description="Ids already stored: skipped.")
     dropped: list[str] = Field(description="Ids dropped as noise (empty, slash commands, ...).")
     degradations: list[str]
+    repeated: list[str] = Field(description="Ids given more than once in this request: the first counts.")
 
 
 class TurnOut(Wire):
@@ -163,15 +164,19 @@ class StatusOut(Wire):
     embedder: str | None
     vectors_note: str | None
     tenants: list[TenantStatusOut]
+    strategy: str = Field(description="The search strategy in force: hybrid, or keyword.")
+    unembedded: int = Field(description="Records waiting for a vector.")
+    read_only: bool
+    problems: list[str] = Field(description="What is degraded, in words.")
 
 
-class SeedReportOut(Wire):
+class ImportOut(Wire):
     sessions: int
-    messages: int
-    rounds: int
     stored: int
     duplicates: int
+    repeated: int
     dropped: int
+    degradations: list[str]
 
 
 class RunAllOut(Wire):

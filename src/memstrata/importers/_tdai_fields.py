@@ -1,6 +1,6 @@
 """Fields of TencentDB-Agent-Memory JSONL lines: one conversations line -> a message, one records
 line -> an atom. camelCase and snake_case both read; optional fields may be missing or null.
-Raises ``ValidationError`` naming the field when a line cannot be read."""
+Raises ``InputError`` naming the field when a line cannot be read."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import unquote
 
-from memstrata.errors import ValidationError
+from memstrata.errors import InputError
 from memstrata.importers._validate import type_name
 from memstrata.importers.seed import parse_timestamp
 from memstrata.models import DEFAULT, Atom, AtomType, NewMessage, Role, Tenant
@@ -46,7 +46,7 @@ def _text(obj: Mapping[str, Any], *keys: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise ValidationError(f"expected a string, got {type_name(value)}", item=keys[0])
+        raise InputError(f"expected a string, got {type_name(value)}", item=keys[0])
     return value
 
 
@@ -71,10 +71,10 @@ def parse_message(obj: Mapping[str, Any]) -> tuple[Tenant, str, str, NewMessage]
     """``(tenant, session key, session id, message)`` of one conversations line."""
     role = (_text(obj, "role") or "").lower()
     if role not in (Role.USER, Role.ASSISTANT):
-        raise ValidationError(f"must be 'user' or 'assistant', got {obj.get('role')!r}", item="role")
+        raise InputError(f"must be 'user' or 'assistant', got {obj.get('role')!r}", item="role")
     content = obj.get("content")
     if not isinstance(content, str):
-        raise ValidationError(f"expected a string, got {type_name(content)}", item="content")
+        raise InputError(f"expected a string, got {type_name(content)}", item="content")
     tenant = line_tenant(obj)
     key = _text(obj, "sessionKey", "session_key") or DEFAULT
     session_id = _text(obj, "sessionId", "session_id") or key
@@ -90,7 +90,7 @@ def parse_atom(obj: Mapping[str, Any], day_ms: int) -> Atom:
     """The atom of one records line; ``day_ms`` (the file's date) stands in for missing times."""
     content = _text(obj, "content")
     if content is None or not content.strip():
-        raise ValidationError("is required", item="content")
+        raise InputError("is required", item="content")
     tenant = line_tenant(obj)
     first = _first_time(obj.get("timestamps"))
     created = _time(obj, "createdAt", "created_at", "created") or first or day_ms
@@ -125,7 +125,7 @@ def _atom_type(obj: Mapping[str, Any]) -> AtomType:
     try:
         return AtomType(raw)
     except ValueError:
-        raise ValidationError(f"unknown memory type {raw!r}", item="type") from None
+        raise InputError(f"unknown memory type {raw!r}", item="type") from None
 
 
 def _priority(obj: Mapping[str, Any]) -> int:
@@ -134,7 +134,7 @@ def _priority(obj: Mapping[str, Any]) -> int:
         importance = _get(obj, "importance")
         return _IMPORTANCE.get(str(importance).lower(), 50) if importance is not None else 50
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValidationError(f"expected a number, got {type_name(value)}", item="priority")
+        raise InputError(f"expected a number, got {type_name(value)}", item="priority")
     return max(-1, min(100, round(value)))
 
 
@@ -144,7 +144,7 @@ def _ids(value: Any) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValidationError("expected an array of message ids", item="source_message_ids")
+        raise InputError("expected an array of message ids", item="source_message_ids")
     return tuple(dict.fromkeys(value))
 
 
@@ -152,7 +152,7 @@ def _metadata(value: Any) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise ValidationError(f"expected an object, got {type_name(value)}", item="metadata")
+        raise InputError(f"expected an object, got {type_name(value)}", item="metadata")
     out: dict[str, Any] = {}
     for key, v in value.items():
         name = _METADATA_NAMES.get(str(key), str(key))
@@ -176,7 +176,7 @@ def _first_time(value: Any) -> int | None:
         for v in value:
             try:
                 ms = parse_timestamp(v, "timestamps")
-            except ValidationError:
+            except InputError:
                 continue
             if ms is not None:
                 return ms

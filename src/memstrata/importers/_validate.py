@@ -1,11 +1,11 @@
-"""Small typed readers for JSON values that raise ``ValidationError`` naming the exact item."""
+"""Small typed readers for JSON values that raise ``InputError`` naming the exact item."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from memstrata.errors import ValidationError
+from memstrata.errors import InputError
 
 
 def type_name(value: object) -> str:
@@ -28,14 +28,14 @@ def type_name(value: object) -> str:
 def as_list(value: object, item: str) -> list[Any]:
     """``value`` if it is a JSON array."""
     if not isinstance(value, list):
-        raise ValidationError(f"expected an array, got {type_name(value)}", item=item)
+        raise InputError(f"expected an array, got {type_name(value)}", item=item)
     return value
 
 
 def as_object(value: object, item: str) -> Mapping[str, Any]:
     """``value`` if it is a JSON object."""
     if not isinstance(value, dict):
-        raise ValidationError(f"expected an object, got {type_name(value)}", item=item)
+        raise InputError(f"expected an object, got {type_name(value)}", item=item)
     return value
 
 
@@ -43,12 +43,12 @@ def required_str(obj: Mapping[str, Any], key: str, item: str, *, allow_empty: bo
     """``obj[key]`` as a string; missing, non-string or (unless allowed) empty is an error."""
     path = f"{item}.{key}"
     if key not in obj:
-        raise ValidationError("is required", item=path)
+        raise InputError("is required", item=path)
     value = obj[key]
     if not isinstance(value, str):
-        raise ValidationError(f"expected a string, got {type_name(value)}", item=path)
+        raise InputError(f"expected a string, got {type_name(value)}", item=path)
     if not allow_empty and not value.strip():
-        raise ValidationError("must not be empty", item=path)
+        raise InputError("must not be empty", item=path)
     return value
 
 

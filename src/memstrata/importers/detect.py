@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from memstrata.errors import ValidationError
+from memstrata.errors import InputError
 from memstrata.importers.locomo import parse_locomo
 from memstrata.importers.seed import parse_seed
 from memstrata.importers.types import ImportSession
@@ -29,11 +29,11 @@ def detect_format(data: object) -> Format:
 def parse_import(data: object, fmt: str | None = None) -> list[ImportSession]:
     """Parse ``data`` (already decoded JSON) in format ``fmt``, detected when None or ``auto``.
 
-    Raises ``ValidationError`` for an unknown format or a malformed item.
+    Raises ``InputError`` for an unknown format or a malformed item.
     """
     chosen = detect_format(data) if fmt in (None, "auto") else fmt
     if chosen == "seed":
         return parse_seed(data)
     if chosen == "locomo":
         return parse_locomo(data)
-    raise ValidationError(f"unknown import format {fmt!r}; expected one of: auto, {', '.join(FORMATS)}")
+    raise InputError(f"unknown import format {fmt!r}; expected one of: auto, {', '.join(FORMATS)}")

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from memstrata.errors import ValidationError
+from memstrata.errors import InputError
 from memstrata.importers._validate import as_list, as_object, required_str
 from memstrata.importers.types import ImportSession
 from memstrata.models import NewMessage, Role, Tenant
@@ -53,11 +53,11 @@ _MONTHS = {
 def parse_locomo(data: object) -> list[ImportSession]:
     """Parse a LoCoMo document into sessions: samples in file order, sessions in numeric order.
 
-    Raises ``ValidationError`` naming the malformed item, e.g. ``[0].conversation.session_3[4].text``.
+    Raises ``InputError`` naming the malformed item, e.g. ``[0].conversation.session_3[4].text``.
     Date keys without a session list (a known quirk of the data) are ignored.
     """
     if not isinstance(data, list):
-        raise ValidationError("a LoCoMo document is an array of samples")
+        raise InputError("a LoCoMo document is an array of samples")
     sessions: list[ImportSession] = []
     for s, raw in enumerate(data):
         item = f"[{s}]"
@@ -93,7 +93,7 @@ def _turn(sample_id: str, raw: object, timestamp: int, item: str) -> NewMessage:
     text = required_str(turn, "text", item, allow_empty=True)
     caption = turn.get("blip_caption")
     if caption is not None and not isinstance(caption, str):
-        raise ValidationError("expected a string", item=f"{item}.blip_caption")
+        raise InputError("expected a string", item=f"{item}.blip_caption")
     content = f"{text} [shares a photo: {caption}]".lstrip() if caption else text
     return NewMessage(
         role=Role.USER,
@@ -109,13 +109,13 @@ def parse_date_time(text: str, item: str) -> int:
     match = _DATE_TIME.fullmatch(text)
     month = _MONTHS.get(match.group(5).lower()) if match else None
     if match is None or month is None:
-        raise ValidationError(f"expected a time like '1:56 pm on 8 May, 2023', got {text!r}", item=item)
+        raise InputError(f"expected a time like '1:56 pm on 8 May, 2023', got {text!r}", item=item)
     hour, minute = int(match.group(1)), int(match.group(2))
     if not (1 <= hour <= 12 and minute < 60):
-        raise ValidationError(f"not a valid time of day: {text!r}", item=item)
+        raise InputError(f"not a valid time of day: {text!r}", item=item)
     hour = hour % 12 + (12 if match.group(3).lower() == "p" else 0)
     try:
         moment = datetime(int(match.group(6)), month, int(match.group(4)), hour, minute, tzinfo=UTC)
     except ValueError as exc:  # e.g. 31 April
-        raise ValidationError(f"not a valid date: {text!r}", item=item) from exc
+        raise InputError(f"not a valid date: {text!r}", item=item) from exc
     return round(moment.timestamp() * 1000)

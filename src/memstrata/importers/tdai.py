@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from memstrata.errors import MemstrataError, ValidationError
+from memstrata.errors import InputError, MemstrataError
 from memstrata.importers._tdai_fields import (
     SUPERSEDED,
     day_ms,
@@ -36,8 +36,7 @@ from memstrata.importers.types import ImportSession
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l2.scene_file import is_soft_deleted, parse_scene, parse_time, split_meta
 from memstrata.layers.l3 import persona_doc
-from memstrata.models import Atom, NewMessage, Tenant
-from memstrata.ports import Scene
+from memstrata.models import Atom, NewMessage, Scene, Tenant
 
 __all__ = [
     "SUPERSEDED",
@@ -123,15 +122,13 @@ class _Line:
 
 
 def read_tdai(root: Path) -> TdaiData:
-    """Read the data directory ``root``. Raises ``ValidationError`` when it is not a directory or
+    """Read the data directory ``root``. Raises ``InputError`` when it is not a directory or
     holds none of ``conversations/``, ``records/``, ``scene_blocks/``, ``persona.md``, ``profiles/``."""
     if not root.is_dir():
-        raise ValidationError(f"{root} is not a directory")
+        raise InputError(f"{root} is not a directory")
     parts = ("conversations", "records", "scene_blocks", "persona.md", "profiles")
     if not any((root / p).exists() for p in parts):
-        raise ValidationError(
-            f"{root} is not a TencentDB-Agent-Memory data directory: none of {', '.join(parts)}"
-        )
+        raise InputError(f"{root} is not a TencentDB-Agent-Memory data directory: none of {', '.join(parts)}")
     reader = _Reader(root)
     sessions, times, message_dups = reader.messages()
     atoms, atom_dups = reader.atoms(times)
@@ -288,7 +285,7 @@ def _meta_time(text: str) -> int | None:
         return found
     try:
         return parse_timestamp(text.strip(), "meta")
-    except ValidationError:
+    except InputError:
         return None
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from memstrata.layers.l0.recorder import CaptureResult
 from memstrata.models import NewMessage, Tenant
 
 
@@ -15,3 +16,22 @@ class ImportSession:
     session_key: str
     session_id: str
     messages: tuple[NewMessage, ...]
+
+
+@dataclass(slots=True)
+class ImportReport:
+    """What ``import_sessions`` stored, per message outcome (see ``CaptureResult``)."""
+
+    sessions: int = 0
+    stored: int = 0
+    duplicates: int = 0
+    repeated: int = 0
+    dropped: int = 0
+    degradations: list[str] = field(default_factory=list)
+
+    def add(self, r: CaptureResult) -> None:
+        self.stored += len(r.stored)
+        self.duplicates += len(r.duplicates)
+        self.repeated += len(r.repeated)
+        self.dropped += len(r.dropped)
+        self.degradations += [d for d in r.degradations if d not in self.degradations]

@@ -35,9 +35,9 @@ from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from memstrata.errors import ConfigError, ValidationError
-from memstrata.importers.seed import parse_timestamp
-from memstrata.layers.l0 import sanitize, strip_memory_blocks
+from memstrata.errors import ConfigError, InputError
+from memstrata.layers.l0.sanitize import sanitize, strip_memory_blocks
+from memstrata.layers.l0.times import epoch_ms
 from memstrata.models import Message, NewMessage, Role
 
 Method = Literal["id", "position", "timestamp", "all"]
@@ -152,7 +152,7 @@ def text_of(content: object, item: str) -> str:
     if isinstance(content, list):
         parts = [p.get("text") for p in content if isinstance(p, Mapping) and p.get("type") == "text"]
         return "\n".join(p for p in parts if isinstance(p, str))
-    raise ValidationError("content must be a string or a list of content parts", item=item)
+    raise InputError("content must be a string or a list of content parts", item=item)
 
 
 def as_turn_message(m: TurnMessage | Mapping[str, object], i: int) -> TurnMessage:
@@ -161,19 +161,19 @@ def as_turn_message(m: TurnMessage | Mapping[str, object], i: int) -> TurnMessag
         return m
     item = f"messages[{i}]"
     if not isinstance(m, Mapping):
-        raise ValidationError("a message must be a mapping", item=item)
+        raise InputError("a message must be a mapping", item=item)
     role, mid, name = m.get("role"), m.get("id"), m.get("name")
     if not isinstance(role, str):
-        raise ValidationError("role must be a string", item=f"{item}.role")
+        raise InputError("role must be a string", item=f"{item}.role")
     for key, value in (("id", mid), ("name", name)):
         if value is not None and not isinstance(value, str):
-            raise ValidationError(f"{key} must be a string", item=f"{item}.{key}")
+            raise InputError(f"{key} must be a string", item=f"{item}.{key}")
     return TurnMessage(
         role=role,
         content=text_of(m.get("content", ""), f"{item}.content"),
         id=str(mid) if mid else None,
         name=str(name) if name else None,
-        timestamp=parse_timestamp(m.get("timestamp"), f"{item}.timestamp"),
+        timestamp=epoch_ms(m.get("timestamp"), f"{item}.timestamp"),
     )
 
 

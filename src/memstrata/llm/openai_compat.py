@@ -22,7 +22,7 @@ from openai.types.chat import (
 )
 
 from memstrata.errors import ConfigError, ModelError
-from memstrata.ports import ChatMessage, ChatReply, ToolCall, ToolSpec
+from memstrata.models import ChatMessage, ChatReply, ToolCall, ToolSpec
 
 logger = logging.getLogger(__name__)
 

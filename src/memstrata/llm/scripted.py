@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memstrata.errors import ModelError
-from memstrata.ports import ChatMessage, ChatReply, ToolSpec
+from memstrata.models import ChatMessage, ChatReply, ToolSpec
 
 Reply = str | ChatReply
 Responder = Callable[[Sequence[ChatMessage]], Reply]

@@ -1,19 +1,25 @@
-"""The whole pipeline: L1 per session, then L2 and L3 per tenant (when the memory has them).
+"""The whole pipeline: the embedding backlog, L1 per session, then L2 and L3 per tenant (when the
+memory has them).
 
 ``run_due`` drives everything that is due to idle; ``run_all`` processes every backlog now, due or
-not (import, CLI); ``serve`` is the background loop.
+not (import, CLI); ``serve`` is the background loop. ``exclusive()`` holds every stage off while a
+caller writes several layers at once (a TencentDB-Agent-Memory import).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from memstrata.models import Tenant
-from memstrata.pipeline.scheduler import Scheduler
-from memstrata.pipeline.tenants import TenantScheduler
+from memstrata.errors import ConfigError
+from memstrata.models import Status, Tenant
+from memstrata.pipeline.embedding import EmbeddingBacklog
+from memstrata.pipeline.l1.scheduler import Scheduler
+from memstrata.pipeline.upper.scheduler import TenantScheduler
 from memstrata.ports import Clock, Store
+from memstrata.retrieval.vectors import VectorState
 
 IDLE_POLL_SECONDS = 5.0
 
@@ -30,13 +36,31 @@ class Pipeline:
     """L1 sessions and, when present, L2/L3 tenants, driven together."""
 
     def __init__(
-        self, store: Store, sessions: Scheduler, tenants: TenantScheduler | None, clock: Clock
+        self,
+        store: Store,
+        sessions: Scheduler,
+        tenants: TenantScheduler | None,
+        embedding: EmbeddingBacklog,
+        clock: Clock,
     ) -> None:
         self._store = store
         self.sessions = sessions
         self.tenants = tenants
+        self.embedding = embedding
         self._clock = clock
         self._wake: asyncio.Event | None = None
+        self._exclusive: asyncio.Lock | None = None
+
+    @contextlib.asynccontextmanager
+    async def exclusive(self) -> AsyncIterator[None]:
+        """No stage runs while the caller holds this (stages in flight finish first)."""
+        async with self._lock():
+            yield
+
+    def _lock(self) -> asyncio.Lock:
+        if self._exclusive is None:
+            self._exclusive = asyncio.Lock()
+        return self._exclusive
 
     def recover(self) -> None:
         """Re-arm L1 backlogs, restore L2/L3 runs a crash interrupted and arm L2 for atoms that
@@ -51,23 +75,61 @@ class Pipeline:
             self._wake.set()
 
     async def run_due(self) -> int:
-        """Run every stage that is due now, L1 first, until none is. Returns runs attempted."""
+        """Run every stage that is due now, vectors and L1 first, until none is. Returns runs
+        attempted (an embedding batch counts as one)."""
         ran = 0
-        while True:
-            step = await self.sessions.run_due()
-            if self.tenants is not None:
-                step += await self.tenants.run_due()
-            if not step:
-                return ran
-            ran += step
+        async with self._lock():
+            while True:
+                step = 1 if await asyncio.to_thread(self.embedding.drain) else 0
+                step += await self.sessions.run_due()
+                if self.tenants is not None:
+                    step += await self.tenants.run_due()
+                if not step:
+                    return ran
+                ran += step
 
     async def run_all(self) -> RunAllReport:
-        """L1 on every session backlog, then L2 and L3 on every tenant with new atoms, due or not."""
-        l1 = await self.sessions.flush()
+        """Vectors for every record without one, L1 on every session backlog, then L2 and L3 on
+        every tenant with new atoms, due or not."""
+        async with self._lock():
+            while await asyncio.to_thread(self.embedding.drain):
+                pass
+            l1 = await self.sessions.flush()
+            if self.tenants is None:
+                return RunAllReport(l1, 0)
+            known = await asyncio.to_thread(self.known_tenants)
+            return RunAllReport(l1, await self.tenants.flush(known))
+
+    def tenants_hold(self, tenant: Tenant) -> contextlib.AbstractAsyncContextManager[None]:
+        """The tenant's L2/L3 lock: every write to its scenes, index or persona happens under it."""
+        assert self.tenants is not None
+        return self.tenants.hold(tenant)
+
+    def on_atoms(self, tenant: Tenant) -> None:
+        """Atoms were written for ``tenant`` outside L1 (an import): arm its L2 timer."""
+        if self.tenants is not None:
+            self.tenants.on_l1_atoms(tenant)
+
+    def request_persona(self, tenant: Tenant, reason: str) -> None:
         if self.tenants is None:
-            return RunAllReport(l1, 0)
-        known = await asyncio.to_thread(self.known_tenants)
-        return RunAllReport(l1, await self.tenants.flush(known))
+            raise ConfigError("this memory has no L2/L3 pipeline")
+        self.tenants.request_persona(tenant, reason)
+
+    def status(self, vectors: VectorState, read_only: bool) -> Status:
+        """Every session's and tenant's state, counts, the embedder and what is degraded."""
+        problems = [f"embedding backlog: {self.embedding.last_error}"] if self.embedding.last_error else []
+        return Status(
+            tuple(self.sessions.status()),
+            self._store.messages.count(None),
+            self._store.atoms.count(None),
+            vectors.embedder.name if vectors.embedder else None,
+            vectors.note,
+            tuple(self.tenants.status()) if self.tenants is not None else (),
+            strategy="hybrid" if vectors.embedder is not None and vectors.note is None else "keyword",
+            unembedded=self.embedding.pending(),
+            read_only=read_only,
+            problems=tuple(problems),
+        )
 
     def known_tenants(self) -> list[Tenant]:
         """Tenants the pipeline has state for (sessions or L2/L3), in first-seen order."""

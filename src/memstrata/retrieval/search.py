@@ -9,11 +9,23 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from memstrata.errors import EmbeddingError
-from memstrata.models import Atom, Hit, Layer, Message, SearchResult, Tenant
-from memstrata.ports import AtomFilter, Embedder, MessageFilter, Store, Vectors
+from memstrata.models import (
+    Atom,
+    AtomFilter,
+    Hit,
+    Layer,
+    Message,
+    MessageFilter,
+    SearchResult,
+    Tenant,
+    Vectors,
+)
+from memstrata.ports import Store
 from memstrata.retrieval.fusion import rrf
+from memstrata.retrieval.keyword import keyword_top
 from memstrata.retrieval.presets import HYBRID, SearchPlan
 from memstrata.retrieval.terms import query_terms
+from memstrata.retrieval.vectors import VectorState
 
 log = logging.getLogger(__name__)
 
@@ -30,12 +42,11 @@ class SearchRequest:
 
 
 class Searcher:
-    """Runs a ``SearchRequest``. ``vectors_note`` is set when stored vectors cannot be used."""
+    """Runs a ``SearchRequest``: primitives per layer from the store, fused here."""
 
-    def __init__(self, store: Store, embedder: Embedder | None, vectors_note: str | None = None) -> None:
+    def __init__(self, store: Store, vectors: VectorState) -> None:
         self._store = store
-        self._embedder = embedder
-        self.vectors_note = vectors_note
+        self._vectors = vectors
 
     def search(self, req: SearchRequest) -> SearchResult:
         degradations: list[str] = []
@@ -46,10 +57,10 @@ class Searcher:
         for layer in req.layers:
             flt = req.messages if layer == Layer.L0 else req.atoms
             if use_keyword:
-                found = self._store.index.keyword(req.tenant, layer, terms, req.plan.depth, flt)
+                found = keyword_top(self._store.index, req.tenant, flt, terms, req.plan.depth)
                 lists.append([(layer, s.seq) for s in found])
             if qvec is not None:
-                found = self._store.index.vector(req.tenant, layer, qvec, req.plan.depth, flt)
+                found = self._store.index.vector(req.tenant, flt, qvec, req.plan.depth)
                 lists.append([(layer, s.seq) for s in found])
         fused = rrf(lists, req.plan.rrf_k)
         # Hydrate a margin beyond the limit so diversification has something to promote.
@@ -65,14 +76,15 @@ class Searcher:
     def _query_vector(self, req: SearchRequest, degradations: list[str]) -> Vectors | None:
         if req.plan.mode == "keyword":
             return None
-        if self._embedder is None:
+        embedder = self._vectors.embedder
+        if embedder is None:
             degradations.append("no embedder is configured: keyword search only")
             return None
-        if self.vectors_note:
-            degradations.append(self.vectors_note)
+        if self._vectors.note:
+            degradations.append(self._vectors.note)
             return None
         try:
-            return np.asarray(self._embedder.embed([req.query])[0], dtype=np.float32)
+            return np.asarray(embedder.embed([req.query])[0], dtype=np.float32)
         except EmbeddingError as exc:
             log.warning("query embedding failed, searching by keyword only: %s", exc)
             degradations.append(f"query embedding failed ({exc.message}): keyword search only")

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import inspect
+from typing import cast
 
 import pytest
 
-from memstrata import AsyncMemory, ConflictError, Memory, NotFoundError, PathError, ValidationError
+from memstrata import AsyncMemory, ConflictError, InputError, Memory, NotFoundError, PathError
 from memstrata.client import AsyncMemoryClient, MemoryClient
 from memstrata.errors import ConfigError
 from memstrata.models import Atom, Layer, SearchResult
@@ -31,7 +32,7 @@ def test_the_clients_have_the_facade_methods_with_the_same_parameters() -> None:
 
 def test_memory_open_with_a_url_returns_the_client(server: LiveServer, user: str) -> None:
     with Memory.open(server.url, api_key=KEY) as mem:
-        assert isinstance(mem, MemoryClient)
+        assert isinstance(cast(object, mem), MemoryClient)
         done = mem.capture(
             [{"role": "user", "content": "I moved to Lisbon in 2021."}], session_key="c", user_id=user
         )
@@ -51,13 +52,16 @@ def test_memory_open_with_a_url_returns_the_client(server: LiveServer, user: str
         assert conflict.value.current == newer.id
         with pytest.raises(NotFoundError):
             mem.get_message("nope", user_id=user)
-        with pytest.raises(PathError) as missing:
+        with pytest.raises(NotFoundError) as missing:
             mem.read_scene("nope.md", user_id=user)
-        assert missing.value.missing
+        assert missing.value.kind == "scene"
+        with pytest.raises(PathError):
+            mem.read_scene("../persona.md", user_id=user)
         assert not mem.delete_scene("nope.md", user_id=user)
-        with pytest.raises(ValidationError) as invalid:
+        with pytest.raises(InputError) as invalid:
             mem.search("x", limit=0, user_id=user)
         assert invalid.value.item == "limit"
+        assert mem.get_atom(newer.id, user_id=user).tenant.user_id == user
         assert mem.counts(user_id=user).messages == 1
         recall = mem.before_prompt("where do I live?", session_key="c", transcript_length=2, user_id=user)
         assert "Porto" in recall.prepend_context
@@ -70,7 +74,7 @@ def test_memory_open_with_a_url_returns_the_client(server: LiveServer, user: str
 async def test_async_memory_open_with_a_url_returns_the_async_client(server: LiveServer, user: str) -> None:
     mem = await AsyncMemory.open(server.url, api_key=KEY)
     try:
-        assert isinstance(mem, AsyncMemoryClient)
+        assert isinstance(cast(object, mem), AsyncMemoryClient)
         transcript = [
             {"role": "user", "content": "I am allergic to peanuts."},
             {"role": "assistant", "content": "Noted, no peanuts."},

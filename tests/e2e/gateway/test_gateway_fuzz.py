@@ -43,4 +43,6 @@ def test_the_fuzzed_schema_is_the_served_one(server: LiveServer) -> None:
 )
 def test_no_request_gets_a_5xx(case: Any, server: LiveServer) -> None:
     response = case.call(base_url=server.url, headers={"authorization": f"Bearer {KEY}"}, timeout=30)
-    assert response.status_code < 500, f"{case.method} {case.formatted_path}: {response.status_code} {response.text[:500]}"
+    assert response.status_code < 500, (
+        f"{case.method} {case.formatted_path}: {response.status_code} {response.text[:500]}"
+    )

@@ -14,14 +14,22 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp_types import TextContent
 
-from memstrata.api import AsyncMemory
 from memstrata.embeddings.hashing import HashingEmbedder
 from memstrata.mcp.server import build_server
+from memstrata.memory import AsyncMemory
 from tests.e2e.gateway.conftest import KEY
 from tests.support.live_server import LiveServer
 
 TOOLS = {"memory_search", "conversation_search", "read_scene", "remember", "recall"}
+
+
+def text(result: Any) -> str:
+    """The text of a tool's (error) answer."""
+    first = result.content[0]
+    assert isinstance(first, TextContent)
+    return first.text
 
 
 def payload(result: Any) -> Any:
@@ -47,19 +55,25 @@ async def test_an_in_memory_session_lists_and_calls_every_tool(memory: AsyncMemo
         listed = {t.name: t for t in (await client.list_tools()).tools}
         assert set(listed) == TOOLS
         assert "query" in listed["memory_search"].input_schema["properties"]
-        stored = payload(await client.call_tool("remember", {"content": "I adopted a beagle named Biscuit.", "reply": "Lovely!"}))
+        stored = payload(
+            await client.call_tool(
+                "remember", {"content": "I adopted a beagle named Biscuit.", "reply": "Lovely!"}
+            )
+        )
         assert len(stored["stored"]) == 2
         await memory.end_session("mcp", user_id="ann")
         hits = payload(await client.call_tool("memory_search", {"query": "beagle Biscuit"}))
         assert any("Biscuit" in h["content"] for h in hits)
-        said = payload(await client.call_tool("conversation_search", {"query": "beagle", "session_key": "mcp"}))
+        said = payload(
+            await client.call_tool("conversation_search", {"query": "beagle", "session_key": "mcp"})
+        )
         assert said[0]["layer"] == "L0"
         scene = payload(await client.call_tool("read_scene", {"path": "scene_blocks/pets.md"}))
         assert scene == {"path": "scene_blocks/pets.md", "summary": "pets", "body": "Biscuit is a beagle."}
         context = payload(await client.call_tool("recall", {"query": "what is my dog called?"}))
         assert "Biscuit" in context["prepend_context"] and "scene_blocks/pets.md" in context["system_context"]
         missing = await client.call_tool("read_scene", {"path": "../persona.md"})
-        assert missing.is_error and "scene path" in missing.content[0].text
+        assert missing.is_error and "scene path" in text(missing)
     assert await memory.messages(user_id="other") == []  # the configured tenant, nobody else's
 
 
@@ -68,7 +82,7 @@ async def test_at_most_three_searches_per_turn(memory: AsyncMemory) -> None:
         for _ in range(3):
             payload(await client.call_tool("memory_search", {"query": "anything"}))
         fourth = await client.call_tool("conversation_search", {"query": "anything"})
-        assert fourth.is_error and "search limit reached" in fourth.content[0].text
+        assert fourth.is_error and "search limit reached" in text(fourth)
         await client.call_tool("recall", {"query": "next turn"})  # a new turn starts
         payload(await client.call_tool("memory_search", {"query": "anything"}))
         for _ in range(3):
@@ -93,7 +107,6 @@ async def test_memstrata_mcp_over_stdio(tmp_path: Path) -> None:
 
 async def test_the_gateway_serves_mcp_over_streamable_http(server: LiveServer, user: str) -> None:
     import httpx2
-
     from mcp.client.streamable_http import streamable_http_client
 
     headers = {"authorization": f"Bearer {KEY}", "x-memstrata-user-id": user}

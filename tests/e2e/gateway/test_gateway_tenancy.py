@@ -75,7 +75,10 @@ def test_native_writes_and_deletes_of_b_leave_a_untouched(http: httpx.Client, wo
 
 def test_tdam_routes_of_b_neither_read_nor_change_a(http: httpx.Client, world: World) -> None:
     b = {"user_id": world.b}
-    post = lambda path, body: http.post(path, json={**b, **body}).json()  # noqa: E731
+
+    def post(path: str, body: dict[str, Any]) -> Any:
+        return http.post(path, json={**b, **body}).json()
+
     assert post("/v3/conversation/query", {})["data"] == {"messages": [], "total": 0}
     assert post("/v3/conversation/search", {"query": "Biscuit"})["data"]["messages"] == []
     assert post("/v3/conversation/count", {})["data"]["total"] == 0

@@ -7,6 +7,8 @@ from typing import Any
 
 import httpx
 
+T0 = 1_772_359_200_000  # 2026-03-01T10:00:00Z, epoch ms
+
 
 def committed(http: httpx.Client, user: str, transcript: list[dict[str, Any]], session: str = "host") -> Any:
     r = http.post(
@@ -79,12 +81,15 @@ def test_a_polluted_user_message_is_stored_clean(http: httpx.Client, user: str) 
 def test_without_before_prompt_a_timestamp_cursor_finds_the_new_messages(
     http: httpx.Client, user: str
 ) -> None:
-    first = [
-        {"role": "user", "content": "I run every morning.", "timestamp": 1_000},
-        {"role": "assistant", "content": "Great habit.", "timestamp": 2_000},
+    first: list[dict[str, Any]] = [
+        {"role": "user", "content": "I run every morning.", "timestamp": T0},
+        {"role": "assistant", "content": "Great habit.", "timestamp": T0 + 2_000},
     ]
     assert committed(http, user, first, "ts")["method"] == "all"
-    second = [*first, {"role": "user", "content": "Usually five kilometres.", "timestamp": 3_000}]
+    second = [
+        *first,
+        {"role": "user", "content": "Usually five kilometres.", "timestamp": "2026-03-01T10:00:05Z"},
+    ]
     done = committed(http, user, second, "ts")
     assert done["method"] == "timestamp" and [m["content"] for m in done["stored"]] == [
         "Usually five kilometres."
@@ -93,7 +98,7 @@ def test_without_before_prompt_a_timestamp_cursor_finds_the_new_messages(
 
 
 def test_host_ids_win_and_noise_is_dropped(http: httpx.Client, user: str) -> None:
-    transcript = [
+    transcript: list[dict[str, Any]] = [
         {"role": "user", "content": "(session bootstrap)", "id": "h0"},
         {"role": "user", "content": [{"type": "text", "text": "I prefer tea over coffee."}], "id": "h1"},
         {"role": "assistant", "content": "Noted: tea.", "id": "h2"},

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from memstrata.client import AsyncMemoryClient, CircuitBreaker, MemoryClient
-from memstrata.errors import CircuitOpenError, RemoteError, TurnLimitError, ValidationError
+from memstrata.errors import CircuitOpenError, InputError, RemoteError, TurnLimitError
 
 STATUS_OK = {"sessions": [], "messages": 0, "atoms": 0, "embedder": None, "vectors_note": None, "tenants": []}
 
@@ -31,7 +31,7 @@ def scripted(*answers: httpx.Response | Exception) -> tuple[httpx.MockTransport,
 
 
 def client(transport: httpx.MockTransport, **kw: object) -> MemoryClient:
-    return MemoryClient("http://memstrata.test", transport=transport, backoff=0.001, **kw)  # type: ignore[arg-type]
+    return MemoryClient("http://memstrata.test", transport=transport, backoff=0.001, **kw)
 
 
 def test_an_idempotent_call_is_retried_on_5xx_and_connection_errors() -> None:
@@ -82,7 +82,7 @@ def test_4xx_are_not_retried_and_become_library_errors() -> None:
         ),
     )
     c = client(transport)
-    with pytest.raises(ValidationError) as invalid:
+    with pytest.raises(InputError) as invalid:
         c.search("x")
     assert invalid.value.item == "limit" and invalid.value.message == "limit: must be 1-1000"
     with pytest.raises(TurnLimitError):
@@ -91,7 +91,7 @@ def test_4xx_are_not_retried_and_become_library_errors() -> None:
 
 
 def test_captured_messages_without_id_or_time_get_an_id_so_a_retry_stores_them_once() -> None:
-    answer = {"stored": [], "duplicates": [], "dropped": [], "degradations": []}
+    answer: dict[str, list[str]] = {"stored": [], "duplicates": [], "dropped": [], "degradations": []}
     transport, seen = scripted(httpx.Response(503), httpx.Response(200, json=answer))
     client(transport).capture(
         [{"role": "user", "content": "hi"}, {"role": "user", "content": "t", "timestamp": 5}]

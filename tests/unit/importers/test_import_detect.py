@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from memstrata.errors import ValidationError
+from memstrata.errors import InputError
 from memstrata.importers import detect_format, parse_import
 from memstrata.models import Tenant
 
@@ -42,11 +42,11 @@ def test_parse_import_detects() -> None:
 def test_parse_import_with_an_explicit_format() -> None:
     assert parse_import(SEED_B, "seed")[0].tenant == Tenant()
     # Forcing the wrong parser reports the items it cannot read.
-    with pytest.raises(ValidationError) as info:
+    with pytest.raises(InputError) as info:
         parse_import(LOCOMO, "seed")
     assert info.value.item == "[0].sessionKey"
 
 
 def test_unknown_format() -> None:
-    with pytest.raises(ValidationError, match="unknown import format 'csv'"):
+    with pytest.raises(InputError, match="unknown import format 'csv'"):
         parse_import(SEED_A, "csv")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from memstrata.errors import ValidationError
+from memstrata.errors import InputError
 from memstrata.importers import parse_locomo
 from memstrata.importers.locomo import parse_date_time
 from memstrata.models import Role, Tenant
@@ -104,7 +104,7 @@ def test_date_time_parsing(text: str, expected: tuple[int, int, int, int, int]) 
     "text", ["8 May 2023", "13:56 pm on 8 May, 2023", "1:56 pm on 31 April, 2023", "1:56 pm on 8 Mayo, 2023"]
 )
 def test_bad_date_times(text: str) -> None:
-    with pytest.raises(ValidationError) as info:
+    with pytest.raises(InputError) as info:
         parse_date_time(text, "[0].conversation.session_1_date_time")
     assert info.value.item == "[0].conversation.session_1_date_time"
 
@@ -150,13 +150,13 @@ def _break(path: list[Any], value: Any, *, delete: bool = False) -> list[dict[st
     ],
 )
 def test_errors_name_the_exact_item(data: object, item: str) -> None:
-    with pytest.raises(ValidationError) as info:
+    with pytest.raises(InputError) as info:
         parse_locomo(data)
     assert info.value.item == item
 
 
 def test_not_a_list() -> None:
-    with pytest.raises(ValidationError, match="array of samples"):
+    with pytest.raises(InputError, match="array of samples"):
         parse_locomo({"sample_id": "conv-x"})
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from memstrata.errors import ValidationError
+from memstrata.errors import InputError
 from memstrata.importers import ImportSession, parse_seed
 from memstrata.models import NewMessage, Role, Tenant
 
@@ -135,7 +135,7 @@ def broken(path: list[Any], value: Any, *, delete: bool = False) -> dict[str, An
     ],
 )
 def test_errors_name_the_exact_item(doc: object, item: str) -> None:
-    with pytest.raises(ValidationError) as info:
+    with pytest.raises(InputError) as info:
         parse_seed(doc)
     assert info.value.item == item
     assert str(info.value).startswith(f"{item}: ")
@@ -144,12 +144,12 @@ def test_errors_name_the_exact_item(doc: object, item: str) -> None:
 def test_format_b_paths_start_at_the_index() -> None:
     raw = session()
     raw["conversations"][0][1]["role"] = "bot"
-    with pytest.raises(ValidationError) as info:
+    with pytest.raises(InputError) as info:
         parse_seed([session(), raw])
     assert info.value.item == "[1].conversations[0][1].role"
     assert "'bot'" in str(info.value)
 
 
 def test_not_a_seed_document() -> None:
-    with pytest.raises(ValidationError, match="object or an array"):
+    with pytest.raises(InputError, match="object or an array"):
         parse_seed("sessions")

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from memstrata.errors import ValidationError
+from memstrata.errors import InputError
 from memstrata.importers import SkippedLine, read_tdai
 from memstrata.importers.tdai import SUPERSEDED, persona_body, profile_tenant
 from memstrata.models import AtomType, Role, Tenant
@@ -175,9 +175,9 @@ def test_repeated_message_ids_keep_the_first_and_roles_are_checked(tmp_path: Pat
 
 
 def test_not_a_data_directory_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(ValidationError, match="not a directory"):
+    with pytest.raises(InputError, match="not a directory"):
         read_tdai(tmp_path / "missing")
-    with pytest.raises(ValidationError, match="not a TencentDB-Agent-Memory data directory"):
+    with pytest.raises(InputError, match="not a TencentDB-Agent-Memory data directory"):
         read_tdai(tmp_path)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memstrata.errors import ConfigError, ValidationError
+from memstrata.errors import ConfigError, InputError
 from memstrata.layers.host_turns import (
     PromptMark,
     PromptMarks,
@@ -72,7 +72,7 @@ def test_content_parts_and_iso_timestamps_are_read() -> None:
     assert text_of(parts, "x") == "hi\nyou"
     m = as_turn_message({"role": "user", "content": parts, "timestamp": "2026-03-01T10:00:00Z"}, 0)
     assert m.timestamp == 1772359200000
-    with pytest.raises(ValidationError, match=r"messages\[2\]\.content"):
+    with pytest.raises(InputError, match=r"messages\[2\]\.content"):
         as_turn_message({"role": "user", "content": 5}, 2)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memstrata.layers.l0 import NOISE, sanitize
+from memstrata.layers.l0.sanitize import NOISE, sanitize
 from memstrata.models import Role
 
 U, A = Role.USER, Role.ASSISTANT

@@ -8,8 +8,7 @@ from memstrata.errors import PathError, StoreError
 from memstrata.layers.l2 import index, names
 from memstrata.layers.l2.scene_file import is_soft_deleted, parse_scene, render_scene
 from memstrata.layers.l3 import persona_doc
-from memstrata.models import Atom, AtomType, Tenant
-from memstrata.ports import Scene, SceneEntry
+from memstrata.models import Atom, AtomType, Scene, SceneEntry, Tenant
 
 T0 = 1_785_405_720_000  # 2026-07-30 10:02 UTC
 T1 = 1_785_834_900_000  # 2026-08-04 09:15 UTC

@@ -12,7 +12,7 @@ import pytest
 
 from memstrata.errors import ConfigError, ModelError
 from memstrata.llm.openai_compat import OpenAIChatModel
-from memstrata.ports import ChatMessage, ToolCall, ToolSpec
+from memstrata.models import ChatMessage, ToolCall, ToolSpec
 from tests.support.openai_server import ScriptedOpenAIServer
 
 API_KEY = "sk-test-secret-4242"

@@ -8,7 +8,8 @@ import pytest
 
 from memstrata.errors import ModelError
 from memstrata.llm.scripted import ScriptedCall, ScriptedChatModel
-from memstrata.ports import ChatMessage, ChatModel, ChatReply, ToolSpec
+from memstrata.models import ChatMessage, ChatReply, ToolSpec
+from memstrata.ports import ChatModel
 
 HI = [ChatMessage("user", "hi")]
 

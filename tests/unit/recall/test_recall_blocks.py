@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from memstrata.models import Hit, Layer
-from memstrata.ports import SceneEntry
+from memstrata.models import Hit, Layer, SceneEntry
 from memstrata.recall import Budgets, cut, memories_block, memory_line, system_block
 
 

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from memstrata.errors import StoreError
-from memstrata.models import Tenant
-from memstrata.ports import Scene, SceneEntry
+from memstrata.models import Scene, SceneEntry, Tenant
 from memstrata.stores.files import FilePersonaStore, FileSceneStore
 
 T = Tenant("ann/1", "bot")

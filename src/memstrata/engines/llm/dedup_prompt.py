@@ -16,8 +16,7 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from memstrata.engines.llm.parsing import as_list, field_guide, parse_json, validate_items
-from memstrata.models import Atom
-from memstrata.ports import AtomDraft, ChatMessage, DedupAction, DedupDecision
+from memstrata.models import Atom, AtomDraft, ChatMessage, DedupAction, DedupDecision
 
 logger = logging.getLogger(__name__)
 

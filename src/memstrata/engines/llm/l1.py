@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from memstrata.engines.llm.dedup_prompt import dedup_messages, parse_decisions
 from memstrata.engines.llm.l1_prompt import extraction_messages, parse_extraction
 from memstrata.errors import EngineError
-from memstrata.models import Atom
-from memstrata.ports import AtomDraft, ChatModel, DedupDecision, ExtractionWindow
+from memstrata.models import Atom, AtomDraft, DedupDecision, ExtractionWindow
+from memstrata.ports import ChatModel
 
 logger = logging.getLogger(__name__)
 

@@ -17,8 +17,7 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from memstrata.engines.llm.parsing import as_list, field_guide, parse_json, validate_items
-from memstrata.models import AtomType, Message
-from memstrata.ports import AtomDraft, ChatMessage, ExtractionWindow
+from memstrata.models import AtomDraft, AtomType, ChatMessage, ExtractionWindow, Message
 
 logger = logging.getLogger(__name__)
 

@@ -6,7 +6,8 @@ from memstrata.engines.llm.l3_prompt import persona_messages
 from memstrata.engines.llm.sandbox import Sandbox
 from memstrata.engines.llm.tool_loop import run_tools
 from memstrata.layers.l3.persona_doc import strip_navigation
-from memstrata.ports import ChatModel, PersonaRequest
+from memstrata.models import PersonaRequest
+from memstrata.ports import ChatModel
 from memstrata.settings import PersonaSettings
 
 

@@ -8,7 +8,7 @@ final one-line answer. The system appends the scene navigation afterwards.
 from __future__ import annotations
 
 from memstrata.engines.llm.l2_prompt import atom_line
-from memstrata.ports import ChatMessage, PersonaRequest
+from memstrata.models import ChatMessage, PersonaRequest
 
 SCENE_CHARS = 4000
 CHANGED_SCENES = 6

@@ -5,7 +5,7 @@ A path is refused (``PathError``) when it holds a NUL byte, is absolute, has any
 (``..`` included; a leading ``scene_blocks/`` is accepted for L2), names a hidden file or another
 extension than ``.md``, is a symlink, or resolves outside the sandbox. Reads never follow symlinks
 (``O_NOFOLLOW``) and writes replace files atomically (a planted symlink is replaced, never
-followed). Writes are capped in size (``ValidationError``); a new file the policy refuses is an ``InputError``.
+followed). Writes are capped in size (``InputError``); a new file the policy refuses is an ``InputError``.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memstrata.atomic import atomic_write
-from memstrata.errors import InputError, PathError, ValidationError
+from memstrata.errors import InputError, PathError
 from memstrata.layers.l2.scene_file import is_soft_deleted, split_meta
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
@@ -114,13 +114,11 @@ class Sandbox:
     def edit(self, path: object, old: object, new: object) -> str:
         """Replace the one exact occurrence of ``old`` with ``new``."""
         if not isinstance(old, str) or not old or not isinstance(new, str):
-            raise ValidationError(
-                "old_text must be a non-empty string and new_text a string", item="arguments"
-            )
+            raise InputError("old_text must be a non-empty string and new_text a string", item="arguments")
         current = self.read(path)
         count = current.count(old)
         if count != 1:
-            raise ValidationError(
+            raise InputError(
                 f"old_text occurs {count} times; it must match exactly one place (copy it from read_file)",
                 item="old_text",
             )
@@ -128,12 +126,12 @@ class Sandbox:
 
     def _checked(self, content: object) -> str:
         if not isinstance(content, str):
-            raise ValidationError("content must be a string", item="content")
+            raise InputError("content must be a string", item="content")
         if "\0" in content:
-            raise ValidationError("content must not contain NUL bytes", item="content")
+            raise InputError("content must not contain NUL bytes", item="content")
         size = len(content.encode("utf-8"))
         if size > self.max_write_bytes:
-            raise ValidationError(
+            raise InputError(
                 f"{size} bytes exceed the {self.max_write_bytes}-byte limit per file", item="content"
             )
         return content

@@ -20,7 +20,8 @@ from pydantic import BaseModel, Field, ValidationError
 
 from memstrata.engines.llm.sandbox import Sandbox
 from memstrata.errors import EngineError, InputError
-from memstrata.ports import ChatMessage, ChatModel, ToolCall, ToolSpec
+from memstrata.models import ChatMessage, ToolCall, ToolSpec
+from memstrata.ports import ChatModel
 
 log = logging.getLogger(__name__)
 _REQUEST = re.compile(r"\[PERSONA_UPDATE_REQUEST\](.*?)\[/PERSONA_UPDATE_REQUEST\]", re.DOTALL)

@@ -14,8 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memstrata.models import Atom
-from memstrata.ports import AtomDraft, DedupAction, DedupDecision
+from memstrata.models import Atom, AtomDraft, DedupAction, DedupDecision
 
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 MIN_CONTAINED_TOKENS = 4  # containment of tiny texts ("Sam likes tea") says little

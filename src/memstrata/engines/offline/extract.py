@@ -42,8 +42,7 @@ from memstrata.engines.offline.instructions import detect as detect_instruction
 from memstrata.engines.offline.scenes import INSTRUCTION_SCENE, scene_name
 from memstrata.engines.offline.sentences import split_message, words
 from memstrata.engines.offline.subject import rewrite
-from memstrata.models import AtomType, Message, Role
-from memstrata.ports import AtomDraft, ExtractionWindow
+from memstrata.models import AtomDraft, AtomType, ExtractionWindow, Message, Role
 
 log = logging.getLogger(__name__)
 

@@ -13,8 +13,7 @@ from collections.abc import Sequence
 
 from memstrata.engines.offline import scene_text as st
 from memstrata.engines.offline.scene_render import title_of
-from memstrata.models import Atom, AtomType
-from memstrata.ports import PersonaRequest, Scene
+from memstrata.models import Atom, AtomType, PersonaRequest, Scene
 
 MAX_PEOPLE = 3
 LEAD_FACTS = 3

@@ -24,8 +24,7 @@ from memstrata.engines.offline import scene_text as st
 from memstrata.engines.offline.topics import Features, Topics
 from memstrata.layers.l2 import names
 from memstrata.layers.l2.scene_file import DELETED, render_scene
-from memstrata.models import Atom
-from memstrata.ports import ConsolidationRequest, ConsolidationResult, Scene
+from memstrata.models import Atom, ConsolidationRequest, ConsolidationResult, Scene
 
 MIN_SCENE_ATOMS = 2
 # A new scene needs at least 1/(5 * max_scenes) of the tenant's atoms and sqrt(atoms)/3 of them:

@@ -19,8 +19,7 @@ import numpy as np
 
 from memstrata.engines.offline.lexicon import GENERIC, STOPWORDS
 from memstrata.engines.offline.scene_text import content_words
-from memstrata.models import Atom
-from memstrata.ports import Vectors
+from memstrata.models import Atom, Vectors
 
 HASH_DIMENSIONS = 1024
 MAIN_SHARE = 0.3  # a scene owns the tokens carried at least this often, relative to its main one

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 
-from memstrata.errors import PathError
+from memstrata.errors import NotFoundError
 from memstrata.gateway.context import Mem, tenant, tenant_of, who
 from memstrata.gateway.records import DoneOut, PersonaOut, SceneEntryOut, SceneOut
 from memstrata.gateway.requests import PersonaIn, SceneIn
@@ -46,7 +46,7 @@ async def delete_scene(
 ) -> DoneOut:
     """Delete a scene file and its index entry (404 when there is none)."""
     if not await mem.delete_scene(path, **who(tenant(request, user_id, agent_id))):
-        raise PathError("no such scene", path=path, missing=True)
+        raise NotFoundError("scene", path)
     return DoneOut()
 
 

@@ -9,10 +9,10 @@ from memstrata.gateway.records import (
     DoneOut,
     EmbeddedOut,
     HealthOut,
+    ImportOut,
     PipelineHealth,
     RunAllOut,
     RunsOut,
-    SeedReportOut,
     StatusOut,
     TenantOut,
 )
@@ -29,6 +29,7 @@ async def health(mem: Mem, request: Request) -> HealthOut:
     errors = [f"{s.tenant} {s.session_key}: {s.last_error}" for s in st.sessions if s.last_error]
     errors += [f"{t.tenant} L2: {t.l2_error}" for t in st.tenants if t.l2_error]
     errors += [f"{t.tenant} L3: {t.l3_error}" for t in st.tenants if t.l3_error]
+    errors += list(st.problems)
     pipeline = PipelineHealth(
         sessions=len(st.sessions), lag=sum(s.lag for s in st.sessions), failing=len(errors)
     )
@@ -80,8 +81,8 @@ async def reindex(mem: Mem, body: EmptyIn | None = None) -> EmbeddedOut:
     return EmbeddedOut(embedded=await mem.reindex())
 
 
-@router.post("/import", response_model=SeedReportOut)
-async def import_seed(mem: Mem, body: ImportIn, request: Request) -> SeedReportOut:
+@router.post("/import", response_model=ImportOut)
+async def import_seed(mem: Mem, body: ImportIn, request: Request) -> ImportOut:
     """Import seed history; sessions naming no tenant go to the request's tenant."""
     found = await mem.import_seed(body.data, process=body.process, **who(tenant_of(request, body)))
-    return SeedReportOut.model_validate(found)
+    return ImportOut.model_validate(found)

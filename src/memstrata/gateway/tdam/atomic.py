@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from fastapi import Request
 from pydantic import Field, StringConstraints
 
-from memstrata.errors import ValidationError
+from memstrata.errors import InputError
 from memstrata.gateway.context import Mem, who
 from memstrata.gateway.tdam.common import TdamBody, iso, millis, ok, tenant
 
@@ -58,9 +58,7 @@ def _type(value: str | None) -> str | None:
     if value is None or value == "":
         return None
     if value not in _TYPES:
-        raise ValidationError(
-            f"unknown atom type {value!r}: use persona, episodic or instruction", item="type"
-        )
+        raise InputError(f"unknown atom type {value!r}: use persona, episodic or instruction", item="type")
     return value
 
 
@@ -118,7 +116,7 @@ async def search(mem: Mem, body: SearchIn, request: Request) -> dict[str, Any]:
 async def delete(mem: Mem, body: DeleteIn, request: Request) -> dict[str, Any]:
     wanted = list(dict.fromkeys(i.strip() for i in body.ids if i.strip()))
     if not wanted:
-        raise ValidationError("ids must contain at least one non-empty id", item="ids")
+        raise InputError("ids must contain at least one non-empty id", item="ids")
     deleted = set(await mem.delete_atoms(wanted, **who(tenant(request, body))))
     return ok({"deleted_count": sum(1 for i in wanted if i in deleted)})
 

@@ -15,7 +15,7 @@ from fastapi import Request
 from pydantic import BaseModel, ConfigDict, StringConstraints, model_validator
 
 from memstrata import arguments as args
-from memstrata.errors import ValidationError
+from memstrata.errors import InputError
 from memstrata.gateway.middleware import request_id
 from memstrata.gateway.requests import _check_text
 from memstrata.models import DEFAULT, Tenant
@@ -44,7 +44,7 @@ def _pick(request: Request, value: str | None, name: str) -> str | None:
         return value
     found = request.headers.get(f"x-tdai-{name}-id")
     if found is not None and len(found) > 512:
-        raise ValidationError("must be at most 512 characters", item=f"x-tdai-{name}-id")
+        raise InputError("must be at most 512 characters", item=f"x-tdai-{name}-id")
     return found or None
 
 
@@ -92,4 +92,4 @@ def millis(text: str | None, item: str) -> int | None:
             moment = moment.replace(tzinfo=UTC)
         return round(moment.timestamp() * 1000)
     except (ValueError, OverflowError):
-        raise ValidationError(f"not an ISO 8601 time: {text!r}", item=item) from None
+        raise InputError(f"not an ISO 8601 time: {text!r}", item=item) from None

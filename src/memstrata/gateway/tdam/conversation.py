@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 from fastapi import Request
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from memstrata.errors import ValidationError
+from memstrata.errors import InputError
 from memstrata.gateway.context import Mem, who
 from memstrata.gateway.tdam.common import TdamBody, iso, millis, ok, tenant
 
@@ -129,9 +129,7 @@ async def delete(mem: Mem, body: DeleteIn, request: Request) -> dict[str, Any]:
     sessions = [*(body.session_ids or []), *([body.session_id] if body.session_id else [])]
     message_ids = [i.strip() for i in body.message_ids or [] if i.strip()]
     if not message_ids and not [s for s in sessions if s.strip()]:
-        raise ValidationError(
-            "At least one of message_ids or session_ids must be provided", item="message_ids"
-        )
+        raise InputError("At least one of message_ids or session_ids must be provided", item="message_ids")
     deleted = await mem.delete_messages(message_ids, session_keys=sessions, **who(tenant(request, body)))
     return ok({"deleted_count": len(deleted)})
 

@@ -13,9 +13,10 @@ from typing import Annotated, Any
 from fastapi import Request
 from pydantic import Field, StringConstraints
 
-from memstrata.errors import ValidationError
+from memstrata.errors import InputError
 from memstrata.gateway.context import Mem, who
 from memstrata.gateway.tdam.common import TdamBody, ok, tenant
+from memstrata.importers.seed import parse_seed
 from memstrata.recall import memory_line
 
 Key = Annotated[str, StringConstraints(min_length=1, max_length=512)]
@@ -101,7 +102,7 @@ async def capture(mem: Mem, body: CaptureIn, request: Request) -> dict[str, Any]
 async def search_memories(mem: Mem, body: MemorySearchIn, request: Request) -> dict[str, Any]:
     kind = body.type or None
     if kind is not None and kind not in ("persona", "episodic", "instruction"):
-        raise ValidationError(f"unknown memory type {kind!r}", item="type")
+        raise InputError(f"unknown memory type {kind!r}", item="type")
     r = await mem.search(
         body.query,
         limit=body.limit,
@@ -135,10 +136,11 @@ async def seed(mem: Mem, body: SeedIn, request: Request) -> dict[str, Any]:
                 s["sessionKey"] = body.session_key
     started = time.perf_counter()
     r = await mem.import_seed(data, process=True, **who(tenant(request, body)))
+    messages = [m for s in parse_seed(data) for m in s.messages]  # valid: the import read it
     return {
         "sessions_processed": r.sessions,
-        "rounds_processed": r.rounds,
-        "messages_processed": r.messages,
+        "rounds_processed": sum(1 for m in messages if str(m.role) == "user"),
+        "messages_processed": len(messages),
         "l0_recorded": r.stored,
         "duration_ms": round((time.perf_counter() - started) * 1000),
         "output_dir": "",

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 from fastapi import Request
 from pydantic import Field, StringConstraints
 
-from memstrata.errors import PathError, ValidationError
+from memstrata.errors import InputError, NotFoundError
 from memstrata.gateway.context import Mem, who
 from memstrata.gateway.tdam.common import TdamBody, ids, iso, ok, tenant
 from memstrata.layers.l2.scene_file import render_scene
@@ -75,9 +75,7 @@ async def read(mem: Mem, body: ReadIn, request: Request) -> dict[str, Any]:
     """A scene file, META included; a missing one answers ``content: null`` (as TDAM, not 404)."""
     try:
         scene = await mem.read_scene(body.path, **who(tenant(request, body)))
-    except PathError as exc:
-        if not exc.missing:
-            raise
+    except NotFoundError:
         return ok({"path": body.path, "content": None, "created_at": None, "updated_at": None})
     return ok(
         {
@@ -102,7 +100,7 @@ async def write(mem: Mem, body: WriteIn, request: Request) -> dict[str, Any]:
 async def rm(mem: Mem, body: RmIn, request: Request) -> dict[str, Any]:
     paths = [*([body.path] if body.path else []), *(body.paths or [])]
     if not paths:
-        raise ValidationError("path is required", item="path")
+        raise InputError("path is required", item="path")
     for path in paths:
         await mem.delete_scene(path, **who(tenant(request, body)))
     return ok()

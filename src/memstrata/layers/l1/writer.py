@@ -12,8 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from memstrata.models import Atom, Message, Tenant
-from memstrata.ports import AtomDraft, DedupAction, DedupDecision
+from memstrata.models import Atom, AtomDraft, DedupAction, DedupDecision, Message, Tenant
 
 log = logging.getLogger(__name__)
 _FOLD = re.compile(r"[\W_]+", re.UNICODE)

@@ -16,8 +16,7 @@ from typing import Any
 
 from memstrata.errors import StoreError
 from memstrata.layers.l2.scene_file import format_time, parse_time
-from memstrata.models import Atom
-from memstrata.ports import Scene, SceneEntry
+from memstrata.models import Atom, Scene, SceneEntry
 
 INDEX_VERSION = 1
 _WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)

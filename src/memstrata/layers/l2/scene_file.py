@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from memstrata.ports import Scene
+from memstrata.models import Scene
 
 META_START = "-----META-START-----"
 META_END = "-----META-END-----"

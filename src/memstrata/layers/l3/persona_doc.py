@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 
 from memstrata.layers.l2.scene_file import format_time, one_line
-from memstrata.ports import SceneEntry
+from memstrata.models import SceneEntry
 
 NAV_MARKER = "<!-- memstrata:scene-navigation (generated after each L2 and L3 run; edits are replaced) -->"
 NAV_TITLE = "## Scene navigation"

@@ -11,8 +11,7 @@ from memstrata.errors import StoreError
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l2 import names
 from memstrata.layers.l2.scene_file import is_soft_deleted, parse_scene, render_scene
-from memstrata.models import Tenant
-from memstrata.ports import Scene, SceneEntry
+from memstrata.models import Scene, SceneEntry, Tenant
 from memstrata.stores.files import snapshots
 from memstrata.stores.files.layout import Layout, mtime_ms
 

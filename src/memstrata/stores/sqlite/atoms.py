@@ -7,8 +7,7 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from memstrata.models import Atom, Tenant
-from memstrata.ports import AtomFilter
+from memstrata.models import Atom, AtomFilter, Tenant
 from memstrata.stores.sqlite import rows
 from memstrata.stores.sqlite.db import Database
 

@@ -12,18 +12,31 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 from memstrata.errors import StoreError
 from memstrata.stores.sqlite import migrations
 
 
 class Database:
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    """``read_only``: open an existing database without writing anything (no migration, no
+    journal-mode change); any write then fails."""
+
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        self.read_only = read_only
         try:
-            self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
+            if read_only:
+                if not path.is_file():
+                    raise StoreError(
+                        f"no memstrata data in {path.parent} (nothing has been stored there yet)"
+                    )
+                uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+                self.conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("PRAGMA busy_timeout=10000")
             self.conn.execute("PRAGMA foreign_keys=ON")
         except sqlite3.Error as exc:
@@ -31,7 +44,10 @@ class Database:
         self.lock = threading.RLock()
         self._depth = 0
         with self.lock:
-            migrations.apply(self.conn)
+            if read_only:
+                migrations.check(self.conn)
+            else:
+                migrations.apply(self.conn)
 
     @contextmanager
     def tx(self) -> Iterator[sqlite3.Connection]:

@@ -6,8 +6,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import replace
 
-from memstrata.models import Message, Tenant
-from memstrata.ports import MessageFilter
+from memstrata.models import Message, MessageFilter, Tenant
 from memstrata.stores.sqlite import rows
 from memstrata.stores.sqlite.db import Database
 

@@ -173,11 +173,45 @@ def m006_tenant_pipeline(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m007_scene_members(db: sqlite3.Connection) -> None:
+    """L2: which scene file holds each consolidated atom (the source of truth; the scene index file
+    is rebuilt from it and the scene files)."""
+    _ddl(
+        db,
+        """
+        CREATE TABLE scene_members (
+            user_id   TEXT NOT NULL,
+            agent_id  TEXT NOT NULL,
+            atom_id   TEXT NOT NULL,
+            scene     TEXT NOT NULL,
+            PRIMARY KEY (user_id, agent_id, atom_id)
+        );
+        """,
+    )
+
+
 def _ddl(db: sqlite3.Connection, script: str) -> None:
     # One execute per statement: executescript() would commit the surrounding transaction.
     for statement in script.split(";"):
         if statement.strip():
             db.execute(statement)
+
+
+def check(db: sqlite3.Connection) -> None:
+    """For a read-only open: the schema must be exactly this memstrata's (nothing is applied)."""
+    try:
+        done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+    except sqlite3.OperationalError:
+        done = set()
+    known = {m.__name__ for m in MIGRATIONS}
+    if unknown := done - known:
+        raise SchemaError(f"database has migrations this memstrata does not know: {sorted(unknown)}")
+    if missing := known - done:
+        raise SchemaError(
+            f"the database needs {len(missing)} schema upgrade(s) before it can be read; open it once "
+            "for writing (e.g. `memstrata status --write`, or any import)"
+        )
 
 
 def apply(db: sqlite3.Connection) -> list[str]:

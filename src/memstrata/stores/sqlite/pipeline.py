@@ -6,8 +6,7 @@ import json
 import sqlite3
 from dataclasses import fields
 
-from memstrata.models import Tenant
-from memstrata.ports import SessionState, TenantState
+from memstrata.models import SessionState, Tenant, TenantState
 from memstrata.stores.sqlite.db import Database
 
 _COLS = "user_id, agent_id, session_key, cursor, pending, runs, fire_at, attempts, last_error, last_activity"

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from memstrata.models import Atom, AtomType, Message, Role, Tenant
-from memstrata.ports import AtomFilter, MessageFilter
+from memstrata.models import Atom, AtomFilter, AtomType, Message, MessageFilter, Role, Tenant
 
 MESSAGE_COLS = (
     "seq, id, user_id, agent_id, session_key, session_id, role, name, content, timestamp, recorded_at"

@@ -15,19 +15,12 @@ import numpy as np
 import numpy.typing as npt
 import snowballstemmer
 
-from memstrata.models import Layer, Tenant
-from memstrata.ports import AtomFilter, MessageFilter, Scored, Vectors
+from memstrata.models import AtomFilter, Layer, MessageFilter, Scored, Tenant, Vectors, layer_of
 from memstrata.stores.sqlite import rows
 from memstrata.stores.sqlite.db import Database
 
 _TABLES = {Layer.L0: ("messages", "messages_fts"), Layer.L1: ("atoms", "atoms_fts")}
 _MODEL_KEY = "embedding_model"
-# On a big index, a query term found in more than this share of records adds almost nothing to
-# BM25 (its idf is near zero) but costs a score for every record it matches: it is dropped.
-# Small indexes are left alone: scoring every match is cheap there.
-PRUNE_MIN_RECORDS = 5_000
-PRUNE_SHARE = 0.2
-MAX_PAIRED_TERMS = 8  # at most 28 pairs in the two-term-first query
 
 
 def match_expression(terms: Sequence[str], op: str = "OR") -> str:
@@ -53,44 +46,38 @@ class SqliteSearchIndex:
                     f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{fts}_vocab USING fts5vocab(main, '{fts}', 'row')"
                 )
 
-    def _size(self, layer: Layer) -> int:
+    def size(self, layer: Layer) -> int:
         _, fts = _TABLES[layer]
         return int(self._db.query(f"SELECT COALESCE(MAX(rowid), 0) AS n FROM {fts}")[0]["n"])
 
-    def prune(self, layer: Layer, terms: Sequence[str], total: int) -> list[str]:
-        """Drop terms that match a large share of a big index of ``total`` records (always keeping
-        the rarest one)."""
+    def document_counts(self, layer: Layer, terms: Sequence[str]) -> dict[str, int]:
+        """Read from the FTS vocabulary by stem (FTS5's porter tokenizer stems the index side)."""
         _, fts = _TABLES[layer]
-        if total < PRUNE_MIN_RECORDS or len(terms) < 2:
-            return [t for t in terms if t.strip()]
         stems = {t: self._stem.stemWord(t) for t in terms}
         unique = sorted(set(stems.values()))  # two words may share a stem
+        if not unique:
+            return {}
         found = self._db.query(
             f"SELECT term, doc FROM temp.{fts}_vocab WHERE term IN ({','.join('?' * len(unique))})", unique
         )
         df = {r["term"]: int(r["doc"]) for r in found}
-        kept = [t for t in terms if df.get(stems[t], 0) <= PRUNE_SHARE * total]
-        return kept or [min(terms, key=lambda t: df.get(stems[t], 0))]
+        return {t: df.get(stem, 0) for t, stem in stems.items()}
 
     def keyword(
-        self, tenant: Tenant, layer: Layer, terms: Sequence[str], k: int, flt: MessageFilter | AtomFilter
+        self,
+        tenant: Tenant,
+        flt: MessageFilter | AtomFilter,
+        terms: Sequence[str],
+        k: int,
+        *,
+        min_match: int = 1,
     ) -> list[Scored]:
-        total = self._size(layer)
-        kept = self.prune(layer, terms, total)
-        if len(kept) < 2 or total < PRUNE_MIN_RECORDS:
-            return self._bm25(tenant, layer, match_expression(kept), k, flt)
-        # Big index: first the records holding at least two of the terms (few, cheap to score);
-        # their BM25 order is the OR query's (each term is counted the same number of times).
-        # Only when they are fewer than k does the full OR query fill the rest, ranked below them.
-        quoted = [match_expression([t]) for t in kept[:MAX_PAIRED_TERMS]]
-        pairs = " OR ".join(f"({a} AND {b})" for a, b in combinations(quoted, 2))
-        first = self._bm25(tenant, layer, pairs, k, flt)
-        if len(first) >= k:
-            return first
-        seen = {s.seq for s in first}
-        floor = min((s.score for s in first), default=0.0)
-        rest = [s for s in self._bm25(tenant, layer, match_expression(kept), k, flt) if s.seq not in seen]
-        return first + [Scored(s.seq, min(s.score, floor) - 1e-9) for s in rest][: k - len(first)]
+        if min_match >= 2 and len(terms) >= 2:
+            quoted = [match_expression([t]) for t in terms]
+            expr = " OR ".join(f"({a} AND {b})" for a, b in combinations(quoted, 2))
+        else:
+            expr = match_expression(terms)
+        return self._bm25(tenant, layer_of(flt), expr, k, flt)
 
     def _bm25(
         self, tenant: Tenant, layer: Layer, expr: str, k: int, flt: MessageFilter | AtomFilter
@@ -107,9 +94,8 @@ class SqliteSearchIndex:
         )
         return [Scored(int(r["seq"]), -float(r["s"])) for r in found]
 
-    def vector(
-        self, tenant: Tenant, layer: Layer, query: Vectors, k: int, flt: MessageFilter | AtomFilter
-    ) -> list[Scored]:
+    def vector(self, tenant: Tenant, flt: MessageFilter | AtomFilter, query: Vectors, k: int) -> list[Scored]:
+        layer = layer_of(flt)
         m = self._matrix(tenant, layer)
         if not len(m.seqs):
             return []
@@ -164,6 +150,15 @@ class SqliteSearchIndex:
             (after_seq, str(layer), limit),
         )
         return [(Tenant(r["user_id"], r["agent_id"]), int(r["seq"])) for r in found]
+
+    def count_missing_vectors(self, layer: Layer) -> int:
+        table, _ = _TABLES[layer]
+        found = self._db.query(
+            f"SELECT COUNT(*) AS n FROM {table} r "
+            "WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.layer = ? AND v.seq = r.seq)",
+            (str(layer),),
+        )
+        return int(found[0]["n"])
 
     def embedding_model(self) -> str | None:
         return self._db.meta(_MODEL_KEY)

@@ -6,12 +6,13 @@ import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from memstrata.models import Atom, Message, Tenant
-from memstrata.ports import AtomFilter, MessageFilter
+from memstrata.models import Atom, AtomFilter, Message, MessageFilter, Tenant
 from memstrata.stores.sqlite.atoms import SqliteAtomStore
 from memstrata.stores.sqlite.db import Database
+from memstrata.stores.sqlite.members import SqliteSceneMembers
 from memstrata.stores.sqlite.messages import SqliteMessageLog
 from memstrata.stores.sqlite.mirror import JsonlMirror, atom_line, message_line
+from memstrata.stores.sqlite.ownership import WriterLock
 from memstrata.stores.sqlite.pipeline import SqlitePipelineState
 from memstrata.stores.sqlite.search import SqliteSearchIndex
 
@@ -48,18 +49,36 @@ class _MirroredAtomStore(SqliteAtomStore):
 
 
 class SqliteStore:
-    """Opens (creating and migrating) ``<home>/memstrata.db`` and tops up the JSONL mirrors."""
+    """``<home>/memstrata.db`` and the JSONL mirrors beside it.
 
-    def __init__(self, home: Path) -> None:
+    As the writer (the default) it takes the directory's writer lock (``ownership``), creates and
+    migrates the database and tops up the mirrors; ``read_only`` opens an existing database
+    without a lock and writes nothing (any write raises ``StoreError``).
+    """
+
+    def __init__(
+        self, home: Path, *, read_only: bool = False, wait: float = 0.0, url: str | None = None
+    ) -> None:
         self.home = home
-        self.db = Database(home / "memstrata.db")
+        self.read_only = read_only
+        self._owner: WriterLock | None = None
+        if not read_only:
+            self._owner = WriterLock(home, url=url)
+            self._owner.acquire(wait)
+        try:
+            self.db = Database(home / "memstrata.db", read_only=read_only)
+        except BaseException:
+            self._release()
+            raise
         self._conversations = JsonlMirror(home / "conversations")
         self._records = JsonlMirror(home / "records")
         self.messages = _MirroredMessageLog(self.db, self._conversations)
         self.atoms = _MirroredAtomStore(self.db, self._records)
         self.index = SqliteSearchIndex(self.db)
         self.pipeline = SqlitePipelineState(self.db)
-        self._top_up()
+        self.members = SqliteSceneMembers(self.db)
+        if not read_only:
+            self._top_up()
 
     def _top_up(self) -> None:
         mark = self._conversations.mark()
@@ -73,4 +92,12 @@ class SqliteStore:
             mark = atoms[-1].seq
 
     def close(self) -> None:
-        self.db.close()
+        try:
+            self.db.close()
+        finally:
+            self._release()
+
+    def _release(self) -> None:
+        if self._owner is not None:
+            self._owner.release()
+            self._owner = None

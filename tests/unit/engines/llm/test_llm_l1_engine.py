@@ -14,8 +14,17 @@ import pytest
 from memstrata.engines.llm.l1 import LLMDeduplicator, LLMExtractor
 from memstrata.errors import ParseError
 from memstrata.llm.openai_compat import OpenAIChatModel
-from memstrata.models import Atom, AtomType, Message, Role, Tenant
-from memstrata.ports import AtomDraft, DedupAction, DedupDecision, ExtractionWindow
+from memstrata.models import (
+    Atom,
+    AtomDraft,
+    AtomType,
+    DedupAction,
+    DedupDecision,
+    ExtractionWindow,
+    Message,
+    Role,
+    Tenant,
+)
 from tests.support.openai_server import ScriptedOpenAIServer
 
 TENANT = Tenant("alice")

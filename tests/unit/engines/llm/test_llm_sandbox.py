@@ -18,8 +18,17 @@ from memstrata.engines.llm.l2 import LLMSceneWriter
 from memstrata.engines.llm.l3 import LLMPersonaWriter
 from memstrata.errors import EngineError
 from memstrata.llm.scripted import ScriptedChatModel
-from memstrata.models import Atom, AtomType, Tenant
-from memstrata.ports import ChatMessage, ChatReply, ConsolidationRequest, PersonaRequest, ToolCall, ToolSpec
+from memstrata.models import (
+    Atom,
+    AtomType,
+    ChatMessage,
+    ChatReply,
+    ConsolidationRequest,
+    PersonaRequest,
+    Tenant,
+    ToolCall,
+    ToolSpec,
+)
 from memstrata.settings import PersonaSettings
 
 NOW = 1_785_405_720_000

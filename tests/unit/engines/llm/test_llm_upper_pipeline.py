@@ -10,7 +10,7 @@ from pathlib import Path
 
 from memstrata import FakeClock, Memory
 from memstrata.llm.scripted import Reply, ScriptedChatModel
-from memstrata.ports import ChatMessage, ChatReply, ToolCall
+from memstrata.models import ChatMessage, ChatReply, ToolCall
 
 EXTRACTION = {
     "scenes": [

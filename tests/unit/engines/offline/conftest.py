@@ -7,8 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memstrata.models import Message, Role, Tenant
-from memstrata.ports import ExtractionWindow
+from memstrata.models import ExtractionWindow, Message, Role, Tenant
 
 # Monday 8 May 2023, 13:56 UTC
 MONDAY_MS = int(datetime(2023, 5, 8, 13, 56, tzinfo=UTC).timestamp() * 1000)

@@ -8,8 +8,7 @@ import pytest
 
 from memstrata.engines.offline import OfflineDeduplicator
 from memstrata.engines.offline.dedup import decide, jaccard, normalise, tokens
-from memstrata.models import Atom, AtomType, Tenant
-from memstrata.ports import AtomDraft, DedupAction
+from memstrata.models import Atom, AtomDraft, AtomType, DedupAction, Tenant
 
 
 def atom(id_: str, content: str, **metadata: Any) -> Atom:

@@ -6,8 +6,7 @@ import time
 from collections.abc import Callable
 
 from memstrata.engines.offline import OfflineExtractor, extract_window
-from memstrata.models import AtomType, Message, Tenant
-from memstrata.ports import AtomDraft, ExtractionWindow
+from memstrata.models import AtomDraft, AtomType, ExtractionWindow, Message, Tenant
 
 WindowFactory = Callable[..., ExtractionWindow]
 MessagesFactory = Callable[..., list[Message]]

@@ -10,8 +10,16 @@ import numpy as np
 from memstrata.engines.offline.persona_l3 import OfflinePersonaWriter
 from memstrata.engines.offline.scenes_l2 import OfflineSceneWriter, founding_minimum
 from memstrata.layers.l2.scene_file import DELETED, parse_scene
-from memstrata.models import Atom, AtomType, Tenant
-from memstrata.ports import ConsolidationRequest, ConsolidationResult, PersonaRequest, Scene, Vectors
+from memstrata.models import (
+    Atom,
+    AtomType,
+    ConsolidationRequest,
+    ConsolidationResult,
+    PersonaRequest,
+    Scene,
+    Tenant,
+    Vectors,
+)
 
 T = Tenant("ann")
 NOW = 1_785_405_720_000

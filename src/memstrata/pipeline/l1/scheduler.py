@@ -2,39 +2,25 @@
 holds locks, so a restart resumes where the last process stopped.
 
 One L1 run per session at a time (a lock per key); at most ``workers`` runs at once across keys.
-State updates are read-modify-write under one thread lock, because captures arrive from worker
-threads while runs complete on the event loop.
+State updates are read-modify-write under one thread lock (``keyed.StateBook``). A failure of any
+kind, even of the store, is recorded in the session's state and never stops another session.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from memstrata.errors import MemstrataError
-from memstrata.models import Tenant
-from memstrata.pipeline import rules
-from memstrata.pipeline.runner import L1Progress, L1Report, L1Runner
-from memstrata.ports import Clock, SessionState, Store
+from memstrata.models import SessionState, SessionStatus, Tenant
+from memstrata.pipeline.keyed import KeyedRuns, StateBook, log_failure
+from memstrata.pipeline.l1 import rules
+from memstrata.pipeline.l1.runner import L1Progress, L1Report, L1Runner
+from memstrata.ports import Clock, Store
 from memstrata.settings import PipelineSettings
 
 log = logging.getLogger(__name__)
 Key = tuple[Tenant, str]
-
-
-@dataclass(frozen=True, slots=True)
-class SessionStatus:
-    tenant: Tenant
-    session_key: str
-    cursor: int
-    pending: int
-    lag: int  # stored messages not yet extracted
-    fire_at: int | None
-    attempts: int
-    last_error: str | None
 
 
 class Scheduler:
@@ -55,9 +41,10 @@ class Scheduler:
         self._l1 = l1
         self._clock = clock
         self._s = settings
-        self._state_lock = threading.Lock()
-        self._locks: dict[Key, asyncio.Lock] = {}
-        self._slots: asyncio.Semaphore | None = None
+        self._runs: KeyedRuns[Key] = KeyedRuns(settings.workers)
+        self._book: StateBook[Key, SessionState] = StateBook(
+            lambda key: store.pipeline.session(*key), store.pipeline.save_session
+        )
         self.touched: set[Key] = set()
 
     # --- state transitions (sync: called from worker threads too) -----------------------------
@@ -65,11 +52,7 @@ class Scheduler:
     def _mutate(
         self, tenant: Tenant, session_key: str, change: Callable[[SessionState], object]
     ) -> SessionState:
-        with self._state_lock:
-            state = self._store.pipeline.session(tenant, session_key)
-            change(state)
-            self._store.pipeline.save_session(state)
-            return state
+        return self._book.mutate((tenant, session_key), change)
 
     def on_capture(self, tenant: Tenant, session_key: str, turns: int) -> None:
         now = self._clock.now_ms()
@@ -115,40 +98,40 @@ class Scheduler:
     async def run_session(self, tenant: Tenant, session_key: str, *, force: bool = False) -> L1Report | None:
         """One L1 run of the session (when due, or ``force``). Returns its report, or None when it
         did not run or failed (the failure is recorded in the session state and retried)."""
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(self._s.workers)
-        lock = self._locks.setdefault((tenant, session_key), asyncio.Lock())
-        async with lock, self._slots:
-            state = await asyncio.to_thread(self._store.pipeline.session, tenant, session_key)
-            if not force and not rules.is_due(state, self._clock.now_ms()):
-                return None
+        async with self._runs.hold((tenant, session_key)):
             progress = L1Progress()
             report: L1Report | None = None
             try:
+                state = await asyncio.to_thread(self._store.pipeline.session, tenant, session_key)
+                if not force and not rules.is_due(state, self._clock.now_ms()):
+                    return None
                 report = await self._l1.run(tenant, session_key, progress)
-            except Exception as exc:  # noqa: BLE001 - every failure is recorded, logged and retried
-                await asyncio.to_thread(self._failed, tenant, session_key, exc)
-            else:
                 await asyncio.to_thread(self._succeeded, tenant, session_key)
+            except Exception as exc:  # noqa: BLE001 - every failure is recorded, logged and retried
+                await self._record_failure(tenant, session_key, exc)
+                report = None
             # Windows committed before a failure count too: their atoms need L2 all the same.
             if progress.atoms and self._on_atoms is not None:
                 await asyncio.to_thread(self._on_atoms, tenant)
             return report
 
+    async def _record_failure(self, tenant: Tenant, session_key: str, exc: Exception) -> None:
+        try:
+            await asyncio.to_thread(self._failed, tenant, session_key, exc)
+        except Exception as second:  # noqa: BLE001 - the store itself failed: log, never stop others
+            log.error(
+                "L1 %s/%s failed (%s) and its failure could not be recorded: %s",
+                tenant,
+                session_key,
+                exc,
+                second,
+            )
+
     def _failed(self, tenant: Tenant, session_key: str, exc: BaseException) -> None:
         now = self._clock.now_ms()
         message = f"{type(exc).__name__}: {exc}"
         st = self._mutate(tenant, session_key, lambda s: rules.on_failure(s, message, now, self._s))
-        # Expected faults (engine, model, store) get one line; anything else keeps its traceback.
-        expected = isinstance(exc, MemstrataError)
-        log.warning(
-            "L1 run for %s/%s failed (attempt %d): %s",
-            tenant,
-            session_key,
-            st.attempts,
-            message,
-            exc_info=None if expected else exc,
-        )
+        log_failure(log, f"L1 run for {tenant}/{session_key}", st.attempts, exc)
 
     def _succeeded(self, tenant: Tenant, session_key: str) -> None:
         now = self._clock.now_ms()

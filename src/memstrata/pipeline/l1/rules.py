@@ -9,7 +9,7 @@ restart   a session with unprocessed messages is due at once (unless failing: ba
 
 from __future__ import annotations
 
-from memstrata.ports import SessionState
+from memstrata.models import SessionState
 from memstrata.settings import PipelineSettings
 
 

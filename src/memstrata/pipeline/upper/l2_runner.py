@@ -18,18 +18,18 @@ from dataclasses import dataclass, field, replace
 from memstrata.errors import StoreError
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l3 import persona_doc
-from memstrata.models import Atom, Layer, Tenant
-from memstrata.ports import (
+from memstrata.models import (
+    Atom,
     AtomFilter,
-    Clock,
     ConsolidationRequest,
     ConsolidationResult,
+    Layer,
     Scene,
     SceneEntry,
-    Store,
-    UpperLayers,
+    Tenant,
     Vectors,
 )
+from memstrata.ports import Clock, Store, UpperLayers
 from memstrata.settings import PersonaSettings, PipelineSettings
 
 log = logging.getLogger(__name__)
@@ -101,22 +101,30 @@ class L2Runner:
         changes = await asyncio.to_thread(scenes.tidy, tenant)
         entries = await asyncio.to_thread(self._finish, tenant, run, before, changes)
         await asyncio.to_thread(refresh_navigation, self._upper, tenant, entries)
+        # Last: a failure before this point restores the files, and the stored membership still
+        # matches them; after it, files and membership agree on the new state.
+        await asyncio.to_thread(self._store.members.replace, tenant, run.membership)
         return L2Report(cursor, consolidated, len(entries), tuple(run.requests), changes)
 
     def _members(self, tenant: Tenant, cursor: int) -> _Run:
-        """Which scene holds which current atom, from the index; superseded atoms drop out (their
-        successors come with the run)."""
-        try:
-            entries = self._upper.scenes.index(tenant)
-        except StoreError as exc:
-            return self._reattributed(tenant, cursor, exc)
-        holder = {atom_id: e.name for e in entries for atom_id in e.atom_ids}
+        """Which scene holds which current atom, from the store (the source of truth; the index
+        file of a data directory older than that, else the scene files, when it has none);
+        superseded atoms drop out (their successors come with the run)."""
+        holder = self._store.members.get(tenant)
+        if not holder and cursor:
+            try:
+                holder = {i: e.name for e in self._upper.scenes.index(tenant) for i in e.atom_ids}
+            except StoreError as exc:
+                return self._reattributed(tenant, cursor, exc.message)
+            if not holder:
+                return self._reattributed(tenant, cursor, "no scene membership is stored")
         current = [a for a in self._store.atoms.get(tenant, list(holder)) if a.superseded_by is None]
         return _Run({a.id: a for a in current}, {a.id: holder[a.id] for a in current})
 
-    def _reattributed(self, tenant: Tenant, cursor: int, exc: StoreError) -> _Run:
-        """The index is unreadable: attribute every atom already consolidated to a scene again."""
-        log.warning("%s: %s; re-attributing consolidated atoms to the scene files", tenant, exc.message)
+    def _reattributed(self, tenant: Tenant, cursor: int, why: str) -> _Run:
+        """Nothing says which scene holds the consolidated atoms: attribute them to the scene files
+        again (by similarity)."""
+        log.warning("%s: %s; re-attributing consolidated atoms to the scene files", tenant, why)
         done: list[Atom] = []
         while page := self._store.atoms.list(
             tenant, AtomFilter(), limit=1000, after_seq=done[-1].seq if done else 0

@@ -11,8 +11,8 @@
   already consolidate them), unless atoms of the memory's own lie among them; a tenant left with
   atoms to consolidate is handed to ``on_atoms`` (the L2 scheduler's hook, as after an L1 run).
 
-Meant for a memory whose pipeline is not running in the background on the same tenants (the CLI and
-``run_pending`` users): it does not take the scheduler's locks.
+The facade runs it while the pipeline is held off (``Pipeline.exclusive``), so no L1, L2 or L3 run
+sees a half-imported tenant.
 """
 
 from __future__ import annotations
@@ -21,16 +21,16 @@ import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from memstrata.errors import StoreError
 from memstrata.importers.tdai import TdaiData, TdaiImportReport, TdaiProfile
-from memstrata.layers.capture import CaptureResult
+from memstrata.layers.l0.recorder import CaptureResult
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l3 import persona_doc
-from memstrata.models import Atom, NewMessage, Tenant
-from memstrata.pipeline.atom_commit import commit_atoms, embed_atoms
-from memstrata.pipeline.l2_runner import refresh_navigation
-from memstrata.ports import AtomFilter, Embedder, SceneEntry, Store, UpperLayers
+from memstrata.models import Atom, AtomFilter, NewMessage, SceneEntry, Tenant
+from memstrata.pipeline.l1.commit import commit_atoms
+from memstrata.pipeline.upper.l2_runner import refresh_navigation
+from memstrata.ports import Store, UpperLayers
+from memstrata.retrieval.vectors import VectorState
 
 log = logging.getLogger(__name__)
 Capture = Callable[[Tenant, str, str, list[NewMessage]], CaptureResult]
@@ -63,13 +63,13 @@ class TdaiImport:
         store: Store,
         upper: UpperLayers | None,
         capture: Capture,
-        embedder: Embedder | None,
+        vectors: VectorState,
         on_atoms: Callable[[Tenant], None] | None = None,
     ) -> None:
         self._store = store
         self._upper = upper
         self._capture = capture
-        self._embedder = embedder
+        self._vectors = vectors
         self._on_atoms = on_atoms
 
     def run(self, data: TdaiData) -> TdaiImportReport:
@@ -138,13 +138,12 @@ class TdaiImport:
             seq = cursors.get((tenant, session_key))
             cursor = (session_key, seq) if seq is not None else None
             stored = commit_atoms(self._store, tenant, atoms, {}, cursor)
-            problem = embed_atoms(self._store, tenant, stored, self._embedder)
+            problems = self._vectors.embed_atoms(tenant, stored)
             t.atoms_stored += len(stored)
             if stored:
                 t.top_atom[tenant] = max(t.top_atom.get(tenant, 0), *(a.seq for a in stored))
             t.atoms_present += len(atoms) - len(stored)
-            if problem:
-                t.degradations[problem] = None
+            t.degradations.update(dict.fromkeys(problems))
 
     # --- L2 / L3 --------------------------------------------------------------------------------
 
@@ -176,11 +175,7 @@ class TdaiImport:
         assert self._upper is not None
         on_disk = self._upper.scenes.load(tenant)
         names = {s.name for s in on_disk}
-        try:
-            held = {i: e.name for e in self._upper.scenes.index(tenant) for i in e.atom_ids}
-        except StoreError as exc:
-            log.warning("%s: %s; attributing its atoms to the scene files again", tenant, exc.message)
-            held = {}
+        held = self._store.members.get(tenant)
         current = [a for a in self._get(tenant, set(held) | atom_ids) if a.superseded_by is None]
         membership = {a.id: held[a.id] for a in current if held.get(a.id) in names}
         loose = [a for a in current if a.id not in membership]
@@ -191,6 +186,7 @@ class TdaiImport:
         membership |= scene_index.attribute([a for a in loose if a.id not in membership], on_disk)
         entries = scene_index.rebuild(on_disk, membership, {a.id: a.seq for a in current})
         self._upper.scenes.save_index(tenant, entries)
+        self._store.members.replace(tenant, membership)
         return entries
 
     def _persona(self, p: TdaiProfile, entries: list[SceneEntry], t: _Tally) -> None:

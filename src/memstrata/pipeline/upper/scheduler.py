@@ -11,36 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from contextlib import AbstractAsyncContextManager
 
-from memstrata.errors import MemstrataError
-from memstrata.models import Tenant
-from memstrata.pipeline import tenant_rules as rules
-from memstrata.pipeline.l2_runner import L2Report, L2Runner
-from memstrata.pipeline.l3_runner import L3Report, L3Runner
-from memstrata.ports import AtomFilter, Clock, Store, TenantState, UpperLayers
+from memstrata.errors import StoreError
+from memstrata.layers.l2 import index as scene_index
+from memstrata.models import AtomFilter, Tenant, TenantState, TenantStatus
+from memstrata.pipeline.keyed import KeyedRuns, StateBook, log_failure
+from memstrata.pipeline.upper import rules
+from memstrata.pipeline.upper.l2_runner import L2Report, L2Runner
+from memstrata.pipeline.upper.l3_runner import L3Report, L3Runner
+from memstrata.ports import Clock, Store, UpperLayers
 from memstrata.settings import PersonaSettings, PipelineSettings
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class TenantStatus:
-    """A tenant's L2/L3 state as ``status`` reports it."""
-
-    tenant: Tenant
-    l2_cursor: int
-    l2_fire_at: int | None
-    l2_attempts: int
-    l2_error: str | None
-    new_atoms: int  # consolidated since the last persona
-    l3_pending: bool
-    l3_attempts: int
-    l3_error: str | None
-    last_l2: int | None
-    last_l3: int | None
 
 
 class TenantScheduler:
@@ -61,18 +45,15 @@ class TenantScheduler:
         self._p = persona
         self._l2 = L2Runner(store, upper, clock, settings, persona)
         self._l3 = L3Runner(store, upper, clock)
-        self._state_lock = threading.Lock()
-        self._locks: dict[Tenant, asyncio.Lock] = {}
-        self._slots: asyncio.Semaphore | None = None
+        self._runs: KeyedRuns[Tenant] = KeyedRuns(settings.workers)
+        self._book: StateBook[Tenant, TenantState] = StateBook(
+            store.pipeline.tenant, store.pipeline.save_tenant
+        )
 
     # --- state transitions (sync: called from worker threads too) -----------------------------
 
     def _mutate(self, tenant: Tenant, change: Callable[[TenantState], object]) -> TenantState:
-        with self._state_lock:
-            state = self._store.pipeline.tenant(tenant)
-            change(state)
-            self._store.pipeline.save_tenant(state)
-            return state
+        return self._book.mutate(tenant, change)
 
     def on_l1_atoms(self, tenant: Tenant) -> None:
         """An L1 run wrote atoms for ``tenant``: arm its L2 timer (downward-only)."""
@@ -89,6 +70,8 @@ class TenantScheduler:
         state) that has atoms past its L2 cursor but no timer. Returns the tenants touched."""
         restored = self._restore_interrupted()
         states = {st.tenant: st for st in self._store.pipeline.tenants()}
+        for tenant in states:
+            self._repair_index(tenant)
         armed = 0
         for tenant in dict.fromkeys([*known, *states]):
             armed += self._arm_if_unscheduled(states.get(tenant) or TenantState(tenant))
@@ -108,6 +91,26 @@ class TenantScheduler:
                 self._mutate(st.tenant, lambda s: rules.on_restart(s, now))
                 hit += 1
         return hit
+
+    def _repair_index(self, tenant: Tenant) -> None:
+        """Rebuild the scene index file from the stored membership and the scene files when it is
+        missing, unreadable or out of step with them (never fatal: logged and left for L2)."""
+        try:
+            membership = self._store.members.get(tenant)
+            if not membership:
+                return
+            try:
+                indexed = {i: e.name for e in self._upper.scenes.index(tenant) for i in e.atom_ids}
+            except StoreError:
+                indexed = {}
+            if indexed == membership:
+                return
+            scenes = self._upper.scenes.load(tenant)
+            seqs = {a.id: a.seq for a in self._store.atoms.get(tenant, list(membership))}
+            self._upper.scenes.save_index(tenant, scene_index.rebuild(scenes, membership, seqs))
+            log.warning("%s: the scene index was missing or out of step; rebuilt from the store", tenant)
+        except Exception as exc:  # noqa: BLE001 - a repair must never stop the open; L2 retries
+            log.error("%s: rebuilding the scene index failed: %s", tenant, exc)
 
     def _arm_if_unscheduled(self, state: TenantState) -> int:
         """Atoms an L1 run committed can outlive their arming (a kill between the two): arm from
@@ -167,33 +170,25 @@ class TenantScheduler:
         st = self._store.pipeline.tenant(tenant)
         return st.l3_requested > st.l3_done or (st.new_atoms > 0 and st.last_l2 is not None)
 
-    def lock(self, tenant: Tenant) -> asyncio.Lock:
-        """The tenant's run lock: hold it to write scene or persona files outside a run."""
-        return self._guard(tenant)[0]
-
-    def _guard(self, tenant: Tenant) -> tuple[asyncio.Lock, asyncio.Semaphore]:
-        """The tenant's lock and the shared worker slots (made on first use, in the running loop)."""
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(self._s.workers)
-        return self._locks.setdefault(tenant, asyncio.Lock()), self._slots
+    def hold(self, tenant: Tenant) -> AbstractAsyncContextManager[None]:
+        """The tenant's run lock (and a worker slot): every write to its profile happens under it."""
+        return self._runs.hold(tenant)
 
     async def run_l2(self, tenant: Tenant, *, force: bool = False) -> L2Report | None:
         """One L2 run (when due, or ``force``). Failures are recorded, logged and retried later."""
-        lock, slots = self._guard(tenant)
-        async with lock, slots:
-            state = await asyncio.to_thread(self._store.pipeline.tenant, tenant)
-            if not force and not rules.l2_is_due(state, self._clock.now_ms()):
-                return None
-            snapshot = await asyncio.to_thread(self._snapshot, tenant, state.l2_cursor)
+        async with self.hold(tenant):
+            snapshot: str | None = None
             try:
+                state = await asyncio.to_thread(self._store.pipeline.tenant, tenant)
+                if not force and not rules.l2_is_due(state, self._clock.now_ms()):
+                    return None
+                snapshot = await asyncio.to_thread(self._snapshot, tenant, state.l2_cursor)
                 report = await self._l2.run(tenant, state.l2_cursor)
+                await asyncio.to_thread(self._l2_done, tenant, report)
+                return report
             except Exception as exc:  # noqa: BLE001 - every failure is restored, recorded and retried
-                if snapshot is not None:
-                    await asyncio.to_thread(self._upper.scenes.restore, tenant, snapshot)
-                await asyncio.to_thread(self._failed, tenant, "L2", exc)
+                await self._recover_from(tenant, "L2", exc, lambda: self._restore_scenes(tenant, snapshot))
                 return None
-            await asyncio.to_thread(self._l2_done, tenant, report)
-            return report
 
     def _snapshot(self, tenant: Tenant, cursor: int) -> str | None:
         """Back up the scenes and record the backup durably, when the run has atoms to consolidate.
@@ -220,29 +215,50 @@ class TenantScheduler:
         """One L3 run (when due, or ``force``: an explicit request is added first)."""
         if force:
             await asyncio.to_thread(self.request_persona, tenant, "pipeline flush")
-        lock, slots = self._guard(tenant)
-        async with lock, slots:
-            state = await asyncio.to_thread(self._store.pipeline.tenant, tenant)
-            if not rules.l3_is_due(state, self._clock.now_ms(), self._s):
-                return None
-            snapshot = await asyncio.to_thread(self._upper.persona.backup, tenant)
-            start = await asyncio.to_thread(self._l3_start, tenant, snapshot)
+        async with self.hold(tenant):
+            started = False
+            snapshot: str | None = None
             try:
+                state = await asyncio.to_thread(self._store.pipeline.tenant, tenant)
+                if not rules.l3_is_due(state, self._clock.now_ms(), self._s):
+                    return None
+                snapshot = await asyncio.to_thread(self._upper.persona.backup, tenant)
+                start = await asyncio.to_thread(self._l3_start, tenant, snapshot)
+                started = True
                 report = await self._l3.run(tenant, state)
+                now = self._clock.now_ms()
+                await asyncio.to_thread(self._mutate, tenant, lambda st: rules.on_l3_success(st, start, now))
+                return report
             except Exception as exc:  # noqa: BLE001 - every failure is restored, recorded and retried
-                await asyncio.to_thread(self._upper.persona.restore, tenant, snapshot)
-                await asyncio.to_thread(self._failed, tenant, "L3", exc)
+                restore = (lambda: self._upper.persona.restore(tenant, snapshot)) if started else None
+                await self._recover_from(tenant, "L3", exc, restore)
                 return None
-            now = self._clock.now_ms()
-            await asyncio.to_thread(self._mutate, tenant, lambda st: rules.on_l3_success(st, start, now))
-            return report
+
+    def _restore_scenes(self, tenant: Tenant, snapshot: str | None) -> None:
+        if snapshot is not None:
+            self._upper.scenes.restore(tenant, snapshot)
+
+    async def _recover_from(
+        self, tenant: Tenant, layer: str, exc: Exception, restore: Callable[[], None] | None
+    ) -> None:
+        """Put the layer back as it was and record the failure in the tenant's state. A failure
+        here too (the disk itself) is logged: it never stops another tenant's runs."""
+        try:
+            if restore is not None:
+                await asyncio.to_thread(restore)
+        except Exception as second:  # noqa: BLE001 - logged; the next open restores from state
+            log.error("%s of %s: restoring the backup failed too: %s", layer, tenant, second)
+        try:
+            await asyncio.to_thread(self._failed, tenant, layer, exc)
+        except Exception as second:  # noqa: BLE001 - logged; nothing else can be done here
+            log.error(
+                "%s of %s failed (%s) and the failure could not be recorded: %s", layer, tenant, exc, second
+            )
 
     def _l3_start(self, tenant: Tenant, snapshot: str | None) -> rules.L3Start:
-        with self._state_lock:
-            state = self._store.pipeline.tenant(tenant)
-            start = rules.on_l3_start(state, snapshot)
-            self._store.pipeline.save_tenant(state)
-            return start
+        starts: list[rules.L3Start] = []
+        self._mutate(tenant, lambda st: starts.append(rules.on_l3_start(st, snapshot)))
+        return starts[0]
 
     def _failed(self, tenant: Tenant, layer: str, exc: BaseException) -> None:
         now = self._clock.now_ms()
@@ -253,15 +269,7 @@ class TenantScheduler:
         else:
             st = self._mutate(tenant, lambda s: rules.on_l3_failure(s, message, now, self._s))
             attempts = st.l3_attempts
-        # Expected faults (engine, model, store) get one line; anything else keeps its traceback.
-        log.warning(
-            "%s run for %s failed (attempt %d), backup restored: %s",
-            layer,
-            tenant,
-            attempts,
-            message,
-            exc_info=None if isinstance(exc, MemstrataError) else exc,
-        )
+        log_failure(log, f"{layer} run for {tenant}", attempts, exc, ", backup restored")
 
     def status(self) -> list[TenantStatus]:
         return [

@@ -1,4 +1,4 @@
-"""The records of each layer, and what search returns.
+"""The records of L0 and L1, and who they belong to.
 
 Plain frozen dataclasses: they cross every boundary (stores, engines, edges) and carry no behaviour
 beyond small derived values. Times are integer milliseconds since the epoch (UTC).
@@ -6,7 +6,6 @@ beyond small derived values. Times are integer milliseconds since the epoch (UTC
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -93,37 +92,3 @@ class Atom:
     version: int = 1
     superseded_by: str | None = None
     seq: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    """One search result. ``score`` is higher-is-better within one result list only."""
-
-    layer: Layer
-    id: str
-    score: float
-    content: str
-    source_message_ids: tuple[str, ...]
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class SearchResult(Sequence[Hit]):
-    """Ranked hits plus how they were found. Iterates and indexes like a list of hits.
-
-    ``strategy`` is what actually ran (``hybrid``, ``keyword`` or ``vector``); ``degradations``
-    says why it differs from what was asked, in words a person can act on.
-    """
-
-    hits: tuple[Hit, ...]
-    strategy: str
-    degradations: tuple[str, ...] = ()
-
-    def __len__(self) -> int:
-        return len(self.hits)
-
-    def __iter__(self) -> Iterator[Hit]:
-        return iter(self.hits)
-
-    def __getitem__(self, index: int) -> Hit:  # type: ignore[override]
-        return self.hits[index]

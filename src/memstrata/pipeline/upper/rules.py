@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memstrata.ports import TenantState
+from memstrata.models import TenantState
 from memstrata.settings import PersonaSettings, PipelineSettings
 
 MAX_REASONS = 10

@@ -9,23 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from memstrata.layers.l1 import gate
 from memstrata.layers.l1.writer import Plan, plan_window, unique_drafts
-from memstrata.models import Atom, Layer, Message, Tenant
-from memstrata.pipeline.atom_commit import commit_atoms, embed_atoms
-from memstrata.ports import (
-    AtomFilter,
-    Clock,
-    Deduplicator,
-    Embedder,
-    ExtractionWindow,
-    Extractor,
-    Store,
-)
+from memstrata.models import Atom, AtomFilter, ExtractionWindow, Message, Tenant
+from memstrata.pipeline.l1.commit import commit_atoms
+from memstrata.ports import Clock, Deduplicator, Extractor, Store
+from memstrata.retrieval.keyword import keyword_top
 from memstrata.retrieval.terms import query_terms
+from memstrata.retrieval.vectors import VectorState
 from memstrata.settings import PipelineSettings
 
 log = logging.getLogger(__name__)
@@ -63,14 +56,14 @@ class L1Runner:
         store: Store,
         extractor: Extractor,
         deduplicator: Deduplicator,
-        embedder: Callable[[], Embedder | None],
+        vectors: VectorState,
         clock: Clock,
         settings: PipelineSettings,
     ) -> None:
         self._store = store
         self._extractor = extractor
         self._dedup = deduplicator
-        self._embedder = embedder
+        self._vectors = vectors
         self._clock = clock
         self._s = settings
 
@@ -84,7 +77,7 @@ class L1Runner:
         finally:
             # One embedding batch for the whole run (much cheaper than one per window), written
             # even when a later window failed: those atoms are committed.
-            await asyncio.to_thread(embed_atoms, self._store, tenant, unembedded, self._embedder())
+            await asyncio.to_thread(self._vectors.embed_atoms, tenant, unembedded)
 
     async def _drain(
         self, tenant: Tenant, session_key: str, done: L1Progress, unembedded: list[Atom]
@@ -122,7 +115,5 @@ class L1Runner:
         return plan_window(tenant, session_key, new, drafts, decisions, candidates, self._clock.now_ms())
 
     def _candidates(self, tenant: Tenant, content: str) -> list[Atom]:
-        found = self._store.index.keyword(
-            tenant, Layer.L1, query_terms(content), DEDUP_CANDIDATES, AtomFilter()
-        )
+        found = keyword_top(self._store.index, tenant, AtomFilter(), query_terms(content), DEDUP_CANDIDATES)
         return self._store.atoms.by_seq(tenant, [s.seq for s in found])

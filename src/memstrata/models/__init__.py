@@ -1,0 +1,62 @@
+"""The records memstrata passes around, per layer and purpose. Import them from here.
+
+records     Tenant, Message, Atom (L0, L1) and their enums
+search      filters per layer, scored store primitives, hits and results
+scenes      Scene, SceneEntry (L2), Persona (L3)
+state       durable pipeline state: SessionState (L1), TenantState (L2/L3)
+engine_io   what engines see and answer: windows, drafts, dedup, consolidation, persona requests
+chat        chat messages, tool calls and replies
+"""
+
+from memstrata.models.chat import ChatMessage, ChatReply, ToolCall, ToolSpec
+from memstrata.models.engine_io import (
+    AtomDraft,
+    ConsolidationRequest,
+    ConsolidationResult,
+    DedupAction,
+    DedupDecision,
+    ExtractionWindow,
+    PersonaRequest,
+)
+from memstrata.models.records import DEFAULT, Atom, AtomType, Layer, Message, NewMessage, Role, Tenant
+from memstrata.models.scenes import Persona, Scene, SceneEntry
+from memstrata.models.search import AtomFilter, Hit, MessageFilter, Scored, SearchResult, Vectors, layer_of
+from memstrata.models.state import SessionState, TenantState
+from memstrata.models.status import SessionStatus, Status, TenantStatus
+
+__all__ = [
+    "DEFAULT",
+    "Atom",
+    "AtomDraft",
+    "AtomFilter",
+    "AtomType",
+    "ChatMessage",
+    "ChatReply",
+    "ConsolidationRequest",
+    "ConsolidationResult",
+    "DedupAction",
+    "DedupDecision",
+    "ExtractionWindow",
+    "Hit",
+    "Layer",
+    "Message",
+    "MessageFilter",
+    "NewMessage",
+    "Persona",
+    "PersonaRequest",
+    "Role",
+    "Scene",
+    "SceneEntry",
+    "Scored",
+    "SearchResult",
+    "SessionState",
+    "SessionStatus",
+    "Status",
+    "Tenant",
+    "TenantState",
+    "TenantStatus",
+    "ToolCall",
+    "ToolSpec",
+    "Vectors",
+    "layer_of",
+]

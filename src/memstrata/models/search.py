@@ -1,0 +1,77 @@
+"""What search takes and returns: filters per layer, the store's scored primitives, hits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from memstrata.models.records import AtomType, Layer
+
+Vectors = npt.NDArray[np.float32]
+
+
+@dataclass(frozen=True, slots=True)
+class MessageFilter:
+    session_key: str | None = None
+    since: int | None = None  # timestamp, ms, inclusive
+    until: int | None = None  # timestamp, ms, exclusive
+
+
+@dataclass(frozen=True, slots=True)
+class AtomFilter:
+    type: AtomType | None = None
+    scene: str | None = None  # substring of scene_name
+    since: int | None = None
+    until: int | None = None
+    include_superseded: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """A search primitive's answer: a record's ``seq`` and its score (higher is better)."""
+
+    seq: int
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One search result. ``score`` is higher-is-better within one result list only."""
+
+    layer: Layer
+    id: str
+    score: float
+    content: str
+    source_message_ids: tuple[str, ...]
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult(Sequence[Hit]):
+    """Ranked hits plus how they were found. Iterates and indexes like a list of hits.
+
+    ``strategy`` is what actually ran (``hybrid``, ``keyword`` or ``vector``); ``degradations``
+    says why it differs from what was asked, in words a person can act on.
+    """
+
+    hits: tuple[Hit, ...]
+    strategy: str
+    degradations: tuple[str, ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.hits)
+
+    def __iter__(self) -> Iterator[Hit]:
+        return iter(self.hits)
+
+    def __getitem__(self, index: int) -> Hit:  # type: ignore[override]
+        return self.hits[index]
+
+
+def layer_of(flt: MessageFilter | AtomFilter) -> Layer:
+    """The layer a filter applies to: messages are L0, atoms L1."""
+    return Layer.L0 if isinstance(flt, MessageFilter) else Layer.L1

@@ -1,0 +1,55 @@
+"""What ``status`` reports: the pipeline per session and per tenant, and the memory as a whole."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memstrata.models.records import Tenant
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStatus:
+    tenant: Tenant
+    session_key: str
+    cursor: int
+    pending: int
+    lag: int  # stored messages not yet extracted
+    fire_at: int | None
+    attempts: int
+    last_error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class TenantStatus:
+    """A tenant's L2/L3 state as ``status`` reports it."""
+
+    tenant: Tenant
+    l2_cursor: int
+    l2_fire_at: int | None
+    l2_attempts: int
+    l2_error: str | None
+    new_atoms: int  # consolidated since the last persona
+    l3_pending: bool
+    l3_attempts: int
+    l3_error: str | None
+    last_l2: int | None
+    last_l3: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """A memory's health. ``embedder`` names the model (None: keyword search only); ``strategy``
+    is what a default search runs now (``hybrid`` or ``keyword``); ``vectors_note`` says why stored
+    vectors cannot be used; ``unembedded`` counts records waiting for a vector; ``problems`` lists
+    what the store found wrong (unreadable files, mirrors out of step, embedding failures)."""
+
+    sessions: tuple[SessionStatus, ...]
+    messages: int
+    atoms: int
+    embedder: str | None
+    vectors_note: str | None
+    tenants: tuple[TenantStatus, ...] = ()
+    strategy: str = "keyword"
+    unembedded: int = 0
+    read_only: bool = False
+    problems: tuple[str, ...] = ()

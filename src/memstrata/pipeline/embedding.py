@@ -1,0 +1,82 @@
+"""The embedding backlog: every message and atom without a vector for the store's current model is
+work, like an L1 backlog. Capture and L1 embed what they store at once; this stage catches what a
+crash between a commit and its vectors, or a failed embedding, left behind, so no record stays
+unsearchable by vector for good.
+
+The first pass after open scans every record; later passes only records stored since (the cursor
+per layer lives in memory: a restart rescans once). A failed batch waits ``retry_seconds``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from memstrata.errors import EmbeddingError
+from memstrata.models import Layer
+from memstrata.ports import Clock, Embedder, Store
+from memstrata.retrieval.vector_texts import vector_texts
+from memstrata.retrieval.vectors import VectorState
+
+log = logging.getLogger(__name__)
+BATCH = 256
+
+
+def fill_missing(store: Store, embedder: Embedder, layer: Layer, after: int, limit: int) -> tuple[int, int]:
+    """Embed up to ``limit`` records of ``layer`` past seq ``after`` that have no vector.
+    Returns (records embedded, the seq to continue after). Raises ``EmbeddingError``."""
+    done = 0
+    while done < limit and (batch := store.index.missing_vectors(layer, after, min(BATCH, limit - done))):
+        for tenant in dict.fromkeys(t for t, _ in batch):
+            seqs = [seq for t, seq in batch if t == tenant]
+            store.index.put_vectors(
+                tenant, layer, seqs, embedder.embed(vector_texts(store, tenant, layer, seqs))
+            )
+        done += len(batch)
+        after = batch[-1][1]
+    return done, after
+
+
+class EmbeddingBacklog:
+    def __init__(self, store: Store, vectors: VectorState, clock: Clock, retry_seconds: float = 30.0) -> None:
+        self._store = store
+        self._vectors = vectors
+        self._clock = clock
+        self._retry_ms = round(retry_seconds * 1000)
+        self._after = {Layer.L0: 0, Layer.L1: 0}
+        self._retry_at: int | None = None
+        self.last_error: str | None = None
+
+    def is_due(self, now: int) -> bool:
+        return self._vectors.writer is not None and (self._retry_at is None or now >= self._retry_at)
+
+    def drain(self, limit: int = 4 * BATCH) -> int:
+        """Embed up to ``limit`` records without vectors (blocking). Returns how many; 0 when
+        nothing is left or the embedder failed (recorded in ``last_error``, retried later)."""
+        embedder = self._vectors.writer
+        if embedder is None or not self.is_due(self._clock.now_ms()):
+            return 0
+        done = 0
+        try:
+            for layer in (Layer.L0, Layer.L1):
+                n, self._after[layer] = fill_missing(
+                    self._store, embedder, layer, self._after[layer], limit - done
+                )
+                done += n
+        except EmbeddingError as exc:
+            self._retry_at = self._clock.now_ms() + self._retry_ms
+            self.last_error = f"EmbeddingError: {exc.message}"
+            log.warning("embedding backlog: %s (retry in %.0f s)", exc.message, self._retry_ms / 1000)
+            return done
+        self._retry_at = None
+        self.last_error = None
+        return done
+
+    def rescan(self) -> None:
+        """Look at every record again (after ``reindex`` reset the vectors)."""
+        self._after = {Layer.L0: 0, Layer.L1: 0}
+
+    def pending(self) -> int:
+        """Records without a vector (0 when there is no usable embedder)."""
+        if self._vectors.writer is None:
+            return 0
+        return sum(self._store.index.count_missing_vectors(layer) for layer in (Layer.L0, Layer.L1))

@@ -1,0 +1,61 @@
+"""Keyword ranking policy, the same on every backend: which query terms to send, and in what order
+to ask for matches. The store only answers BM25 top-K and document counts.
+
+On a big index (``PRUNE_MIN_RECORDS`` records or more) two things keep a query fast without
+changing what ranks first:
+- a term found in more than ``PRUNE_SHARE`` of the records adds almost nothing to BM25 (its idf is
+  near zero) but costs a score for every record it matches: it is dropped (the rarest is kept);
+- the records holding at least two of the terms are asked for first (few, cheap to score; their
+  BM25 order is the OR query's); the full OR query fills up only when they are fewer than ``k``.
+Small indexes are left alone: scoring every match is cheap there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from memstrata.models import AtomFilter, MessageFilter, Scored, Tenant, layer_of
+from memstrata.ports import SearchIndex
+
+PRUNE_MIN_RECORDS = 5_000
+PRUNE_SHARE = 0.2
+MAX_PAIRED_TERMS = 8  # at most 28 pairs in the two-term-first query
+
+
+def prune(terms: Sequence[str], total: int, counts: Mapping[str, int]) -> list[str]:
+    """``terms`` without those found in more than ``PRUNE_SHARE`` of ``total`` records (``counts``:
+    records per term). Never empty while ``terms`` has a non-blank term: the rarest one stays."""
+    kept = [t for t in terms if t.strip()]
+    if total < PRUNE_MIN_RECORDS or len(kept) < 2:
+        return kept
+    common = [t for t in kept if counts.get(t, 0) > PRUNE_SHARE * total]
+    rest = [t for t in kept if t not in common]
+    return rest or [min(kept, key=lambda t: counts.get(t, 0))]
+
+
+def two_terms_first(first: Sequence[Scored], rest: Sequence[Scored], k: int) -> list[Scored]:
+    """``first`` (records with two or more terms) then the other OR matches below them, ``k`` in all."""
+    if len(first) >= k:
+        return list(first[:k])
+    seen = {s.seq for s in first}
+    floor = min((s.score for s in first), default=0.0)
+    below = [Scored(s.seq, min(s.score, floor) - 1e-9) for s in rest if s.seq not in seen]
+    return [*first, *below][:k]
+
+
+def keyword_top(
+    index: SearchIndex, tenant: Tenant, flt: MessageFilter | AtomFilter, terms: Sequence[str], k: int
+) -> list[Scored]:
+    """BM25 top-``k`` of the tenant's records (of the filter's layer) matching any of ``terms``."""
+    layer = layer_of(flt)
+    total = index.size(layer)
+    big = total >= PRUNE_MIN_RECORDS and len(terms) >= 2
+    kept = prune(terms, total, index.document_counts(layer, terms) if big else {})
+    if not kept:
+        return []
+    if not big or len(kept) < 2:
+        return index.keyword(tenant, flt, kept, k)
+    first = index.keyword(tenant, flt, kept[:MAX_PAIRED_TERMS], k, min_match=2)
+    if len(first) >= k:
+        return first
+    return two_terms_first(first, index.keyword(tenant, flt, kept, k), k)

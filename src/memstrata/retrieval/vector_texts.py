@@ -1,0 +1,16 @@
+"""The text each record's vector is made from, read back from the stored rows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memstrata.models import Layer, Tenant
+from memstrata.ports import Store
+from memstrata.retrieval.documents import atom_vector_text, message_vector_text
+
+
+def vector_texts(store: Store, tenant: Tenant, layer: Layer, seqs: Sequence[int]) -> list[str]:
+    """The texts the vectors of these records are made from, in ``seqs`` order."""
+    if layer == Layer.L0:
+        return [message_vector_text(m) for m in store.messages.by_seq(tenant, seqs)]
+    return [atom_vector_text(a) for a in store.atoms.by_seq(tenant, seqs)]

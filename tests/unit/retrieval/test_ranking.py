@@ -1,0 +1,84 @@
+"""The ranking core, backend-free: reciprocal-rank fusion, diversification, keyword term policy."""
+
+from __future__ import annotations
+
+import pytest
+
+from memstrata.models import Hit, Layer, Scored
+from memstrata.retrieval.fusion import rrf
+from memstrata.retrieval.keyword import PRUNE_MIN_RECORDS, prune, two_terms_first
+from memstrata.retrieval.search import diversify
+
+
+def test_rrf_sums_reciprocal_ranks_over_the_lists_holding_a_key() -> None:
+    fused = dict(rrf([["a", "b"], ["b", "c"]], k=10))
+    assert fused["a"] == pytest.approx(1 / 11)
+    assert fused["b"] == pytest.approx(1 / 12 + 1 / 11)
+    assert fused["c"] == pytest.approx(1 / 12)
+
+
+def test_rrf_orders_by_score_and_keeps_first_seen_order_on_ties() -> None:
+    assert [k for k, _ in rrf([["x", "y"], ["y", "x"]], k=60)] == ["x", "y"]
+    assert [k for k, _ in rrf([["a"], ["b"], ["c", "b"]], k=60)] == ["b", "a", "c"]
+
+
+def test_rrf_counts_a_record_deep_in_a_list() -> None:
+    deep = [f"d{i}" for i in range(200)] + ["late"]
+    assert "late" in dict(rrf([deep, ["late"]], k=10))
+
+
+def test_rrf_weights_scale_each_list() -> None:
+    fused = dict(rrf([["a"], ["b"]], k=10, weights=[2.0, 1.0]))
+    assert fused["a"] == pytest.approx(2 * fused["b"])
+
+
+def test_rrf_of_nothing_is_empty() -> None:
+    assert rrf([], k=10) == []
+    assert rrf([[], []], k=10) == []
+
+
+def hit(i: str, sources: tuple[str, ...]) -> Hit:
+    return Hit(Layer.L1, i, 1.0, i, sources)
+
+
+def test_diversify_moves_hits_whose_sources_are_covered_behind_new_ones() -> None:
+    hits = [hit("atom", ("m1", "m2")), hit("msg", ("m1",)), hit("other", ("m3",))]
+    assert [h.id for h in diversify(hits)] == ["atom", "other", "msg"]
+
+
+def test_diversify_is_stable_and_keeps_sourceless_hits() -> None:
+    hits = [hit("a", ()), hit("b", ()), hit("c", ("m1",)), hit("d", ("m1",))]
+    assert [h.id for h in diversify(hits)] == ["a", "b", "c", "d"]
+
+
+def test_prune_leaves_small_indexes_alone() -> None:
+    assert prune(["the", "kayak"], PRUNE_MIN_RECORDS - 1, {"the": 10**6}) == ["the", "kayak"]
+
+
+def test_prune_drops_terms_found_in_most_records_of_a_big_index() -> None:
+    total = 10 * PRUNE_MIN_RECORDS
+    counts = {"trip": total // 2, "kayak": 3, "oslo": 40}
+    assert prune(["trip", "kayak", "oslo"], total, counts) == ["kayak", "oslo"]
+
+
+def test_prune_keeps_the_rarest_term_when_every_term_is_common() -> None:
+    total = 10 * PRUNE_MIN_RECORDS
+    counts = {"went": total // 2, "day": total // 3}
+    assert prune(["went", "day"], total, counts) == ["day"]
+
+
+def test_prune_drops_blank_terms() -> None:
+    assert prune([" ", "kayak"], 10, {}) == ["kayak"]
+
+
+def test_two_terms_first_ranks_the_rest_below_the_first_list_without_repeats() -> None:
+    first = [Scored(1, 5.0), Scored(2, 3.0)]
+    rest = [Scored(3, 9.0), Scored(1, 8.0), Scored(4, 1.0)]
+    merged = two_terms_first(first, rest, 10)
+    assert [s.seq for s in merged] == [1, 2, 3, 4]
+    assert [s.score for s in merged] == sorted((s.score for s in merged), reverse=True)
+
+
+def test_two_terms_first_stops_at_k() -> None:
+    first = [Scored(i, 10.0 - i) for i in range(5)]
+    assert [s.seq for s in two_terms_first(first, [Scored(9, 1.0)], 3)] == [0, 1, 2]
