@@ -67,6 +67,15 @@ def create_app(settings: Settings, open_memory: Opener, *, host: str | None = No
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        import asyncio as _a
+        import os
+        import sys
+        from concurrent.futures import ThreadPoolExecutor
+
+        if os.environ.get("XW"):
+            _a.get_running_loop().set_default_executor(ThreadPoolExecutor(int(os.environ["XW"])))
+        if os.environ.get("XS"):
+            sys.setswitchinterval(float(os.environ["XS"]))
         app.state.memory = await open_memory()
         try:
             async with AsyncExitStack() as stack:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Protocol, cast
 
-from fastapi import Depends, Request
+from fastapi import Depends, Request, Response
+from pydantic import BaseModel, TypeAdapter
 
 from memstrata import arguments as args
 from memstrata.errors import InputError
@@ -20,7 +21,7 @@ class _HasTenantFields(Protocol):
     agent_id: str | None
 
 
-def memory(request: Request) -> Any:
+async def memory(request: Request) -> Any:
     """The ``AsyncMemory`` (or, behind ``--url``-less tests, any object with its methods) the
     server's lifespan opened."""
     return request.app.state.memory
@@ -55,3 +56,19 @@ def who(t: Tenant) -> dict[str, str]:
 
 
 Mem = Annotated[Any, Depends(memory)]
+
+
+def reply(model: type[BaseModel], value: Any) -> Response:
+    """``value`` (a record, or already a model) as ``model`` JSON, serialized once (the route's
+    ``response_model`` documents it; FastAPI does not validate a returned ``Response`` again)."""
+    if value is None:
+        return Response(b"null", media_type="application/json")
+    return Response(model.model_validate(value).model_dump_json(), media_type="application/json")
+
+
+def reply_list(model: type[BaseModel], values: Any) -> Response:
+    adapter = _adapters.get(model) or _adapters.setdefault(model, TypeAdapter(list[model]))  # type: ignore[valid-type]
+    return Response(adapter.dump_json(adapter.validate_python(list(values))), media_type="application/json")
+
+
+_adapters: dict[type[BaseModel], TypeAdapter[Any]] = {}

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
 
-from memstrata.gateway.context import Mem, tenant, tenant_of, who
+from memstrata.gateway.context import Mem, reply, reply_list, tenant, tenant_of, who
 from memstrata.gateway.records import AtomOut, DeletedOut
 from memstrata.gateway.requests import AtomPatchIn, DeleteAtomsIn
 from memstrata.gateway.routes.messages import IdQuery, Limit, Millis, Seq
@@ -28,7 +28,7 @@ async def list_atoms(
     limit: Limit = 100,
     after_seq: Seq = 0,
     all_tenants: bool = False,
-) -> list[AtomOut]:
+) -> Response:
     """Atoms by ascending seq (current ones unless ``include_superseded``)."""
     t = tenant(request, user_id, agent_id)
     found = await mem.atoms(
@@ -42,19 +42,19 @@ async def list_atoms(
         limit=limit,
         after_seq=after_seq,
     )
-    return [AtomOut.model_validate(a) for a in found]
+    return reply_list(AtomOut, found)
 
 
 @router.get("/atoms/{atom_id}", response_model=AtomOut)
 async def get_atom(
     mem: Mem, atom_id: str, request: Request, user_id: IdQuery = None, agent_id: IdQuery = None
-) -> AtomOut:
+) -> Response:
     """One atom of the tenant, current or superseded (404 when it has none with this id)."""
-    return AtomOut.model_validate(await mem.get_atom(atom_id, **who(tenant(request, user_id, agent_id))))
+    return reply(AtomOut, await mem.get_atom(atom_id, **who(tenant(request, user_id, agent_id))))
 
 
 @router.patch("/atoms/{atom_id}", response_model=AtomOut)
-async def update_atom(mem: Mem, atom_id: str, body: AtomPatchIn, request: Request) -> AtomOut:
+async def update_atom(mem: Mem, atom_id: str, body: AtomPatchIn, request: Request) -> Response:
     """Correct an atom: answers the new version, which supersedes it (409 when it was already
     superseded, unless ``follow``)."""
     found = await mem.update_atom(
@@ -66,10 +66,12 @@ async def update_atom(mem: Mem, atom_id: str, body: AtomPatchIn, request: Reques
         follow=body.follow,
         **who(tenant_of(request, body)),
     )
-    return AtomOut.model_validate(found)
+    return reply(AtomOut, found)
 
 
 @router.post("/atoms/delete", response_model=DeletedOut)
-async def delete_atoms(mem: Mem, body: DeleteAtomsIn, request: Request) -> DeletedOut:
+async def delete_atoms(mem: Mem, body: DeleteAtomsIn, request: Request) -> Response:
     """Delete atoms and their older versions; answers the ids deleted."""
-    return DeletedOut(deleted=await mem.delete_atoms(body.ids, **who(tenant_of(request, body))))
+    return reply(
+        DeletedOut, DeletedOut(deleted=await mem.delete_atoms(body.ids, **who(tenant_of(request, body))))
+    )

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 
 from memstrata.errors import NotFoundError
-from memstrata.gateway.context import Mem, tenant, tenant_of, who
+from memstrata.gateway.context import Mem, reply, reply_list, tenant, tenant_of, who
 from memstrata.gateway.records import DoneOut, PersonaOut, SceneEntryOut, SceneOut
 from memstrata.gateway.requests import PersonaIn, SceneIn
 from memstrata.gateway.routes.messages import IdQuery
@@ -16,50 +16,50 @@ router = APIRouter(prefix="/v1", tags=["L2 scenes and L3 persona"])
 @router.get("/scenes", response_model=list[SceneEntryOut])
 async def list_scenes(
     mem: Mem, request: Request, user_id: IdQuery = None, agent_id: IdQuery = None
-) -> list[SceneEntryOut]:
+) -> Response:
     """The tenant's scene index: one entry per scene, with the atom ids it consolidates."""
     found = await mem.scenes(**who(tenant(request, user_id, agent_id)))
-    return [SceneEntryOut.model_validate(e) for e in found]
+    return reply_list(SceneEntryOut, found)
 
 
 @router.get("/scenes/{path:path}", response_model=SceneOut)
 async def read_scene(
     mem: Mem, path: str, request: Request, user_id: IdQuery = None, agent_id: IdQuery = None
-) -> SceneOut:
+) -> Response:
     """One scene: ``<name>.md`` or ``scene_blocks/<name>.md``."""
-    return SceneOut.model_validate(await mem.read_scene(path, **who(tenant(request, user_id, agent_id))))
+    return reply(SceneOut, await mem.read_scene(path, **who(tenant(request, user_id, agent_id))))
 
 
 @router.put("/scenes/{path:path}", response_model=SceneOut)
-async def write_scene(mem: Mem, path: str, body: SceneIn, request: Request) -> SceneOut:
+async def write_scene(mem: Mem, path: str, body: SceneIn, request: Request) -> Response:
     """Create or replace a scene (a normalised name: lowercase letters, digits, ``-``, ``_``,
     ending in ``.md``); ``create: false`` answers 404 when it does not exist."""
     found = await mem.write_scene(
         path, body.content, summary=body.summary, create=body.create, **who(tenant_of(request, body))
     )
-    return SceneOut.model_validate(found)
+    return reply(SceneOut, found)
 
 
 @router.delete("/scenes/{path:path}", response_model=DoneOut)
 async def delete_scene(
     mem: Mem, path: str, request: Request, user_id: IdQuery = None, agent_id: IdQuery = None
-) -> DoneOut:
+) -> Response:
     """Delete a scene file and its index entry (404 when there is none)."""
     if not await mem.delete_scene(path, **who(tenant(request, user_id, agent_id))):
         raise NotFoundError("scene", path)
-    return DoneOut()
+    return reply(DoneOut, DoneOut())
 
 
 @router.get("/persona", response_model=PersonaOut | None)
 async def read_persona(
     mem: Mem, request: Request, user_id: IdQuery = None, agent_id: IdQuery = None
-) -> PersonaOut | None:
+) -> Response:
     """The persona (body and scene navigation apart); ``null`` before the first one."""
     found = await mem.persona(**who(tenant(request, user_id, agent_id)))
-    return PersonaOut.model_validate(found) if found is not None else None
+    return reply(PersonaOut, found)  # null before the first persona
 
 
 @router.put("/persona", response_model=PersonaOut)
-async def write_persona(mem: Mem, body: PersonaIn, request: Request) -> PersonaOut:
+async def write_persona(mem: Mem, body: PersonaIn, request: Request) -> Response:
     """Replace the persona body; the scene navigation is regenerated."""
-    return PersonaOut.model_validate(await mem.write_persona(body.body, **who(tenant_of(request, body))))
+    return reply(PersonaOut, await mem.write_persona(body.body, **who(tenant_of(request, body))))

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
 
-from memstrata.gateway.context import Mem, tenant, tenant_of, who
+from memstrata.gateway.context import Mem, reply, reply_list, tenant, tenant_of, who
 from memstrata.gateway.records import CountsOut, DeletedOut, MessageOut
 from memstrata.gateway.requests import DeleteMessagesIn
 
@@ -30,7 +30,7 @@ async def list_messages(
     limit: Limit = 100,
     after_seq: Seq = 0,
     all_tenants: bool = False,
-) -> list[MessageOut]:
+) -> Response:
     """Stored messages by ascending seq (page with ``after_seq``); ``all_tenants`` lists every
     tenant (administration)."""
     t = tenant(request, user_id, agent_id)
@@ -43,25 +43,25 @@ async def list_messages(
         limit=limit,
         after_seq=after_seq,
     )
-    return [MessageOut.model_validate(m) for m in found]
+    return reply_list(MessageOut, found)
 
 
 @router.get("/messages/{message_id:path}", response_model=MessageOut)
 async def get_message(
     mem: Mem, message_id: str, request: Request, user_id: IdQuery = None, agent_id: IdQuery = None
-) -> MessageOut:
+) -> Response:
     """One message of the tenant (404 when it has none with this id)."""
     found = await mem.get_message(message_id, **who(tenant(request, user_id, agent_id)))
-    return MessageOut.model_validate(found)
+    return reply(MessageOut, found)
 
 
 @router.post("/messages/delete", response_model=DeletedOut)
-async def delete_messages(mem: Mem, body: DeleteMessagesIn, request: Request) -> DeletedOut:
+async def delete_messages(mem: Mem, body: DeleteMessagesIn, request: Request) -> Response:
     """Delete messages by id and/or whole sessions; answers the ids deleted."""
     deleted = await mem.delete_messages(
         body.ids, session_keys=body.session_keys, **who(tenant_of(request, body))
     )
-    return DeletedOut(deleted=deleted)
+    return reply(DeletedOut, DeletedOut(deleted=deleted))
 
 
 @router.get("/counts", response_model=CountsOut)
@@ -75,7 +75,7 @@ async def counts(
     since: Millis = None,
     until: Millis = None,
     scene_prefix: Annotated[str | None, Query(max_length=512)] = None,
-) -> CountsOut:
+) -> Response:
     """Records per layer: messages (session, time), current atoms (type, time), scenes (name
     prefix), persona (0 or 1)."""
     found = await mem.counts(
@@ -86,4 +86,4 @@ async def counts(
         scene_prefix=scene_prefix,
         **who(tenant(request, user_id, agent_id)),
     )
-    return CountsOut.model_validate(found)
+    return reply(CountsOut, found)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 
-from memstrata.gateway.context import Mem, tenant_of, who
+from memstrata.gateway.context import Mem, reply, tenant_of, who
 from memstrata.gateway.records import SearchOut
 from memstrata.gateway.requests import ConversationSearchIn, SearchIn
 
@@ -12,7 +12,7 @@ router = APIRouter(prefix="/v1", tags=["search"])
 
 
 @router.post("/search", response_model=SearchOut)
-async def search(mem: Mem, body: SearchIn, request: Request) -> SearchOut:
+async def search(mem: Mem, body: SearchIn, request: Request) -> Response:
     """Search atoms (L1) and/or messages (L0) of one tenant, fused into one ranking."""
     result = await mem.search(
         body.query,
@@ -27,11 +27,11 @@ async def search(mem: Mem, body: SearchIn, request: Request) -> SearchOut:
         include_superseded=body.include_superseded,
         **who(tenant_of(request, body)),
     )
-    return SearchOut.model_validate(result)
+    return reply(SearchOut, result)
 
 
 @router.post("/search/conversations", response_model=SearchOut)
-async def search_conversations(mem: Mem, body: ConversationSearchIn, request: Request) -> SearchOut:
+async def search_conversations(mem: Mem, body: ConversationSearchIn, request: Request) -> Response:
     """Search raw messages (L0) only."""
     result = await mem.search_conversations(
         body.query,
@@ -42,4 +42,4 @@ async def search_conversations(mem: Mem, body: ConversationSearchIn, request: Re
         until=body.until,
         **who(tenant_of(request, body)),
     )
-    return SearchOut.model_validate(result)
+    return reply(SearchOut, result)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 
-from memstrata.gateway.context import Mem, tenant_of, who
+from memstrata.gateway.context import Mem, reply, reply_list, tenant_of, who
 from memstrata.gateway.records import (
     DoneOut,
     EmbeddedOut,
@@ -22,7 +22,7 @@ router = APIRouter(prefix="/v1", tags=["service"])
 
 
 @router.get("/health", response_model=HealthOut)
-async def health(mem: Mem, request: Request) -> HealthOut:
+async def health(mem: Mem, request: Request) -> Response:
     """Liveness and a summary: version, store, embedder, pipeline lag and the last errors. Open
     without a key."""
     st = await mem.status()
@@ -33,7 +33,7 @@ async def health(mem: Mem, request: Request) -> HealthOut:
     pipeline = PipelineHealth(
         sessions=len(st.sessions), lag=sum(s.lag for s in st.sessions), failing=len(errors)
     )
-    return HealthOut(
+    health = HealthOut(
         status="degraded" if errors else "ok",
         version=request.app.version,
         store=request.app.state.store_name,
@@ -41,48 +41,49 @@ async def health(mem: Mem, request: Request) -> HealthOut:
         pipeline=pipeline,
         last_errors=errors[:20],
     )
+    return reply(HealthOut, health)
 
 
 @router.get("/status", response_model=StatusOut)
-async def status(mem: Mem) -> StatusOut:
+async def status(mem: Mem) -> Response:
     """Pipeline queues, cursors, lag and the last error of every session (L1) and tenant (L2/L3)."""
-    return StatusOut.model_validate(await mem.status())
+    return reply(StatusOut, await mem.status())
 
 
 @router.get("/tenants", response_model=list[TenantOut])
-async def tenants(mem: Mem) -> list[TenantOut]:
+async def tenants(mem: Mem) -> Response:
     """Every tenant with messages or scenes."""
-    return [TenantOut.model_validate(t) for t in await mem.tenants()]
+    return reply_list(TenantOut, await mem.tenants())
 
 
 @router.post("/pipeline/run", response_model=RunsOut)
-async def run_pending(mem: Mem, body: EmptyIn | None = None) -> RunsOut:
+async def run_pending(mem: Mem, body: EmptyIn | None = None) -> Response:
     """Run every pipeline stage that is due now, until none is (the background loop does this
     on its own)."""
-    return RunsOut(runs=await mem.run_pending())
+    return reply(RunsOut, RunsOut(runs=await mem.run_pending()))
 
 
 @router.post("/pipeline/run-all", response_model=RunAllOut)
-async def run_all(mem: Mem, body: EmptyIn | None = None) -> RunAllOut:
+async def run_all(mem: Mem, body: EmptyIn | None = None) -> Response:
     """Process everything now, due or not: L1 on every backlog, then L2 and L3."""
-    return RunAllOut.model_validate(await mem.run_all())
+    return reply(RunAllOut, await mem.run_all())
 
 
 @router.post("/persona/request", response_model=DoneOut)
-async def request_persona(mem: Mem, body: PersonaRequestIn, request: Request) -> DoneOut:
+async def request_persona(mem: Mem, body: PersonaRequestIn, request: Request) -> Response:
     """Ask for the tenant's persona to be rewritten at the next pipeline run."""
     await mem.request_persona(body.reason, **who(tenant_of(request, body)))
-    return DoneOut()
+    return reply(DoneOut, DoneOut())
 
 
 @router.post("/reindex", response_model=EmbeddedOut)
-async def reindex(mem: Mem, body: EmptyIn | None = None) -> EmbeddedOut:
+async def reindex(mem: Mem, body: EmptyIn | None = None) -> Response:
     """Embed every record without a vector (all of them after an embedder change)."""
-    return EmbeddedOut(embedded=await mem.reindex())
+    return reply(EmbeddedOut, EmbeddedOut(embedded=await mem.reindex()))
 
 
 @router.post("/import", response_model=ImportOut)
-async def import_seed(mem: Mem, body: ImportIn, request: Request) -> ImportOut:
+async def import_seed(mem: Mem, body: ImportIn, request: Request) -> Response:
     """Import seed history; sessions naming no tenant go to the request's tenant."""
     found = await mem.import_seed(body.data, process=body.process, **who(tenant_of(request, body)))
-    return ImportOut.model_validate(found)
+    return reply(ImportOut, found)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 
-from memstrata.gateway.context import Mem, tenant_of, who
+from memstrata.gateway.context import Mem, reply, tenant_of, who
 from memstrata.gateway.records import CaptureOut, DoneOut, RecallOut, TurnOut
 from memstrata.gateway.requests import BeforePromptIn, CaptureIn, RecallIn, SessionEndIn, TurnCommittedIn
 
@@ -12,25 +12,25 @@ router = APIRouter(prefix="/v1", tags=["turns"])
 
 
 @router.post("/capture", response_model=CaptureOut)
-async def capture(mem: Mem, body: CaptureIn, request: Request) -> CaptureOut:
+async def capture(mem: Mem, body: CaptureIn, request: Request) -> Response:
     """Store up to 100 messages of one session (L0); answers once they are stored. Extraction
     runs in the background pipeline."""
     messages = [m.model_dump(exclude_none=True) for m in body.messages]
     result = await mem.capture(
         messages, session_key=body.session_key, session_id=body.session_id, **who(tenant_of(request, body))
     )
-    return CaptureOut.model_validate(result)
+    return reply(CaptureOut, result)
 
 
 @router.post("/recall", response_model=RecallOut)
-async def recall(mem: Mem, body: RecallIn, request: Request) -> RecallOut:
+async def recall(mem: Mem, body: RecallIn, request: Request) -> Response:
     """The context to inject before a prompt: ``system_context`` and ``prepend_context``."""
     result = await mem.recall(body.query, session_key=body.session_key, **who(tenant_of(request, body)))
-    return RecallOut.model_validate(result)
+    return reply(RecallOut, result)
 
 
 @router.post("/turns/before-prompt", response_model=RecallOut)
-async def before_prompt(mem: Mem, body: BeforePromptIn, request: Request) -> RecallOut:
+async def before_prompt(mem: Mem, body: BeforePromptIn, request: Request) -> Response:
     """The host is about to call its model: recall for the prompt and remember it, clean, for
     the session's ``turns/committed``."""
     result = await mem.before_prompt(
@@ -39,21 +39,21 @@ async def before_prompt(mem: Mem, body: BeforePromptIn, request: Request) -> Rec
         transcript_length=body.transcript_length,
         **who(tenant_of(request, body)),
     )
-    return RecallOut.model_validate(result)
+    return reply(RecallOut, result)
 
 
 @router.post("/turns/committed", response_model=TurnOut)
-async def turn_committed(mem: Mem, body: TurnCommittedIn, request: Request) -> TurnOut:
+async def turn_committed(mem: Mem, body: TurnCommittedIn, request: Request) -> Response:
     """The turn is over: store what is new in the transcript (the whole of it may be sent)."""
     messages = [m.model_dump(exclude_none=True) for m in body.messages]
     result = await mem.turn_committed(
         messages, session_key=body.session_key, session_id=body.session_id, **who(tenant_of(request, body))
     )
-    return TurnOut.model_validate(result)
+    return reply(TurnOut, result)
 
 
 @router.post("/sessions/end", response_model=DoneOut)
-async def end_session(mem: Mem, body: SessionEndIn, request: Request) -> DoneOut:
+async def end_session(mem: Mem, body: SessionEndIn, request: Request) -> Response:
     """The session is over: extract what is pending for it now."""
     await mem.end_session(body.session_key, **who(tenant_of(request, body)))
-    return DoneOut()
+    return reply(DoneOut, DoneOut())
