@@ -12,7 +12,7 @@ backup over them).
     persona (L3)    write (the body; scene navigation is regenerated)
 
 Deleting never leaves a record findable: keyword rows go with the record in one transaction and
-vectors right after. The JSONL mirrors are append-only logs and keep what they recorded.
+vectors right after; the store rewrites its JSONL mirror without it.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@
     │   └── TurnLimitError       an agent made more search calls in one turn than allowed
     ├── StoreError               the store failed or is in a state it cannot serve
     │   ├── SchemaError          the database was written by a newer memstrata
-    │   ├── StorageError         the disk refused: full, read-only, permissions (``path``)
+    │   ├── StorageError         the disk refused a read or write (full, read-only, no permission)
     │   ├── DirectoryLockedError another process owns the data directory (``holder``)
     │   └── ReadOnlyError        a write was asked of a memory opened read-only
     ├── EmbeddingError           the embedder failed (timeout, HTTP error, wrong dimensions)
@@ -111,11 +111,15 @@ class SchemaError(StoreError):
 
 
 class StorageError(StoreError):
-    """The disk refused a write or a read (full, read-only, permissions); ``path`` names the file."""
+    """The file system or SQLite refused an operation on ``path``: disk full, read-only file system
+    or database, no permission, I/O error. ``cause`` says which, in a few words; the message is
+    one line naming both. What was committed before stays readable.
+    """
 
-    def __init__(self, message: str, *, path: str) -> None:
-        super().__init__(f"{path}: {message}")
+    def __init__(self, path: str, cause: str, *, action: str = "cannot write") -> None:
+        super().__init__(f"{action} {path}: {cause}")
         self.path = path
+        self.cause = cause
 
 
 class DirectoryLockedError(StoreError):

@@ -361,6 +361,11 @@ class AsyncMemory:
             memories=lambda: self._searcher.search(request),
         )
         result = await gather(sources, budgets, r.timeout_ms)
+        if upper is not None and (
+            unreadable := upper.persona.problems(tenant) + upper.scenes.problems(tenant)
+        ):
+            notes = tuple(f"left out: {p}" for p in unreadable)
+            result = dataclasses.replace(result, degradations=result.degradations + notes)
         self._warm([h.id for h in result.hits if h.layer == Layer.L1], tenant)
         return result
 
@@ -417,6 +422,18 @@ class AsyncMemory:
     async def status(self) -> Status:
         """The pipeline per session and tenant, counts, the embedder and what is degraded."""
         return await asyncio.to_thread(self._pipeline.status, self._vectors, self.read_only)
+
+    async def repair(self) -> list[str]:
+        """Make the store and the profile files whole again: mirrors rewritten from the database
+        where they disagree with it, unreadable scene and persona files set aside and restored from
+        their newest readable backup. Returns one line per repair (empty: nothing to repair)."""
+        self._writable("repair")
+        async with self._pipeline.exclusive():
+            done = await asyncio.to_thread(self._store.repair)
+            tenants = await self.tenants()
+            if self._pipeline.tenants is not None:
+                done += [str(p) for p in await self._pipeline.tenants.repair_files(tenants)]
+        return done
 
     async def reindex(self) -> int:
         """Re-embed every record without a vector (all of them after an embedder change)."""

@@ -33,6 +33,7 @@ from memstrata.models import (
     ConsolidationResult,
     DedupDecision,
     ExtractionWindow,
+    FileProblem,
     Layer,
     Message,
     MessageFilter,
@@ -152,7 +153,8 @@ class MessageLog(Protocol):
         self, tenant: Tenant, ids: Sequence[str] = (), session_keys: Sequence[str] = ()
     ) -> list[Message]:
         """Remove, in one transaction, the tenant's messages with these ids or in these sessions,
-        with their keyword index rows. Returns the removed messages (vectors: ``SearchIndex``)."""
+        with their keyword index rows (and from any mirror of the log). Returns the removed
+        messages (their vectors: ``SearchIndex.drop_vectors``)."""
         ...
 
     def tally(self, tenant: Tenant, flt: MessageFilter) -> int:
@@ -334,6 +336,15 @@ class Store(Protocol):
     @property
     def members(self) -> SceneMembers: ...
 
+    def check(self) -> list[str]:
+        """What the store finds wrong with itself, one line each (e.g. mirrors out of step with
+        the tables); cheap enough for ``status``."""
+        ...
+
+    def repair(self) -> list[str]:
+        """Fix what ``check`` finds that the store can fix alone; one line per repair done."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -353,11 +364,14 @@ class SceneStore(Protocol):
         ...
 
     def load(self, tenant: Tenant) -> list[Scene]:
-        """Every scene file of the tenant, parsed, by name. Symlinks and other files are ignored."""
+        """Every readable scene file of the tenant, parsed, by name. Symlinks and other files are
+        ignored; unreadable ones (binary, not UTF-8, control characters, a broken META block) are
+        left out and recorded in ``problems``. Never writes."""
         ...
 
     def save(self, tenant: Tenant, scene: Scene) -> None:
-        """Write ``scene`` to ``scene_blocks/<scene.name>`` in the META format."""
+        """Write ``scene`` to ``scene_blocks/<scene.name>`` in the META format (control characters
+        dropped; an unreadable file of that name is set aside in ``.backup/`` first)."""
         ...
 
     def remove(self, tenant: Tenant, name: str) -> bool:
@@ -372,7 +386,9 @@ class SceneStore(Protocol):
         ...
 
     def index(self, tenant: Tenant) -> list[SceneEntry]:
-        """The saved scene index (empty when none)."""
+        """The saved scene index (empty when none). Entries that name no valid scene file name are
+        dropped and control characters removed (both recorded in ``problems``). Raises
+        ``StoreError`` when the file is not an index."""
         ...
 
     def save_index(self, tenant: Tenant, entries: Sequence[SceneEntry]) -> None:
@@ -380,7 +396,8 @@ class SceneStore(Protocol):
         ...
 
     def backup(self, tenant: Tenant) -> str:
-        """Snapshot the scene folder and the index; prune old snapshots. Returns the snapshot id."""
+        """``repair`` the scene folder, then snapshot it and the index; prune old snapshots.
+        Returns the snapshot id."""
         ...
 
     def restore(self, tenant: Tenant, snapshot: str) -> None:
@@ -392,6 +409,21 @@ class SceneStore(Protocol):
         """Tenants that have a profile folder."""
         ...
 
+    def problems(self, tenant: Tenant) -> list[FileProblem]:
+        """The tenant's unreadable files as this store's latest reads (``load``, ``index``) found
+        them, by path; no I/O."""
+        ...
+
+    def check(self, tenant: Tenant) -> list[FileProblem]:
+        """Read every scene file and the index now and return the unreadable ones. Never writes."""
+        ...
+
+    def repair(self, tenant: Tenant) -> list[FileProblem]:
+        """Set every unreadable scene file aside in ``.backup/`` and restore the newest readable
+        copy from the scene snapshots (when there is one). Returns what it found and did.
+        A writer's operation (call it under the tenant's lock)."""
+        ...
+
 
 class PersonaStore(Protocol):
     """L3 storage of a tenant: ``persona.md`` and its backups."""
@@ -401,19 +433,35 @@ class PersonaStore(Protocol):
         ...
 
     def read(self, tenant: Tenant) -> tuple[str, int] | None:
-        """The persona file's text and modification time (ms), or None when there is none."""
+        """The persona file's text and modification time (ms), or None when there is none or it is
+        unreadable (binary, not UTF-8, control characters: recorded in ``problems``). Never writes."""
         ...
 
     def write(self, tenant: Tenant, text: str) -> None:
-        """Replace ``persona.md`` atomically."""
+        """Replace ``persona.md`` atomically (control characters dropped; an unreadable file there
+        is set aside in ``.backup/`` first)."""
         ...
 
     def backup(self, tenant: Tenant) -> str | None:
-        """Snapshot ``persona.md`` and prune old snapshots; None when there is no persona yet."""
+        """``repair`` ``persona.md``, then snapshot it and prune old snapshots; None when there is no
+        persona (yet, or any more after ``repair``)."""
         ...
 
     def restore(self, tenant: Tenant, snapshot: str | None) -> None:
         """Put ``persona.md`` back as in ``snapshot`` (None: remove it, there was none)."""
+        ...
+
+    def problems(self, tenant: Tenant) -> list[FileProblem]:
+        """``persona.md`` when the latest ``read`` found it unreadable; no I/O."""
+        ...
+
+    def check(self, tenant: Tenant) -> list[FileProblem]:
+        """Read ``persona.md`` now; ``[problem]`` when it is unreadable. Never writes."""
+        ...
+
+    def repair(self, tenant: Tenant) -> list[FileProblem]:
+        """Set an unreadable ``persona.md`` aside in ``.backup/`` and restore the newest readable
+        backup (when there is none the persona is gone and the next L3 run writes a new one)."""
         ...
 
 

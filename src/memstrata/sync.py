@@ -136,6 +136,7 @@ class Memory:
     end_session = _blocking(AsyncMemory.end_session)
     status = _blocking(AsyncMemory.status)
     reindex = _blocking(AsyncMemory.reindex)
+    repair = _blocking(AsyncMemory.repair)
     import_sessions = _blocking(AsyncMemory.import_sessions)
     import_tdai = _blocking(AsyncMemory.import_tdai)
     get_message = _blocking(AsyncMemory.get_message)

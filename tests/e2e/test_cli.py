@@ -145,3 +145,44 @@ def test_every_cli_command_is_documented_with_help() -> None:
             assert cmd.help, name
     missing = [n for n in names if f"memstrata {n}" not in docs]
     assert not missing, f"undocumented in docs/cli.md: {missing}"
+
+
+def test_repair_rewrites_a_broken_mirror_and_restores_an_unreadable_scene(tmp_path: Path) -> None:
+    d = tmp_path / "d"
+    f = tmp_path / "seed.json"
+    f.write_text(json.dumps(SEED))
+    assert invoke("--data-dir", str(d), "import", str(f))[0] == 0
+    more = {
+        "role": "user",
+        "name": "Maya",
+        "content": "I adopted a cat named Miso.",
+        "timestamp": 1775037700000,
+    }
+    f.write_text(
+        json.dumps({"sessions": [{"sessionKey": "cat", "userId": "maya", "conversations": [[more]]}]})
+    )
+    assert invoke("--data-dir", str(d), "import", str(f))[0] == 0  # its L2 run backed the scenes up
+    (mirror,) = (d / "conversations").glob("*.jsonl")
+    first = mirror.read_text().splitlines()[0]
+    mirror.write_text(mirror.read_text() + first + "\n")
+    scene = next((d / "profiles" / "u=maya,a=default" / "scene_blocks").glob("*.md"))
+    scene.write_bytes(b"\x00\x01 not a scene")
+
+    code, out = invoke("--data-dir", str(d), "repair")
+    assert code == 0, out
+    lines = out.strip().splitlines()
+    assert lines[0] == (
+        f"conversations/ rewritten from the database on open (lines out of order near the end of {mirror.name})"
+    )
+    assert (
+        f"scene_blocks/{scene.name} is unreadable" in lines[1] and "restored from backup scenes-" in lines[1]
+    )
+    snapshot = lines[1].split("restored from backup ")[1].split(",")[0]
+    profile = scene.parent.parent
+    assert scene.read_bytes() == (profile / ".backup" / snapshot / scene.name).read_bytes()
+    assert len(mirror.read_text().splitlines()) == 4
+    code, out = invoke("--data-dir", str(d), "repair")
+    assert code == 0 and out.startswith("nothing to repair")
+    code, out = invoke("--data-dir", str(tmp_path / "none"), "repair")
+    assert code == 1 and "no memstrata data directory" in out
+    assert not (tmp_path / "none").exists()

@@ -16,9 +16,11 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from memstrata.errors import MemstrataError
+from memstrata.settings import load_settings
 from memstrata.sync import Memory
 
 console = Console()
@@ -44,6 +46,11 @@ def data_dir(ctx: typer.Context, local: Path | None) -> Path | None:
         return local
     root = ctx.find_root().obj
     return root.get("data_dir") if isinstance(root, dict) else None
+
+
+def resolve_data_dir(ctx: typer.Context, local: Path | None) -> Path:
+    """The data directory a command works on: its option, the global one, else the settings' home."""
+    return data_dir(ctx, local) or load_settings().home
 
 
 def wait_seconds(ctx: typer.Context) -> float:
@@ -88,7 +95,8 @@ def fail_cleanly() -> Iterator[None]:
     try:
         yield
     except MemstrataError as exc:
-        err_console.print(f"[red]error:[/red] {exc}")
+        # One line whatever the terminal's width (paths are long), the message never read as markup.
+        err_console.print(f"[red]error:[/red] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(1) from None
 
 

@@ -7,7 +7,16 @@ from pathlib import Path
 
 import typer
 
-from memstrata.cli import demo_cmd, import_cmd, inspect_cmd, maintenance_cmd, mcp_cmd, search_cmd, serve_cmd
+from memstrata.cli import (
+    demo_cmd,
+    import_cmd,
+    inspect_cmd,
+    maintenance_cmd,
+    mcp_cmd,
+    repair_cmd,
+    search_cmd,
+    serve_cmd,
+)
 from memstrata.cli.common import DataDir
 
 app = typer.Typer(
@@ -48,6 +57,7 @@ def main(
 import_cmd.register(app)
 search_cmd.register(app)
 maintenance_cmd.register(app)
+repair_cmd.register(app)
 demo_cmd.register(app)
 serve_cmd.register(app)
 mcp_cmd.register(app)

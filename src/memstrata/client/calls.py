@@ -267,6 +267,9 @@ class Calls:
     def status(self) -> Call[Status]:
         return Call("GET", "/v1/status", lambda d: record(Status, d))
 
+    def repair(self) -> Call[list[str]]:
+        return Call("POST", "/v1/repair", lambda d: [str(x) for x in d["repaired"]], {}, idempotent=False)
+
     def reindex(self) -> Call[int]:
         return Call("POST", "/v1/reindex", lambda d: int(d["embedded"]), {}, idempotent=False)
 

@@ -196,6 +196,10 @@ class RunsOut(BaseModel):
     runs: int
 
 
+class RepairedOut(BaseModel):
+    repaired: list[str] = Field(description="One line per repair; empty when nothing needed one.")
+
+
 class EmbeddedOut(BaseModel):
     embedded: int
 

@@ -19,7 +19,7 @@ from memstrata.models.engine_io import (
     PersonaRequest,
 )
 from memstrata.models.records import DEFAULT, Atom, AtomType, Layer, Message, NewMessage, Role, Tenant
-from memstrata.models.scenes import Persona, Scene, SceneEntry
+from memstrata.models.scenes import FileProblem, Persona, Scene, SceneEntry
 from memstrata.models.search import AtomFilter, Hit, MessageFilter, Scored, SearchResult, Vectors, layer_of
 from memstrata.models.state import SessionState, TenantState
 from memstrata.models.status import SessionStatus, Status, TenantStatus
@@ -37,6 +37,7 @@ __all__ = [
     "DedupAction",
     "DedupDecision",
     "ExtractionWindow",
+    "FileProblem",
     "Hit",
     "Layer",
     "Message",

@@ -6,12 +6,16 @@ beyond small derived values. Times are integer milliseconds since the epoch (UTC
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 from urllib.parse import quote
 
 DEFAULT = "default"
+MAX_FOLDER_BYTES = 255  # the file-name limit of common file systems (ext4, xfs, btrfs, APFS, tmpfs)
+_PREFIX_BYTES = 180  # of a long folder name: the readable part, before ``#`` and the hash
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,8 +27,17 @@ class Tenant:
 
     @property
     def folder(self) -> str:
-        """A readable, filesystem-safe folder name, e.g. ``u=alice,a=default``."""
-        return f"u={quote(self.user_id, safe='')},a={quote(self.agent_id, safe='')}"
+        """A readable, filesystem-safe folder name (ASCII), e.g. ``u=alice,a=default``: the ids
+        percent-encoded. When that passes 255 bytes, its first 180 bytes, ``#`` and 32 hex digits of
+        a SHA-256 of both ids (``#`` never occurs in the short form, so the two cannot collide); the
+        folder then keeps the full ids in its metadata (see ``stores.files.layout``)."""
+        plain = f"u={quote(self.user_id, safe='')},a={quote(self.agent_id, safe='')}"
+        if len(plain) <= MAX_FOLDER_BYTES:
+            return plain
+        digest = hashlib.sha256(json.dumps([self.user_id, self.agent_id]).encode()).hexdigest()[:32]
+        prefix = plain[:_PREFIX_BYTES]
+        escape = prefix.rfind("%", len(prefix) - 2)  # never cut a %XX escape in two
+        return f"{prefix[:escape] if escape >= 0 else prefix}#{digest}"
 
     def __str__(self) -> str:
         return f"{self.user_id}/{self.agent_id}"

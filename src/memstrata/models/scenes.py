@@ -43,3 +43,27 @@ class Persona:
     body: str
     navigation: str
     updated: int  # ms
+
+
+@dataclass(frozen=True, slots=True)
+class FileProblem:
+    """A scene, index or persona file that could not be used: never parsed, never injected.
+
+    Reads skip such a file and record it (``problems``); ``repair`` sets its bytes aside in
+    ``.backup/`` (``kept_as``) and restores the newest readable backup of it (``restored_from``).
+    """
+
+    tenant: Tenant
+    path: str  # inside the tenant's profile folder, e.g. ``scene_blocks/work.md``, ``persona.md``
+    reason: str  # e.g. ``not UTF-8 text (invalid byte at offset 12)``
+    kept_as: str | None = None  # after repair: where the unreadable bytes were moved
+    restored_from: str | None = None  # after repair: the backup the file was restored from
+
+    def __str__(self) -> str:
+        """One line, e.g. ``alice/default: persona.md is unreadable (...); restored from persona-...``."""
+        text = f"{self.tenant}: {self.path} is unreadable ({self.reason})"
+        if self.restored_from is not None:
+            return f"{text}; restored from backup {self.restored_from}, the bad copy kept as {self.kept_as}"
+        if self.kept_as is not None:
+            return f"{text}; no readable backup: moved to {self.kept_as}"
+        return text

@@ -118,6 +118,9 @@ class Pipeline:
     def status(self, vectors: VectorState, read_only: bool) -> Status:
         """Every session's and tenant's state, counts, the embedder and what is degraded."""
         problems = [f"embedding backlog: {self.embedding.last_error}"] if self.embedding.last_error else []
+        problems += self._store.check()
+        if self.tenants is not None:
+            problems += [str(p) for p in self.tenants.file_problems(self.known_tenants())]
         return Status(
             tuple(self.sessions.status()),
             self._store.messages.count(None),

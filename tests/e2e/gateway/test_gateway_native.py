@@ -57,6 +57,7 @@ NATIVE_ROUTES = {
     ("POST", "/v1/pipeline/run-all"),
     ("POST", "/v1/persona/request"),
     ("POST", "/v1/reindex"),
+    ("POST", "/v1/repair"),
     ("POST", "/v1/import"),
 }
 
@@ -197,6 +198,7 @@ def test_pipeline_control_reindex_and_import(http: httpx.Client, user: str) -> N
     assert set(http.post("/v1/pipeline/run-all").json()) == {"l1", "upper"}
     assert http.post("/v1/persona/request", json={"reason": "test", "user_id": user}).json() == {"ok": True}
     assert http.post("/v1/reindex").json()["embedded"] >= 0
+    assert http.post("/v1/repair").json() == {"repaired": []}  # nothing broken
     bad = http.post("/v1/import", json={"data": {"sessions": [{"conversations": []}]}, "user_id": user})
     assert bad.status_code == 422 and bad.json()["error"]["field"] == "sessions[0].sessionKey"
 

@@ -17,9 +17,10 @@ from pathlib import Path
 
 from memstrata.atomic import atomic_write
 from memstrata.errors import InputError, PathError
-from memstrata.layers.l2.scene_file import is_soft_deleted, split_meta
+from memstrata.layers.l2.scene_file import is_soft_deleted, split_meta, strip_controls
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
+_MAX_NAME_BYTES = 200  # under the 255-byte file-name limit, with room for cleanup's renames
 # Decides whether a new file may be created: None allows it, a text explains the refusal.
 NewFilePolicy = Callable[[str], str | None]
 
@@ -58,6 +59,8 @@ class Sandbox:
             raise PathError("only files directly in the sandbox folder are allowed", path=path)
         if name.startswith("."):
             raise PathError("hidden files are not allowed", path=path)
+        if len(name.encode("utf-8")) > _MAX_NAME_BYTES:
+            raise PathError(f"file names are limited to {_MAX_NAME_BYTES} bytes", path=path)
         if not name.lower().endswith(".md"):
             raise PathError("only .md files are allowed", path=path)
         if self.only is not None and name != self.only:
@@ -134,7 +137,7 @@ class Sandbox:
             raise InputError(
                 f"{size} bytes exceed the {self.max_write_bytes}-byte limit per file", item="content"
             )
-        return content
+        return strip_controls(content)  # the stores refuse files with control characters
 
     @staticmethod
     def _read(target: Path) -> str:

@@ -11,6 +11,7 @@ from memstrata.gateway.records import (
     HealthOut,
     ImportOut,
     PipelineHealth,
+    RepairedOut,
     RunAllOut,
     RunsOut,
     StatusOut,
@@ -74,6 +75,13 @@ async def request_persona(mem: Mem, body: PersonaRequestIn, request: Request) ->
     """Ask for the tenant's persona to be rewritten at the next pipeline run."""
     await mem.request_persona(body.reason, **who(tenant_of(request, body)))
     return reply(DoneOut, DoneOut())
+
+
+@router.post("/repair", response_model=RepairedOut)
+async def repair(mem: Mem, body: EmptyIn | None = None) -> Response:
+    """Make the store and the profile files whole again (mirrors, unreadable scene and persona
+    files); answers one line per repair."""
+    return reply(RepairedOut, RepairedOut(repaired=await mem.repair()))
 
 
 @router.post("/reindex", response_model=EmbeddedOut)

@@ -9,7 +9,12 @@
 
     <Markdown body>
 
-A file without a complete META block is all body. Times are UTC, to the minute.
+A file without a META block is all body. Times are UTC, to the minute.
+
+A file is *readable* when it is UTF-8 text without control characters (tab, newline and carriage
+return aside) and, if it opens a META block, the block is closed and holds only ``key: value``
+lines (``scene_problem`` says why not). Unreadable files are never parsed into a scene; what this
+module writes is always readable (control characters are dropped).
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ META_END = "-----META-END-----"
 DELETED = "[DELETED]"
 _TIME_FORMAT = "%Y-%m-%d %H:%M"
 _KEY = re.compile(r"^([A-Za-z_]+)\s*:\s*(.*)$")
+# C0 controls but tab, newline and carriage return; DEL; C1 controls (U+009B opens terminal escapes).
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def format_time(ms: int) -> str:
@@ -43,6 +50,40 @@ def parse_time(text: str) -> int | None:
 def one_line(text: str) -> str:
     """A summary fit for a META line: whitespace (newlines included) collapsed."""
     return " ".join(text.split())
+
+
+def strip_controls(text: str) -> str:
+    """``text`` without control characters (tab, newline and carriage return kept)."""
+    return CONTROL.sub("", text)
+
+
+def text_problem(raw: bytes) -> str | None:
+    """Why ``raw`` is not usable text (not UTF-8, a control character), or None when it is."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"not UTF-8 text (invalid byte at offset {exc.start})"
+    if found := CONTROL.search(text):
+        line = text.count("\n", 0, found.start()) + 1
+        return f"control character U+{ord(found.group()):04X} on line {line}"
+    return None
+
+
+def scene_problem(raw: bytes) -> str | None:
+    """Why ``raw`` is not a readable scene file, or None when it is (see the module docstring)."""
+    if (problem := text_problem(raw)) is not None:
+        return problem
+    lines = raw.decode("utf-8").lstrip("\ufeff").split("\n")
+    first = lines[0].strip()
+    if first != META_START:
+        return "garbled META start line" if first.startswith("-----META") else None
+    ends = [i for i, line in enumerate(lines) if i > 0 and line.strip() == META_END]
+    if not ends:
+        return "META block is not closed (the file may be truncated)"
+    for i, line in enumerate(lines[1 : ends[0]], start=2):
+        if line.strip() and not _KEY.match(line.strip()):
+            return f"garbled META line {i}"
+    return None
 
 
 def split_meta(text: str) -> tuple[dict[str, str] | None, str]:
@@ -79,13 +120,14 @@ def parse_scene(name: str, text: str, default_time: int) -> Scene:
 
 
 def render_scene(scene: Scene) -> str:
-    """The file text of ``scene``, in the exact META format, ending with one newline."""
-    body = scene.body.strip("\n")
+    """The file text of ``scene``, in the exact META format, ending with one newline (control
+    characters dropped, so the file is always readable)."""
+    body = strip_controls(scene.body).strip("\n")
     return (
         f"{META_START}\n"
         f"created: {format_time(scene.created)}\n"
         f"updated: {format_time(scene.updated)}\n"
-        f"summary: {one_line(scene.summary)}\n"
+        f"summary: {one_line(strip_controls(scene.summary))}\n"
         f"heat: {max(0, scene.heat)}\n"
         f"{META_END}\n\n"
         f"{body}\n"

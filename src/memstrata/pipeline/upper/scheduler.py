@@ -16,7 +16,7 @@ from contextlib import AbstractAsyncContextManager
 
 from memstrata.errors import StoreError
 from memstrata.layers.l2 import index as scene_index
-from memstrata.models import AtomFilter, Tenant, TenantState, TenantStatus
+from memstrata.models import AtomFilter, FileProblem, Tenant, TenantState, TenantStatus
 from memstrata.pipeline.keyed import KeyedRuns, StateBook, log_failure
 from memstrata.pipeline.upper import rules
 from memstrata.pipeline.upper.l2_runner import L2Report, L2Runner
@@ -270,6 +270,23 @@ class TenantScheduler:
             st = self._mutate(tenant, lambda s: rules.on_l3_failure(s, message, now, self._s))
             attempts = st.l3_attempts
         log_failure(log, f"{layer} run for {tenant}", attempts, exc, ", backup restored")
+
+    def file_problems(self, known: Iterable[Tenant]) -> list[FileProblem]:
+        """Unreadable scene, index and persona files of these tenants and of those with profiles."""
+        found: list[FileProblem] = []
+        for tenant in dict.fromkeys([*known, *self._upper.scenes.tenants()]):
+            found += self._upper.scenes.check(tenant) + self._upper.persona.check(tenant)
+        return found
+
+    async def repair_files(self, known: Iterable[Tenant]) -> list[FileProblem]:
+        """Set unreadable files aside and restore their newest readable backups, tenant by tenant
+        under each tenant's lock."""
+        done: list[FileProblem] = []
+        for tenant in dict.fromkeys([*known, *self._upper.scenes.tenants()]):
+            async with self.hold(tenant):
+                done += await asyncio.to_thread(self._upper.scenes.repair, tenant)
+                done += await asyncio.to_thread(self._upper.persona.repair, tenant)
+        return done
 
     def status(self) -> list[TenantStatus]:
         return [

@@ -1,15 +1,23 @@
-"""``FilePersonaStore``: the ``PersonaStore`` of the embedded backend (``profiles/<tenant>/persona.md``)."""
+"""``FilePersonaStore``: the ``PersonaStore`` of the embedded backend (``profiles/<tenant>/persona.md``).
+
+Reads never write: an unreadable ``persona.md`` reads as no persona and is recorded; ``repair`` (a
+writer's operation, also run before every backup) sets it aside and restores the newest readable
+backup.
+"""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
-from memstrata.atomic import atomic_write
+from memstrata.atomic import atomic_write, storage_errors
 from memstrata.errors import StoreError
-from memstrata.models import Tenant
-from memstrata.stores.files import snapshots
-from memstrata.stores.files.layout import Layout, mtime_ms
+from memstrata.layers.l2.scene_file import strip_controls, text_problem
+from memstrata.models import FileProblem, Tenant
+from memstrata.stores.files import health, snapshots
+from memstrata.stores.files.layout import PERSONA, Layout, mtime_ms
 
+log = logging.getLogger(__name__)
 PREFIX = "persona-"
 
 
@@ -19,40 +27,79 @@ class FilePersonaStore:
     def __init__(self, root: Path, *, keep: int = 3) -> None:
         self.layout = Layout(root)
         self._keep = keep
+        self._log = health.ProblemLog()
 
     def path(self, tenant: Tenant) -> Path:
-        p = self.layout.persona(tenant)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        return p
+        self.layout.ensure(tenant)
+        return self.layout.persona(tenant)
 
     def read(self, tenant: Tenant) -> tuple[str, int] | None:
         p = self.layout.persona(tenant)
         if p.is_symlink() or not p.is_file():
+            self._log.fine(tenant, PERSONA)
             return None
-        return p.read_text(encoding="utf-8", errors="replace"), mtime_ms(p)
+        raw, problem = health.read_checked(p, text_problem)
+        if raw is None or problem is not None:
+            found = FileProblem(tenant, PERSONA, problem or "cannot be read")
+            if self._log.found(found):  # once, not at every read
+                log.warning("%s; left out", found)
+            return None
+        self._log.fine(tenant, PERSONA)
+        return raw.decode("utf-8"), mtime_ms(p)
 
     def write(self, tenant: Tenant, text: str) -> None:
-        atomic_write(self.path(tenant), text)
+        p = self.path(tenant)
+        if self._log.of(tenant) and p.is_file() and not p.is_symlink():
+            health.set_aside(p, self.layout.backups(tenant))  # keep the bad bytes, not overwrite
+        atomic_write(p, strip_controls(text))
+        self._log.fine(tenant, PERSONA)
 
     def backup(self, tenant: Tenant) -> str | None:
+        self.repair(tenant)
         p = self.layout.persona(tenant)
         if p.is_symlink() or not p.is_file():
             return None
         backups = self.layout.backups(tenant)
-        backups.mkdir(parents=True, exist_ok=True)
-        target = snapshots.stamp(backups, PREFIX.rstrip("-"), ".md")
-        tmp = backups / f".{target.name}.tmp"
-        snapshots.durable_copy(p, tmp)
-        tmp.rename(target)
-        snapshots.prune(backups, PREFIX, self._keep)
+        with storage_errors(backups):
+            backups.mkdir(parents=True, exist_ok=True)
+            target = snapshots.stamp(backups, PREFIX.rstrip("-"), ".md")
+            tmp = backups / f".{target.name}.tmp"
+            snapshots.durable_copy(p, tmp)
+            tmp.rename(target)
+            snapshots.prune(backups, PREFIX, self._keep)
         return target.name
 
     def restore(self, tenant: Tenant, snapshot: str | None) -> None:
         p = self.path(tenant)
         if snapshot is None:
-            p.unlink(missing_ok=True)
+            with storage_errors(p):
+                p.unlink(missing_ok=True)
             return
         source = self.layout.backups(tenant) / snapshot
         if "/" in snapshot or not source.is_file():
             raise StoreError(f"persona snapshot {snapshot!r} does not exist")
         atomic_write(p, source.read_bytes())
+
+    def problems(self, tenant: Tenant) -> list[FileProblem]:
+        return self._log.of(tenant)
+
+    def check(self, tenant: Tenant) -> list[FileProblem]:
+        self.read(tenant)
+        return self.problems(tenant)
+
+    def repair(self, tenant: Tenant) -> list[FileProblem]:
+        p = self.layout.persona(tenant)
+        if p.is_symlink() or not p.is_file():
+            return []
+        raw, problem = health.read_checked(p, text_problem)
+        if problem is None or raw is None:  # fine, or not even readable: left in place
+            return []
+        backups = self.layout.backups(tenant)
+        kept_as = health.set_aside(p, backups)
+        good = health.newest_readable(snapshots.newest_first(backups, PREFIX), text_problem)
+        if good is not None:
+            atomic_write(p, good.read_bytes())
+        found = FileProblem(tenant, PERSONA, problem, kept_as, good.name if good is not None else None)
+        log.warning("%s", found)
+        self._log.fine(tenant, PERSONA)
+        return [found]

@@ -1,21 +1,35 @@
-"""``FileSceneStore``: the ``SceneStore`` of the embedded backend (see ``layout`` for the folders)."""
+"""``FileSceneStore``: the ``SceneStore`` of the embedded backend (see ``layout`` for the folders).
+
+Reads never write: an unreadable scene file is left out and recorded; ``repair`` (a writer's
+operation, also run before every backup) sets it aside and restores the newest readable copy.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from memstrata.atomic import atomic_write
+from memstrata.atomic import atomic_write, storage_errors
 from memstrata.errors import StoreError
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l2 import names
-from memstrata.layers.l2.scene_file import is_soft_deleted, parse_scene, render_scene
-from memstrata.models import Scene, SceneEntry, Tenant
-from memstrata.stores.files import snapshots
-from memstrata.stores.files.layout import Layout, mtime_ms
+from memstrata.layers.l2.scene_file import (
+    is_soft_deleted,
+    one_line,
+    parse_scene,
+    render_scene,
+    scene_problem,
+    strip_controls,
+    text_problem,
+)
+from memstrata.models import FileProblem, Scene, SceneEntry, Tenant
+from memstrata.stores.files import health, snapshots
+from memstrata.stores.files.layout import INDEX, SCENES, Layout, mtime_ms
 
 log = logging.getLogger(__name__)
+INDEX_PATH = f".metadata/{INDEX}"
 
 
 class FileSceneStore:
@@ -24,22 +38,41 @@ class FileSceneStore:
     def __init__(self, root: Path, *, keep: int = 10) -> None:
         self.layout = Layout(root)
         self._keep = keep
+        self._log = health.ProblemLog()
 
     def folder(self, tenant: Tenant) -> Path:
+        self.layout.ensure(tenant)
         path = self.layout.scenes(tenant)
-        path.mkdir(parents=True, exist_ok=True)
+        with storage_errors(path):
+            path.mkdir(exist_ok=True)
         return path
 
     def load(self, tenant: Tenant) -> list[Scene]:
-        return [
-            parse_scene(p.name, p.read_text(encoding="utf-8", errors="replace"), mtime_ms(p))
-            for p in snapshots.scene_files(self.layout.scenes(tenant))
-        ]
+        scenes = []
+        files = snapshots.scene_files(self.layout.scenes(tenant))
+        for p in files:
+            raw, problem = health.read_checked(p, scene_problem)
+            self._note(tenant, p.name, problem)
+            if raw is not None and problem is None:
+                scenes.append(parse_scene(p.name, raw.decode("utf-8"), mtime_ms(p)))
+        self._log.only(tenant, f"{SCENES}/", [f"{SCENES}/{p.name}" for p in files])
+        return scenes
+
+    def _note(self, tenant: Tenant, name: str, problem: str | None) -> None:
+        path = f"{SCENES}/{name}"
+        if problem is None:
+            self._log.fine(tenant, path)
+        elif self._log.found(FileProblem(tenant, path, problem)):  # once, not at every read
+            log.warning("%s: %s is unreadable (%s); left out", tenant, path, problem)
 
     def save(self, tenant: Tenant, scene: Scene) -> None:
         if names.normalise(scene.name) != scene.name:
             raise StoreError(f"not a normalised scene file name: {scene.name!r}")
-        atomic_write(self.folder(tenant) / scene.name, render_scene(scene))
+        target = self.folder(tenant) / scene.name
+        if any(p.path == f"{SCENES}/{scene.name}" for p in self._log.of(tenant)) and target.is_file():
+            health.set_aside(target, self.layout.backups(tenant))  # keep the bad bytes, not overwrite
+        atomic_write(target, render_scene(scene))
+        self._log.fine(tenant, f"{SCENES}/{scene.name}")
 
     def remove(self, tenant: Tenant, name: str) -> bool:
         if names.normalise(name) != name:
@@ -54,19 +87,22 @@ class FileSceneStore:
         folder = self.folder(tenant)
         changes: dict[str, str | None] = {}
         kept: list[Path] = []
-        for p in snapshots.scene_files(folder):
-            if is_soft_deleted(p.read_text(encoding="utf-8", errors="replace")):
-                p.unlink()
-                changes[p.name] = None
-            else:
-                kept.append(p)
-        moving = {old: new for old, new in names.assign([p.name for p in kept]).items() if old != new}
-        # Through hidden names first, so a chain of renames (a -> b while b -> c) never overwrites.
-        for old in moving:
-            (folder / old).rename(folder / f".{old}.renaming")
-        for old, new in moving.items():
-            (folder / f".{old}.renaming").rename(folder / new)
-            changes[old] = new
+        with storage_errors(folder):
+            for p in snapshots.scene_files(folder):
+                raw = p.read_bytes()
+                if text_problem(raw) is None and is_soft_deleted(raw.decode("utf-8")):
+                    p.unlink()
+                    changes[p.name] = None
+                else:
+                    kept.append(p)
+            moving = {old: new for old, new in names.assign([p.name for p in kept]).items() if old != new}
+            # Through short hidden names first, so a chain of renames (a -> b while b -> c) never
+            # overwrites, and a long name never grows past the file-name limit.
+            for i, old in enumerate(moving):
+                (folder / old).rename(folder / f".renaming-{i}")
+            for i, (old, new) in enumerate(moving.items()):
+                (folder / f".renaming-{i}").rename(folder / new)
+                changes[old] = new
         if changes:
             log.info("scene cleanup for %s: %s", tenant, changes)
         return changes
@@ -74,21 +110,85 @@ class FileSceneStore:
     def index(self, tenant: Tenant) -> list[SceneEntry]:
         path = self.layout.index(tenant)
         if not path.is_file():
+            self._log.fine(tenant, INDEX_PATH)
             return []
-        return scene_index.from_json(path.read_text(encoding="utf-8"))
+        raw, problem = health.read_checked(path, text_problem)
+        if raw is None or problem is not None:
+            problem = problem or "cannot be read"
+            self._log.found(FileProblem(tenant, INDEX_PATH, problem))
+            raise StoreError(f"scene index {path} is unreadable: {problem}", tenant=str(tenant))
+        try:
+            entries = scene_index.from_json(raw.decode("utf-8"))
+        except StoreError as exc:
+            self._log.found(FileProblem(tenant, INDEX_PATH, exc.message))
+            raise
+        return self._valid_entries(tenant, entries)
+
+    def _valid_entries(self, tenant: Tenant, entries: list[SceneEntry]) -> list[SceneEntry]:
+        """Entries naming a normal scene file, with summaries made safe for the navigation."""
+        kept = [e for e in entries if names.normalise(e.name) == e.name]
+        dropped = [e.name for e in entries if names.normalise(e.name) != e.name]
+        if dropped:
+            problem = f"{len(dropped)} entries name no valid scene file (e.g. {dropped[0][:60]!r}): left out"
+            self._log.found(FileProblem(tenant, INDEX_PATH, problem))
+        else:
+            self._log.fine(tenant, INDEX_PATH)
+        out = []
+        for e in kept:
+            clean = one_line(strip_controls(e.summary))
+            out.append(
+                e
+                if clean == e.summary
+                else SceneEntry(e.name, clean, e.heat, e.created, e.updated, e.atom_ids)
+            )
+        return out
 
     def save_index(self, tenant: Tenant, entries: Sequence[SceneEntry]) -> None:
+        self.layout.ensure(tenant)
         atomic_write(self.layout.index(tenant), scene_index.to_json(entries))
+        self._log.fine(tenant, INDEX_PATH)
 
     def backup(self, tenant: Tenant) -> str:
-        return snapshots.snapshot_scenes(
-            self.folder(tenant), self.layout.index(tenant), self.layout.backups(tenant), self._keep
-        )
+        self.repair(tenant)
+        with storage_errors(self.layout.backups(tenant)):
+            return snapshots.snapshot_scenes(
+                self.folder(tenant), self.layout.index(tenant), self.layout.backups(tenant), self._keep
+            )
 
     def restore(self, tenant: Tenant, snapshot: str) -> None:
-        snapshots.restore_scenes(
-            self.folder(tenant), self.layout.index(tenant), self.layout.backups(tenant), snapshot
-        )
+        with storage_errors(self.layout.scenes(tenant)):
+            snapshots.restore_scenes(
+                self.folder(tenant), self.layout.index(tenant), self.layout.backups(tenant), snapshot
+            )
 
     def tenants(self) -> list[Tenant]:
         return self.layout.tenants()
+
+    def problems(self, tenant: Tenant) -> list[FileProblem]:
+        return self._log.of(tenant)
+
+    def check(self, tenant: Tenant) -> list[FileProblem]:
+        self.load(tenant)
+        with contextlib.suppress(StoreError):  # recorded by index()
+            self.index(tenant)
+        return self.problems(tenant)
+
+    def repair(self, tenant: Tenant) -> list[FileProblem]:
+        done = []
+        backups = self.layout.backups(tenant)
+        for p in snapshots.scene_files(self.layout.scenes(tenant)):
+            raw, problem = health.read_checked(p, scene_problem)
+            if problem is None or raw is None:  # fine, or not even readable: left in place
+                continue
+            kept_as = health.set_aside(p, backups)
+            good = health.newest_readable(
+                (s / p.name for s in snapshots.newest_first(backups, "scenes-")), scene_problem
+            )
+            if good is not None:
+                atomic_write(p, good.read_bytes())
+            source = good.parent.name if good is not None else None
+            found = FileProblem(tenant, f"{SCENES}/{p.name}", problem, kept_as, source)
+            log.warning("%s", found)
+            self._log.fine(tenant, found.path)
+            done.append(found)
+        return done

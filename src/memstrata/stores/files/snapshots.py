@@ -93,6 +93,13 @@ def restore_scenes(folder: Path, index: Path, backups: Path, snapshot: str) -> N
         index.unlink(missing_ok=True)
 
 
+def newest_first(backups: Path, prefix: str) -> list[Path]:
+    """Backups whose names start with ``prefix``, newest first (names sort by creation time)."""
+    if not backups.is_dir():
+        return []
+    return sorted((p for p in backups.iterdir() if p.name.startswith(prefix)), reverse=True)
+
+
 def prune(backups: Path, prefix: str, keep: int) -> None:
     """Remove all but the newest ``keep`` backups whose names start with ``prefix``."""
     found = sorted(p for p in backups.iterdir() if p.name.startswith(prefix))

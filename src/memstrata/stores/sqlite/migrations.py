@@ -199,18 +199,16 @@ def _ddl(db: sqlite3.Connection, script: str) -> None:
 
 
 def check(db: sqlite3.Connection) -> None:
-    """For a read-only open: the schema must be exactly this memstrata's (nothing is applied)."""
-    try:
-        done = {row[0] for row in db.execute("SELECT name FROM _migrations")}
-    except sqlite3.OperationalError:
-        done = set()
+    """For a read-only open: raise ``SchemaError`` unless every migration is applied (and no unknown
+    one is); nothing is written."""
+    found = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_migrations'")
+    done = {row[0] for row in db.execute("SELECT name FROM _migrations")} if found.fetchone() else set()
     known = {m.__name__ for m in MIGRATIONS}
     if unknown := done - known:
         raise SchemaError(f"database has migrations this memstrata does not know: {sorted(unknown)}")
     if missing := known - done:
         raise SchemaError(
-            f"the database needs {len(missing)} schema upgrade(s) before it can be read; open it once "
-            "for writing (e.g. `memstrata status --write`, or any import)"
+            f"database needs migrations {sorted(missing)}: open it once for writing (any import, or `memstrata reindex`) to upgrade it"
         )
 
 

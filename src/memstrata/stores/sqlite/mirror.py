@@ -1,23 +1,31 @@
-"""Human-readable JSONL mirrors of L0 and L1: ``conversations/`` and ``records/``, one file a day.
+"""Human-readable JSONL mirrors of L0 and L1: ``conversations/`` and ``records/``.
 
-Written after the database commit, append-only. The last mirrored ``seq`` is read from the newest
-file's last line on open (and then kept in memory); the store tops the mirror up from there, so a
-crash between commit and append leaves no gap and a crash mid-append duplicates nothing.
+One line per record (``seq``, ids, tenant and content), appended after the database commit, in
+``seq`` order, to the file of the UTC day the line is *written* (``YYYY-MM-DD.jsonl``): a record
+whose own date is old (an import) goes to today's file, so files of past days never change.
+Within each file lines ascend by ``seq`` (appends happen in ``seq`` order under the database lock),
+so the mirrored mark is the highest ``seq`` over the files' last lines: that is how it is read on
+open, whatever the files' dates. A rewrite (``rewrite.py``) replaces the whole folder at once.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from memstrata.atomic import storage_error
 from memstrata.models import Atom, Message
 
 log = logging.getLogger(__name__)
+Key = tuple[str, str, str]  # (user_id, agent_id, id): what a line and a database row must share
+_CHUNK = 65536
 
 
 def message_line(m: Message) -> dict[str, Any]:
@@ -56,65 +64,174 @@ def atom_line(a: Atom) -> dict[str, Any]:
     }
 
 
-class JsonlMirror:
-    """Appends records with ``seq`` above the mirrored mark to daily files in ``folder``."""
+def encode(line: dict[str, Any]) -> str:
+    return json.dumps(line, ensure_ascii=False, default=str)
 
-    def __init__(self, folder: Path) -> None:
-        self._folder = folder
+
+def key_of(line: Any) -> tuple[int, Key]:
+    """``(seq, key)`` of a parsed line. Raises ``ValueError`` for a line that is not a record."""
+    if not isinstance(line, dict):
+        raise ValueError("not a JSON object")
+    try:
+        return int(line["seq"]), (str(line["user_id"]), str(line["agent_id"]), str(line["id"]))
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"missing field {exc}") from exc
+
+
+def utc_day(ms: int | None = None) -> str:
+    """``YYYY-MM-DD`` of ``ms`` (now when None), UTC."""
+    moment = datetime.now(UTC) if ms is None else datetime.fromtimestamp(ms / 1000, UTC)
+    return moment.strftime("%Y-%m-%d")
+
+
+def mirror_files(folder: Path) -> list[Path]:
+    """The mirror's ``*.jsonl`` files, by name."""
+    return sorted(p for p in folder.glob("*.jsonl") if p.is_file()) if folder.is_dir() else []
+
+
+@dataclass(frozen=True, slots=True)
+class Tail:
+    """The highest line of a mirror: its ``seq`` (0 when empty) and key."""
+
+    seq: int = 0
+    key: Key | None = None
+    problem: str | None = None  # what is wrong near the files' ends, if anything
+
+
+class JsonlMirror:
+    """Appends lines with ``seq`` above the mirrored mark to the file of the day they are written.
+
+    ``writable=False`` (a reader) never touches the files: a partial last line is skipped, not cut.
+    """
+
+    def __init__(self, folder: Path, *, writable: bool = True, today: Callable[[], str] = utc_day) -> None:
+        self.folder = folder
+        self._today = today
         self._lock = threading.Lock()
-        self._mark = self._last_line_seq()
+        self._tail = read_tail(folder, trim=writable)
 
     def mark(self) -> int:
-        return self._mark
+        return self._tail.seq
 
-    def append(self, lines: Iterable[dict[str, Any]], stamps: Iterable[int]) -> None:
+    def tail(self) -> Tail:
+        return self._tail
+
+    def reset(self) -> None:
+        """Read the mark from the files again (after the folder was rewritten)."""
         with self._lock:
-            mark = self._mark
-            by_day: dict[str, list[str]] = {}
-            top = mark
-            for line, ms in zip(lines, stamps, strict=True):
-                if line["seq"] <= mark:
-                    continue
-                day = datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d")
-                by_day.setdefault(day, []).append(json.dumps(line, ensure_ascii=False, default=str))
-                top = max(top, int(line["seq"]))
-            if top == mark:
-                return
-            self._folder.mkdir(parents=True, exist_ok=True)
-            for day, text in sorted(by_day.items()):
-                with open(self._folder / f"{day}.jsonl", "a", encoding="utf-8") as fh:
-                    fh.write("\n".join(text) + "\n")
-            self._mark = top
+            self._tail = read_tail(self.folder, trim=False)
 
-    def _last_line_seq(self) -> int:
-        files = sorted(self._folder.glob("*.jsonl")) if self._folder.is_dir() else []
-        if not files:
-            return 0
-        _trim_partial_line(files[-1])
-        with open(files[-1], "rb") as fh:
-            fh.seek(max(0, files[-1].stat().st_size - 65536))
-            tail = fh.read().splitlines()
-        for raw in reversed(tail):
+    def append(self, lines: Sequence[dict[str, Any]]) -> None:
+        """Append ``lines`` (ascending ``seq``) above the mark, in one write to today's file.
+        Raises ``StorageError`` when the disk refuses; the file is then cut back to its old end."""
+        with self._lock:
+            fresh = [ln for ln in lines if int(ln["seq"]) > self._tail.seq]
+            if not fresh:
+                return
+            path = self.folder / f"{self._today()}.jsonl"
+            data = ("\n".join(encode(ln) for ln in fresh) + "\n").encode("utf-8")
+            _append_whole(path, data)
+            seq, key = key_of(fresh[-1])
+            self._tail = Tail(seq, key, self._tail.problem)
+
+
+def _append_whole(path: Path, data: bytes) -> None:
+    """Append ``data`` to ``path`` as whole lines, or leave the file as it was: a partial line
+    already at its end (a crash, or a trim a read-only disk refused) is cut first, and a write the
+    disk refuses halfway is cut off again (shrinking needs no space)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a+b", buffering=0) as fh:
+            start = _cut_partial_line(fh, path)
+            view = memoryview(data)
             try:
-                return int(json.loads(raw)["seq"])
-            except (ValueError, KeyError, TypeError):
-                log.warning("unreadable line at the end of %s; continuing above it", files[-1])
-        return 0
+                while view:
+                    view = view[fh.write(view) or 0 :]
+            except OSError:
+                os.ftruncate(fh.fileno(), start)
+                raise
+    except OSError as exc:
+        raise storage_error(exc, path) from exc
+
+
+def read_tail(folder: Path, *, trim: bool) -> Tail:
+    """The highest ``seq`` over the last two whole lines of every file, with its key. With
+    ``trim``, a partial last line a crash left is cut off first, so a top-up rewrites that record
+    whole. Lines out of order or unreadable there are named in ``problem`` (the mirror was edited,
+    or written by two processes: it needs a rewrite)."""
+    best, problem = Tail(), None
+    for path in mirror_files(folder):
+        if trim:
+            _trim_partial_line(path)
+        below, read, seen = None, 0, 0
+        for raw in _lines_backwards(path):
+            read += len(raw) + 1
+            try:
+                seq, key = key_of(json.loads(raw))
+            except ValueError:
+                seq, key = -1, None
+                problem = problem or f"an unreadable line near the end of {path.name}"
+            if key is not None and seq > best.seq:
+                best = Tail(seq, key)
+            if key is not None and below is not None and seq >= below:
+                problem = problem or f"lines out of order near the end of {path.name}"
+            below = seq if key is not None else below
+            seen += key is not None
+            if seen == 2 or read >= _CHUNK:
+                break
+    return Tail(best.seq, best.key, problem)
+
+
+def _lines_backwards(path: Path) -> Iterator[bytes]:
+    """The whole (newline-terminated) lines of ``path``, last first, read in chunks from the end."""
+    with open(path, "rb") as fh:
+        pos = fh.seek(0, os.SEEK_END)
+        buf = b""
+        ended = False  # buf now ends where a whole line ends
+        while pos > 0:
+            start = max(0, pos - _CHUNK)
+            fh.seek(start)
+            buf = fh.read(pos - start) + buf
+            pos = start
+            if not ended:
+                cut = buf.rfind(b"\n")
+                if cut < 0:
+                    continue
+                buf, ended = buf[:cut], True  # what follows the last newline is a partial line
+            while (cut := buf.rfind(b"\n")) >= 0:
+                line, buf = buf[cut + 1 :], buf[:cut]
+                if line.strip():
+                    yield line
+        if ended and buf.strip():
+            yield buf  # the file's first line
 
 
 def _trim_partial_line(path: Path) -> None:
-    """A crash mid-append can leave a line without its newline: cut it, so the top-up rewrites
-    that record whole instead of gluing the next one onto it."""
-    size = path.stat().st_size
+    """Cut a last line that has no newline (a crash mid-append). A refusal (read-only disk) is
+    logged: the partial line is then skipped by readers and cut by the next append."""
+    try:
+        if path.stat().st_size:
+            with open(path, "r+b", buffering=0) as fh:
+                _cut_partial_line(fh, path)
+    except OSError as exc:
+        log.warning("cannot trim the partial last line of %s: %s", path, exc)
+
+
+def _cut_partial_line(fh: BinaryIO, path: Path) -> int:
+    """Truncate the open file after its last newline when it does not end with one; its size."""
+    size = fh.seek(0, os.SEEK_END)
     if size == 0:
-        return
-    with open(path, "rb+") as fh:
-        fh.seek(size - 1)
-        if fh.read(1) == b"\n":
-            return
-        fh.seek(max(0, size - 1_048_576))
-        tail = fh.read()
-        cut = tail.rfind(b"\n")
-        keep = size - len(tail) + cut + 1 if cut >= 0 else max(0, size - len(tail))
-        log.warning("mirror %s ended in a partial line; trimmed %d bytes", path, size - keep)
-        fh.truncate(keep)
+        return 0
+    fh.seek(size - 1)
+    if fh.read(1) == b"\n":
+        return size
+    keep, end = 0, size
+    while end > 0 and not keep:
+        start = max(0, end - _CHUNK)
+        fh.seek(start)
+        cut = fh.read(end - start).rfind(b"\n")
+        keep = start + cut + 1 if cut >= 0 else 0
+        end = start
+    log.warning("mirror %s ended in a partial line; trimmed %d bytes", path, size - keep)
+    fh.truncate(keep)
+    return keep

@@ -20,8 +20,8 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from memstrata.atomic import atomic_write
-from memstrata.errors import DirectoryLockedError, StorageError
+from memstrata.atomic import atomic_write, storage_error
+from memstrata.errors import DirectoryLockedError
 
 LOCK = ".memstrata.lock"
 OWNER = ".memstrata.owner.json"
@@ -68,9 +68,7 @@ class WriterLock:
                 holder=owner,
             ) from None
         except OSError as exc:
-            raise StorageError(
-                f"cannot lock the data directory: {exc.strerror or exc}", path=str(self.home)
-            ) from exc
+            raise storage_error(exc, self.home, "cannot lock") from exc
         self._write_owner()
 
     def _write_owner(self) -> None:

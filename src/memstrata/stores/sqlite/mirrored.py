@@ -1,0 +1,164 @@
+"""Keeping a JSONL mirror equal to its table: top-up, agreement checks, rewrites.
+
+The database is the truth. After each commit the new records are appended (under the database
+lock, so lines go out in ``seq`` order). When a write to the mirror fails (disk full, read-only
+folder) the commit stands, the failure is remembered, and the next commit or open tops the mirror
+up from its mark. On open the mirror is compared with the table cheaply (its highest line against
+the table's highest ``seq`` and the record at that ``seq``); when it is ahead (the database was
+replaced, or lost its ``-wal``) or holds another record there, it is rewritten from the table.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memstrata.errors import StorageError
+from memstrata.stores.sqlite.db import Database
+from memstrata.stores.sqlite.mirror import JsonlMirror, Key, Tail, read_tail
+from memstrata.stores.sqlite.mirror_repair import Findings, compare, count_lines, finish_interrupted, rewrite
+
+log = logging.getLogger(__name__)
+PAGE = 5000
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """What a mirror copies: ``table``'s records after a ``seq``, as lines, with the ms that names a
+    rewritten line's file (the record's write time as the database knows it)."""
+
+    table: str
+    page: Callable[[int, int], Sequence[Any]]  # (after_seq, limit) -> records by seq
+    line: Callable[[Any], dict[str, Any]]
+    stamp: Callable[[Any], int]
+
+
+class MirrorKeeper:
+    """One mirror folder and the table it copies (see the module docstring)."""
+
+    def __init__(self, db: Database, folder: Path, source: Source, *, writable: bool = True) -> None:
+        self._db = db
+        self._source = source
+        self.folder = folder
+        self.error: str | None = None  # the last write failure, until a write succeeds
+        self.rewritten: str | None = None  # why open rewrote the mirror (None: it did not)
+        self._writable = writable
+        if writable:
+            try:
+                finish_interrupted(folder)
+            except OSError as exc:
+                self.error = f"cannot finish the interrupted rewrite of {folder}: {exc}"
+        self.mirror = JsonlMirror(folder, writable=writable)
+
+    def open_sync(self) -> None:
+        """Rewrite the mirror when it disagrees with the table, else top it up. Never raises for a
+        refused write: reads must keep working (the failure is kept in ``error``)."""
+        with self._db.lock:
+            reason = self._quick_disagreement(self.mirror.tail())
+            if reason is not None:
+                log.warning("%s: %s; rewriting it from the database", self.folder, reason)
+                self._guarded(self._rewrite)
+                if self.error is None:
+                    self.rewritten = reason
+            else:
+                self._guarded(self._top_up)
+
+    def committed(self, records: Sequence[Any]) -> None:
+        """Mirror records just committed (call under the database lock, in commit order)."""
+        if not records:
+            return
+        if self.error is None:
+            self._guarded(lambda: self.mirror.append([self._source.line(r) for r in records]))
+        else:
+            self._guarded(self._top_up)
+
+    def check(self, *, full: bool = True) -> str | None:
+        """None when the mirror agrees with the table, else what differs. ``full`` compares every
+        line with every record; otherwise the files' ends are checked against the table and lines
+        are counted (no parsing)."""
+        with self._db.lock:
+            if full:
+                found = compare(self.folder, self._keys())
+                difference = None if found.agree() else found.describe()
+            else:
+                difference = self._quick_check()
+        if difference is None:
+            return None
+        note = f"{self.folder.name}/ disagrees with the database: {difference}"
+        return f"{note} (last write failed: {self.error})" if self.error else note
+
+    def _quick_check(self) -> str | None:
+        if (reason := self._quick_disagreement(read_tail(self.folder, trim=False))) is not None:
+            return reason
+        rows = self._db.query(f"SELECT COUNT(*) AS n FROM {self._source.table}")[0]["n"]
+        lines = count_lines(self.folder)
+        if lines < rows:
+            return f"{rows - lines} records missing"
+        return f"{lines - rows} lines more than records" if lines > rows else None
+
+    def repair(self) -> Findings | None:
+        """Rewrite the mirror from the table when it disagrees; returns what differed (None: nothing
+        to do). Raises ``StorageError`` when the rewrite cannot be written."""
+        with self._db.lock:
+            found = compare(self.folder, self._keys())
+            if found.agree() and self.error is None:
+                return None
+            self._rewrite()
+            self.error = None
+            return found
+
+    # --- internals ------------------------------------------------------------------------------
+
+    def _guarded(self, write: Callable[[], object]) -> None:
+        if not self._writable:
+            return
+        try:
+            write()
+        except StorageError as exc:
+            if self.error is None:
+                log.warning("mirror %s is behind the database (caught up later): %s", self.folder, exc)
+            self.error = str(exc)
+        else:
+            self.error = None
+
+    def _quick_disagreement(self, tail: Tail) -> str | None:
+        if tail.problem is not None:
+            return tail.problem
+        top = self._db.query(f"SELECT COALESCE(MAX(seq), 0) AS n FROM {self._source.table}")[0]["n"]
+        if tail.seq > top:
+            return f"its last line (seq {tail.seq}) is past the database's last record (seq {top})"
+        if tail.seq and tail.key not in (None, *self._key_at(tail.seq)):
+            return f"its line for seq {tail.seq} is not the database's record at that seq"
+        return None
+
+    def _key_at(self, seq: int) -> list[Key]:
+        rows = self._db.query(f"SELECT user_id, agent_id, id FROM {self._source.table} WHERE seq = ?", (seq,))
+        return [(r["user_id"], r["agent_id"], r["id"]) for r in rows]
+
+    def _keys(self) -> Iterator[tuple[int, Key]]:
+        after = 0
+        while rows := self._db.query(
+            f"SELECT seq, user_id, agent_id, id FROM {self._source.table} WHERE seq > ? ORDER BY seq LIMIT ?",
+            (after, PAGE),
+        ):
+            for r in rows:
+                yield int(r["seq"]), (r["user_id"], r["agent_id"], r["id"])
+            after = int(rows[-1]["seq"])
+
+    def _pages(self, after: int) -> Iterator[Sequence[Any]]:
+        while records := self._source.page(after, PAGE):
+            yield records
+            after = records[-1].seq
+
+    def _top_up(self) -> None:
+        for records in self._pages(self.mirror.mark()):
+            self.mirror.append([self._source.line(r) for r in records])
+
+    def _rewrite(self) -> None:
+        s = self._source
+        n = rewrite(self.folder, ([(s.line(r), s.stamp(r)) for r in page] for page in self._pages(0)))
+        self.mirror.reset()
+        log.info("rewrote %s from the database: %d lines", self.folder, n)
