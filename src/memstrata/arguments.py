@@ -11,22 +11,10 @@ from memstrata.settings import Settings
 _PLANS = {"hybrid": HYBRID, "keyword": KEYWORD_ONLY, "vector": VECTOR_ONLY}
 
 
-MAX_FOLDER_BYTES = 255  # a file name, on every common file system
-
-
 def tenant(user_id: object, agent_id: object) -> Tenant:
     """The tenant the caller names. ``None`` is refused rather than guessed (it usually means a
-    missing field upstream, and guessing would mix two users' memories). The two names together
-    must fit the tenant's profile folder name (``u=<user>,a=<agent>``, percent-encoded) in one
-    file name."""
-    t = Tenant(name(user_id, "user_id"), name(agent_id, "agent_id"))
-    if len(t.folder.encode()) > MAX_FOLDER_BYTES:
-        raise InputError(
-            f"user_id and agent_id are too long together: their profile folder name would exceed "
-            f"{MAX_FOLDER_BYTES} bytes",
-            item="user_id",
-        )
-    return t
+    missing field upstream, and guessing would mix two users' memories)."""
+    return Tenant(name(user_id, "user_id"), name(agent_id, "agent_id"))
 
 
 def name(value: object, item: str) -> str:

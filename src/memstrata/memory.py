@@ -711,13 +711,6 @@ class AsyncMemory:
         tenant = args.tenant(user_id, agent_id)
         sessions = await asyncio.to_thread(parse_seed, data)
         mine = [s if s.tenant != Tenant() else dataclasses.replace(s, tenant=tenant) for s in sessions]
-        for i, s in enumerate(mine):  # every tenant is checked before anything is stored
-            try:
-                args.tenant(s.tenant.user_id, s.tenant.agent_id)
-            except InputError:
-                raise InputError(
-                    "not a usable tenant (empty, or too long)", item=f"sessions[{i}].userId"
-                ) from None
         return await self.import_sessions(mine, process=process)
 
 
