@@ -11,16 +11,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
-from collections.abc import Callable, Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from memstrata import arguments as args
-from memstrata.errors import ConfigError, NotFoundError, ReadOnlyError
+from memstrata.data_plane import AtomChange, Counts, DataPlane
+from memstrata.errors import ConfigError, InputError, NotFoundError, ReadOnlyError
+from memstrata.importers.seed import parse_seed
 from memstrata.importers.tdai import TdaiImportReport, read_tdai
 from memstrata.importers.tdai_writer import TdaiImport
 from memstrata.importers.types import ImportReport, ImportSession
+from memstrata.layers import host_turns
+from memstrata.layers.host_turns import PromptMark, PromptMarks, TurnMessage, TurnResult
 from memstrata.layers.l0.recorder import CaptureResult, MessageInput, Recorder, stable_id
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l3 import persona_doc
@@ -109,7 +115,8 @@ class AsyncMemory:
         chat_model: ChatModel | None = None,
         **settings: Any,
     ) -> AsyncMemory:
-        """Open memory in a data directory (default ``~/.memstrata`` or ``$MEMSTRATA_HOME``).
+        """Open memory in a data directory (default ``~/.memstrata`` or ``$MEMSTRATA_HOME``), or
+        the memory of a ``memstrata serve`` at an ``http(s)://`` URL (an ``AsyncMemoryClient``).
 
         One process writes a data directory at a time: a second writer gets
         ``DirectoryLockedError`` naming the holder, or waits up to ``wait`` seconds.
@@ -118,6 +125,9 @@ class AsyncMemory:
         ``background=True`` runs the pipeline until ``close``; ``embedder=None`` turns vectors
         off; a ``chat_model`` selects the LLM engine with that model.
         """
+        if is_url(path_or_url):
+            # A server: the HTTP client has these methods too (a parity test keeps them so).
+            return cast("AsyncMemory", connect(str(path_or_url), settings, asynchronous=True))
         home = path_or_url if path_or_url and "://" not in str(path_or_url) else None
         s = load_settings(home, **settings)
         parts = await asyncio.to_thread(
@@ -351,7 +361,9 @@ class AsyncMemory:
             memories=lambda: self._searcher.search(request),
         )
         result = await gather(sources, budgets, r.timeout_ms)
-        if upper is not None and (unreadable := upper.persona.problems(tenant) + upper.scenes.problems(tenant)):
+        if upper is not None and (
+            unreadable := upper.persona.problems(tenant) + upper.scenes.problems(tenant)
+        ):
             notes = tuple(f"left out: {p}" for p in unreadable)
             result = dataclasses.replace(result, degradations=result.degradations + notes)
         self._warm([h.id for h in result.hits if h.layer == Layer.L1], tenant)
@@ -505,6 +517,214 @@ class AsyncMemory:
     def _writable(self, what: str) -> None:
         if self.read_only:
             raise ReadOnlyError(f"cannot {what}: this memory was opened read-only")
+
+    # --- data plane: record-level reads and edits (logic in data_plane.py) ----------------------
+
+    @functools.cached_property
+    def _data(self) -> DataPlane:
+        return DataPlane(self._store, self._upper, self._vectors, self._clock.now_ms)
+
+    def _tenant_lock(self, tenant: Tenant) -> contextlib.AbstractAsyncContextManager[object]:
+        """The tenant's L2/L3 lock, so a scene or persona edit never races a run."""
+        if self._upper is None:
+            return contextlib.nullcontext()
+        return self._pipeline.tenants_hold(tenant)
+
+    async def get_message(
+        self, message_id: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT
+    ) -> Message:
+        """One stored L0 message of the tenant. Raises ``NotFoundError``."""
+        return await asyncio.to_thread(self._data.message, args.tenant(user_id, agent_id), message_id)
+
+    async def delete_messages(
+        self,
+        ids: Sequence[str] = (),
+        *,
+        session_keys: Sequence[str] = (),
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+    ) -> list[str]:
+        """Delete the tenant's L0 messages with these ids and every message of these sessions.
+        Returns the ids deleted (atoms extracted from them stay: delete those with ``delete_atoms``)."""
+        self._writable("delete messages")
+        tenant = args.tenant(user_id, agent_id)
+        return await asyncio.to_thread(self._data.delete_messages, tenant, list(ids), list(session_keys))
+
+    async def get_atom(self, atom_id: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> Atom:
+        """One L1 atom of the tenant (current or superseded). Raises ``NotFoundError``."""
+        return await asyncio.to_thread(self._data.atom, args.tenant(user_id, agent_id), atom_id)
+
+    async def update_atom(
+        self,
+        atom_id: str,
+        *,
+        content: str | None = None,
+        type: str | None = None,
+        priority: int | None = None,
+        scene_name: str | None = None,
+        follow: bool = False,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+    ) -> Atom:
+        """Correct an atom: a new version (new id, version + 1) supersedes it and is returned; the
+        old one stays readable. Editing a superseded atom raises ``ConflictError`` naming the
+        current version, unless ``follow=True`` (then the current version is edited)."""
+        self._writable("update an atom")
+        tenant = args.tenant(user_id, agent_id)
+        change = AtomChange(content, args.atom_type(type), priority, scene_name)
+        atom = await asyncio.to_thread(self._data.update_atom, tenant, atom_id, change, follow=follow)
+        if atom.id != atom_id:
+            await asyncio.to_thread(self._pipeline.on_atoms, tenant)  # the new version joins a scene at L2
+        return atom
+
+    async def delete_atoms(
+        self, ids: Sequence[str], *, user_id: str = DEFAULT, agent_id: str = DEFAULT
+    ) -> list[str]:
+        """Delete the tenant's atoms with these ids and their older versions; returns the ids deleted."""
+        self._writable("delete atoms")
+        tenant = args.tenant(user_id, agent_id)
+        async with self._tenant_lock(tenant):  # scene membership changes with them
+            return await asyncio.to_thread(self._data.delete_atoms, tenant, list(ids))
+
+    async def write_scene(
+        self,
+        path: str,
+        content: str,
+        *,
+        summary: str | None = None,
+        create: bool = True,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+    ) -> Scene:
+        """Create or replace a scene (``scene_blocks/<name>.md`` or ``<name>.md``, a normalised
+        name). ``create=False`` raises ``NotFoundError`` when it does not exist."""
+        self._writable("write a scene")
+        tenant = args.tenant(user_id, agent_id)
+        async with self._tenant_lock(tenant):
+            return await asyncio.to_thread(
+                self._data.write_scene, tenant, path, content, summary, create=create
+            )
+
+    async def delete_scene(self, path: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> bool:
+        """Delete a scene file and its index entry; False when there was no such scene."""
+        self._writable("delete a scene")
+        tenant = args.tenant(user_id, agent_id)
+        async with self._tenant_lock(tenant):
+            return await asyncio.to_thread(self._data.delete_scene, tenant, path)
+
+    async def write_persona(self, body: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> Persona:
+        """Replace the tenant's persona body; the scene navigation is regenerated."""
+        self._writable("write the persona")
+        tenant = args.tenant(user_id, agent_id)
+        async with self._tenant_lock(tenant):
+            return await asyncio.to_thread(self._data.write_persona, tenant, body)
+
+    async def counts(
+        self,
+        *,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+        session_key: str | None = None,
+        type: str | None = None,
+        since: int | None = None,
+        until: int | None = None,
+        scene_prefix: str | None = None,
+    ) -> Counts:
+        """How many messages (``session_key``, time range), current atoms (``type``, time range),
+        scenes (name prefix) and personas (0 or 1) the tenant has."""
+        tenant = args.tenant(user_id, agent_id)
+        messages = MessageFilter(session_key, since, until)
+        atoms = AtomFilter(args.atom_type(type), None, since, until)
+        return await asyncio.to_thread(self._data.counts, tenant, messages, atoms, scene_prefix)
+
+    # --- the host turn lifecycle (logic in layers/host_turns.py) ------------------------------------
+
+    @functools.cached_property
+    def _marks(self) -> PromptMarks:
+        t = self.settings.turns
+        return PromptMarks(t.cache_sessions, int(t.cache_ttl_seconds * 1000))
+
+    @functools.cached_property
+    def _noise(self) -> tuple[re.Pattern[str], ...]:
+        return host_turns.compile_patterns(self.settings.turns.noise_patterns)
+
+    async def before_prompt(
+        self,
+        prompt: str,
+        *,
+        session_key: str = DEFAULT,
+        transcript_length: int | None = None,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+    ) -> RecallResult:
+        """A host is about to call its model with the user's ``prompt``: recall for it, and remember
+        the clean prompt and ``transcript_length`` (messages before the prompt) for the session's
+        ``turn_committed``. Returns recall's ``system_context`` and ``prepend_context``."""
+        if transcript_length is not None and transcript_length < 0:
+            raise InputError("must be 0 or more", item="transcript_length")
+        tenant = args.tenant(user_id, agent_id)
+        clean = host_turns.clean_prompt(prompt, self._noise)
+        self._marks.put((tenant, session_key), PromptMark(clean, transcript_length, self._clock.now_ms()))
+        return await self.recall(clean or prompt, session_key=session_key, user_id=user_id, agent_id=agent_id)
+
+    async def turn_committed(
+        self,
+        messages: Sequence[TurnMessage | Mapping[str, object]],
+        *,
+        session_key: str = DEFAULT,
+        session_id: str | None = None,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+    ) -> TurnResult:
+        """A turn is over: store what is new in ``messages`` (the host may send its whole
+        transcript), cleaned, the polluted prompt replaced by the clean one ``before_prompt`` saw."""
+        tenant = args.tenant(user_id, agent_id)
+        transcript = [host_turns.as_turn_message(m, i) for i, m in enumerate(messages)]
+        mark = self._marks.pop((tenant, session_key), self._clock.now_ms())
+        last = await asyncio.to_thread(self._store.messages.last, tenant, session_key)
+        plan = host_turns.plan_commit(
+            transcript,
+            session_key=session_key,
+            mark=mark,
+            last_timestamp=last.timestamp if last is not None else None,
+            extra=self._noise,
+        )
+        done = CaptureResult(())
+        if plan.messages:
+            done = await self.capture(
+                plan.messages,
+                session_key=session_key,
+                session_id=session_id,
+                user_id=user_id,
+                agent_id=agent_id,
+            )
+        dropped = plan.dropped + done.dropped
+        return TurnResult(
+            done.stored, done.duplicates, dropped, plan.method, plan.replaced, done.degradations
+        )
+
+    async def import_seed(
+        self, data: object, *, process: bool = False, user_id: str = DEFAULT, agent_id: str = DEFAULT
+    ) -> ImportReport:
+        """Import seed history (``{"sessions": [...]}`` or ``[...]``, see ``importers.seed``) with
+        ``import_sessions``; sessions that name no tenant go to this one."""
+        tenant = args.tenant(user_id, agent_id)
+        sessions = await asyncio.to_thread(parse_seed, data)
+        mine = [s if s.tenant != Tenant() else dataclasses.replace(s, tenant=tenant) for s in sessions]
+        return await self.import_sessions(mine, process=process)
+
+
+def is_url(location: str | Path | None) -> bool:
+    return isinstance(location, str) and location.startswith(("http://", "https://"))
+
+
+def connect(url: str, settings: dict[str, Any], *, asynchronous: bool) -> Any:
+    """The HTTP client of a server; its API key is ``api_key=`` or ``$MEMSTRATA_API_KEY``."""
+    from memstrata.client import AsyncMemoryClient, MemoryClient
+
+    key = load_settings(None, **{k: v for k, v in settings.items() if k == "api_key"}).api_key
+    secret = key.get_secret_value() if key is not None else None
+    return AsyncMemoryClient(url, api_key=secret) if asynchronous else MemoryClient(url, api_key=secret)
 
 
 def _with_id(s: ImportSession, position: int, m: NewMessage) -> NewMessage:

@@ -20,7 +20,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -108,6 +108,25 @@ class SearchSettings(_Section):
     context_previous: bool = True  # index each message with the one before it
 
 
+class ServerSettings(_Section):
+    """``memstrata serve``: where it listens and what it accepts."""
+
+    host: str = "127.0.0.1"
+    port: Annotated[int, Field(ge=0, le=65535)] = 8420
+    max_body_bytes: Annotated[int, Field(ge=1024)] = 1024 * 1024  # larger bodies get 413
+    mcp: bool = True  # mount the MCP server (streamable HTTP) at /mcp
+
+
+class TurnSettings(_Section):
+    """The host turn lifecycle (``before_prompt`` / ``turn_committed``)."""
+
+    # Extra regular expressions whose matches are cut out of host messages (e.g. a host's own
+    # reply directives); the built-in noise rules always apply.
+    noise_patterns: list[str] = Field(default_factory=list)
+    cache_sessions: Annotated[int, Field(ge=1)] = 10_000  # sessions whose before_prompt is remembered
+    cache_ttl_seconds: Annotated[float, Field(gt=0)] = 6 * 3600
+
+
 ENV_PREFIX = "MEMSTRATA_"
 
 
@@ -122,6 +141,10 @@ class Settings(BaseSettings):
     search: SearchSettings = Field(default_factory=SearchSettings)
     persona: PersonaSettings = Field(default_factory=PersonaSettings)
     recall: RecallSettings = Field(default_factory=RecallSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    turns: TurnSettings = Field(default_factory=TurnSettings)
+    # The bearer token of the HTTP gateway (``MEMSTRATA_API_KEY``); required off loopback.
+    api_key: SecretStr | None = None
 
     @classmethod
     def settings_customise_sources(
@@ -138,7 +161,12 @@ class Settings(BaseSettings):
 
 
 # Variables with the prefix that are not settings.
-OTHER_VARIABLES = frozenset({"MEMSTRATA_CONFIG"})  # the settings file, when not <home>/memstrata.toml
+OTHER_VARIABLES = frozenset(
+    {
+        "MEMSTRATA_CONFIG",  # the settings file, when not <home>/memstrata.toml
+        "MEMSTRATA_URL",  # the CLI's --url: a server to go through
+    }
+)
 
 
 def settings_file(home: str | Path | None) -> Path:

@@ -113,6 +113,30 @@ def hit_json(h: Hit) -> dict[str, Any]:
     }
 
 
+class TurnLimiter:
+    """Search calls per turn: the call past ``limit`` in one turn raises ``TurnLimitError``.
+    Thread-safe; remembers the last 1,000 turns (oldest forgotten first). Shared by the agent
+    tools and the MCP server."""
+
+    def __init__(self, limit: int = MAX_SEARCH_CALLS_PER_TURN) -> None:
+        self.limit = limit
+        self._turns: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def count(self, turn_id: str | None) -> None:
+        """Count a search call of ``turn_id`` (None: not counted)."""
+        if turn_id is None:
+            return
+        with self._lock:
+            used = self._turns.pop(turn_id, 0)
+            if used >= self.limit:
+                self._turns[turn_id] = used
+                raise TurnLimitError(turn_id, self.limit)
+            self._turns[turn_id] = used + 1
+            while len(self._turns) > _KEEP_TURNS:
+                self._turns.popitem(last=False)
+
+
 class MemoryTools:
     """The agent tools over one tenant of a ``Memory``."""
 
@@ -126,22 +150,11 @@ class MemoryTools:
     ) -> None:
         self._mem = memory
         self._user, self._agent = user_id, agent_id
-        self._max = max_calls_per_turn
-        self._turns: OrderedDict[str, int] = OrderedDict()
-        self._lock = threading.Lock()
+        self._limiter = TurnLimiter(max_calls_per_turn)
 
     def count_call(self, turn_id: str | None) -> None:
         """Count a search call of ``turn_id``; raises ``TurnLimitError`` past the limit."""
-        if turn_id is None:
-            return
-        with self._lock:
-            used = self._turns.pop(turn_id, 0)
-            if used >= self._max:
-                self._turns[turn_id] = used
-                raise TurnLimitError(turn_id, self._max)
-            self._turns[turn_id] = used + 1
-            while len(self._turns) > _KEEP_TURNS:
-                self._turns.popitem(last=False)
+        self._limiter.count(turn_id)
 
     def memory_search(
         self,

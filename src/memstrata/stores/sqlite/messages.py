@@ -108,6 +108,44 @@ class SqliteMessageLog:
         by = {r["seq"]: rows.message(r) for r in found}
         return [by[s] for s in seqs if s in by]
 
+    def get(self, tenant: Tenant, ids: Sequence[str]) -> list[Message]:
+        found: list[Message] = []
+        for chunk in rows.chunks(list(dict.fromkeys(ids))):
+            found += [
+                rows.message(r)
+                for r in self._db.query(
+                    f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE user_id = ? AND agent_id = ? "
+                    f"AND id IN ({','.join('?' * len(chunk))})",
+                    [tenant.user_id, tenant.agent_id, *chunk],
+                )
+            ]
+        return sorted(found, key=lambda m: m.seq)
+
+    def delete(
+        self, tenant: Tenant, ids: Sequence[str] = (), session_keys: Sequence[str] = ()
+    ) -> list[Message]:
+        removed: list[Message] = []
+        with self._db.tx() as c:
+            for column, keys in (("id", ids), ("session_key", session_keys)):
+                for chunk in rows.chunks(list(dict.fromkeys(keys))):
+                    where = f"user_id = ? AND agent_id = ? AND {column} IN ({','.join('?' * len(chunk))})"
+                    params = [tenant.user_id, tenant.agent_id, *chunk]
+                    cur = c.execute(f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE {where}", params)
+                    cur.row_factory = sqlite3.Row
+                    found = [rows.message(r) for r in cur.fetchall()]
+                    c.executemany("DELETE FROM messages_fts WHERE rowid = ?", [(m.seq,) for m in found])
+                    c.execute(f"DELETE FROM messages WHERE {where}", params)
+                    removed += found
+        return sorted(removed, key=lambda m: m.seq)
+
+    def tally(self, tenant: Tenant, flt: MessageFilter) -> int:
+        where, params = rows.tenant_clause(tenant)
+        fw, fp = rows.filter_clause(flt)
+        clause = " AND ".join([*where, *fw])
+        return int(
+            self._db.query(f"SELECT COUNT(*) AS n FROM messages WHERE {clause}", [*params, *fp])[0]["n"]
+        )
+
     def list(
         self, tenant: Tenant | None, flt: MessageFilter, *, limit: int, after_seq: int = 0
     ) -> list[Message]:

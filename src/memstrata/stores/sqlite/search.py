@@ -125,6 +125,15 @@ class SqliteSearchIndex:
         with self._cache_lock:
             self._cache.pop((tenant, layer), None)
 
+    def drop_vectors(self, tenant: Tenant, layer: Layer, seqs: Sequence[int]) -> None:
+        with self._db.tx() as c:
+            c.executemany(
+                "DELETE FROM vectors WHERE layer = ? AND seq = ? AND user_id = ? AND agent_id = ?",
+                [(str(layer), s, tenant.user_id, tenant.agent_id) for s in seqs],
+            )
+        with self._cache_lock:
+            self._cache.pop((tenant, layer), None)
+
     def get_vectors(self, tenant: Tenant, layer: Layer, seqs: Sequence[int]) -> dict[int, Vectors]:
         m = self._matrix(tenant, layer)
         if not len(m.seqs) or not seqs:
