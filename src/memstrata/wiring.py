@@ -7,9 +7,12 @@ from pathlib import Path
 
 from memstrata.clock import SystemClock
 from memstrata.embeddings.select import embedder_from_settings
-from memstrata.engines.offline import OfflineDeduplicator, OfflineExtractor
-from memstrata.engines.offline.persona_l3 import OfflinePersonaWriter
-from memstrata.engines.offline.scenes_l2 import OfflineSceneWriter
+from memstrata.engines.offline import (
+    OfflineDeduplicator,
+    OfflineExtractor,
+    OfflinePersonaWriter,
+    OfflineSceneWriter,
+)
 from memstrata.errors import ConfigError
 from memstrata.ports import (
     ChatModel,

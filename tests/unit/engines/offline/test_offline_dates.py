@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from memstrata.engines.offline.dates import is_past, resolve
-from memstrata.engines.offline.daymath import next_weekday, previous_weekday, season_span
+from memstrata.engines.offline.l1.dates import is_past, resolve
+from memstrata.engines.offline.l1.daymath import next_weekday, previous_weekday, season_span
 
 ANCHOR = date(2023, 5, 8)  # a Monday
 D = date.fromisoformat

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from memstrata.engines.offline.persona_l3 import OfflinePersonaWriter
-from memstrata.engines.offline.scenes_l2 import OfflineSceneWriter, founding_minimum
+from memstrata.engines.offline.l2.writer import OfflineSceneWriter, founding_minimum
+from memstrata.engines.offline.l3.writer import OfflinePersonaWriter
 from memstrata.layers.l2.scene_file import DELETED, parse_scene
 from memstrata.models import Atom, AtomType, Tenant
 from memstrata.ports import ConsolidationRequest, ConsolidationResult, PersonaRequest, Scene, Vectors

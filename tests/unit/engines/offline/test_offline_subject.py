@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memstrata.engines.offline.subject import possessive, rewrite
+from memstrata.engines.offline.l1.subject import possessive, rewrite
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,8 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from memstrata.engines.offline.l1.sentences import lower_words
 from memstrata.engines.offline.lexicon import GENERIC, STOPWORDS
-from memstrata.engines.offline.sentences import lower_words
 from memstrata.models import AtomType
 
 _I = re.IGNORECASE

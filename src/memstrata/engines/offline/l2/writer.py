@@ -7,7 +7,7 @@ Per batch (see ``topics`` for how atoms find scenes):
    only for a group larger than that smallest scene;
 3. on the final batch, whatever still waits joins its nearest scene (or, with no scene at all,
    founds one);
-4. every scene that changed is re-rendered from all its atoms (``scene_render``); a merged-away
+4. every scene that changed is re-rendered from all its atoms (``l2.render``); a merged-away
    scene is soft-deleted (``[DELETED]``).
 """
 
@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memstrata.atomic import atomic_write
-from memstrata.engines.offline import scene_render
-from memstrata.engines.offline import scene_text as st
-from memstrata.engines.offline.topics import Features, Topics
+from memstrata.engines.offline import atom_text as st
+from memstrata.engines.offline.l2 import render
+from memstrata.engines.offline.l2.topics import Features, Topics
 from memstrata.layers.l2 import names
 from memstrata.layers.l2.scene_file import DELETED, render_scene
 from memstrata.models import Atom
@@ -141,10 +141,10 @@ class OfflineSceneWriter:
             old = on_disk.get(name)
             scene = Scene(
                 name=name,
-                summary=scene_render.summary(name, atoms, vocab),
+                summary=render.summary(name, atoms, vocab),
                 heat=old.heat if old else 0,
                 created=old.created if old else request.now,
                 updated=request.now,
-                body=scene_render.body(name, atoms, vocab),
+                body=render.body(name, atoms, vocab),
             )
             atomic_write(request.folder / name, render_scene(scene))

@@ -11,8 +11,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from memstrata.engines.offline import scene_text as st
-from memstrata.engines.offline.scene_render import title_of
+from memstrata.engines.offline import atom_text as st
+from memstrata.engines.offline.l2.render import title_of
 from memstrata.models import Atom, AtomType
 from memstrata.ports import PersonaRequest, Scene
 

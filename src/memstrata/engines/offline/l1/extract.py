@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memstrata.engines.offline.classify import (
+from memstrata.engines.offline.l1.classify import (
     Kind,
     classify,
     content_words,
@@ -34,14 +34,14 @@ from memstrata.engines.offline.classify import (
     strip_filler,
     worth_keeping,
 )
-from memstrata.engines.offline.context import Speech, participant_names, speaker_label, speech
-from memstrata.engines.offline.dates import Resolved, is_past, resolve
-from memstrata.engines.offline.dedup import normalise
-from memstrata.engines.offline.instructions import Instruction
-from memstrata.engines.offline.instructions import detect as detect_instruction
-from memstrata.engines.offline.scenes import INSTRUCTION_SCENE, scene_name
-from memstrata.engines.offline.sentences import split_message, words
-from memstrata.engines.offline.subject import rewrite
+from memstrata.engines.offline.l1.context import Speech, participant_names, speaker_label, speech
+from memstrata.engines.offline.l1.dates import Resolved, is_past, resolve
+from memstrata.engines.offline.l1.dedup import normalise
+from memstrata.engines.offline.l1.instructions import Instruction
+from memstrata.engines.offline.l1.instructions import detect as detect_instruction
+from memstrata.engines.offline.l1.labels import INSTRUCTION_SCENE, scene_name
+from memstrata.engines.offline.l1.sentences import split_message, words
+from memstrata.engines.offline.l1.subject import rewrite
 from memstrata.models import AtomType, Message, Role
 from memstrata.ports import AtomDraft, ExtractionWindow
 

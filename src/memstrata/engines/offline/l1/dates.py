@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from memstrata.engines.offline.daymath import (
+from memstrata.engines.offline.l1.daymath import (
     add_months,
     day_text,
     month_end,
