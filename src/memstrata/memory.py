@@ -39,7 +39,7 @@ from memstrata.ports import (
     Store,
     UpperLayers,
 )
-from memstrata.recall import Budgets, RecallResult, Sources, gather, warm_scenes
+from memstrata.recall import Budgets, RecallResult, Sources, gather, heated, warm_scenes
 from memstrata.retrieval.documents import message_vector_text
 from memstrata.retrieval.reindex import reindex
 from memstrata.retrieval.search import Searcher, SearchRequest
@@ -319,11 +319,9 @@ class AsyncMemory:
         and ``prepend_context`` (relevant memories). Never raises into the agent's turn: within
         ``recall.timeout_ms`` it returns what is ready and says what was left out and why."""
         tenant, r = Tenant(user_id, agent_id), self.settings.recall
-        budgets = Budgets(
-            r.max_results, r.memory_chars, r.memories_chars, r.persona_chars, r.navigation_chars
-        )
+        budgets = Budgets(**r.model_dump(exclude={"timeout_ms"}))
         request = SearchRequest(
-            tenant, query, (Layer.L1, Layer.L0), r.max_results, plan=args.plan("hybrid", self.settings)
+            tenant, query, (Layer.L1, Layer.L0), r.candidates, plan=args.plan("hybrid", self.settings)
         )
         upper = self._upper
 
@@ -335,9 +333,12 @@ class AsyncMemory:
             persona=persona,
             scenes=lambda: upper.scenes.index(tenant) if upper is not None else [],
             memories=lambda: self._searcher.search(request),
+            scene_body=lambda name: next(
+                (s.body for s in (upper.scenes.load(tenant) if upper else []) if s.name == name), None
+            ),
         )
-        result = await gather(sources, budgets, r.timeout_ms)
-        atom_ids = [h.id for h in result.hits if h.layer == Layer.L1]
+        result = await gather(sources, budgets, r.timeout_ms, query)
+        atom_ids = heated(result.hits)
         if upper is not None and atom_ids:
             warming = asyncio.ensure_future(asyncio.to_thread(warm_scenes, upper.scenes, tenant, atom_ids))
             self._warming.add(warming)

@@ -74,7 +74,7 @@ def engines(settings: Settings, model: ChatModel | None = None) -> tuple[Extract
 def writers(settings: Settings, model: ChatModel | None = None) -> tuple[SceneWriter, PersonaWriter]:
     """The L2/L3 engine: offline by default, the llm one with a model (as for L1)."""
     if settings.pipeline.engine == "offline" and model is None:
-        return OfflineSceneWriter(), OfflinePersonaWriter()
+        return OfflineSceneWriter(), OfflinePersonaWriter(settings.persona.max_chars)
     from memstrata.engines.llm.l2 import LLMSceneWriter
     from memstrata.engines.llm.l3 import LLMPersonaWriter
 

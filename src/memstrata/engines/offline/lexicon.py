@@ -83,6 +83,18 @@ BASE_VERBS = word_set(
     """
 )
 
+# Irregular past forms: after "I" they are verbs already in the past, never base forms to conjugate.
+IRREGULAR_PAST = word_set(
+    """
+    was were went had did made said got came saw took knew thought told became left felt brought began
+    kept held wrote stood heard meant met ran paid sat spoke led grew lost fell sent built understood
+    drew broke spent chose sought threw caught dealt won forgot fought ate drank drove bought wore
+    flew hung hid sang sank swam rang shook slept swept struck taught tore woke bent blew bled dug fled
+    froze forgave lent overcame rode shone slid spun stole stung swore swung sprang underwent withdrew
+    wept found gave sold mistook
+    """
+)  # not "bit", "lay", "rose", "shot", "stuck", "fed": as often a noun or a present state
+
 # Modals and past forms after which nothing is conjugated.
 NO_CONJUGATE = word_set(
     """

@@ -2,9 +2,10 @@
 
 Per batch (see ``topics`` for how atoms find scenes):
 1. each atom joins the scene that owns its topic tokens (update by default);
-2. the rest wait; if enough waiting atoms share a token, they found ONE new scene; when the
-   tenant is at ``max_scenes``, the smallest scene is first merged into its nearest neighbour, and
-   only for a group larger than that smallest scene;
+2. the rest wait; if enough waiting atoms share a token, they found ONE new scene (a tenant's first
+   batch, with no scene yet, founds one per such token); when the tenant is at ``max_scenes``, the
+   smallest scene is first merged into its nearest neighbour, and only for a group larger than
+   that smallest scene;
 3. on the final batch, whatever still waits joins its nearest scene (or, with no scene at all,
    founds one);
 4. every scene that changed is re-rendered from all its atoms (``l2.render``); a merged-away
@@ -77,6 +78,13 @@ class OfflineSceneWriter:
         waiting = [a for a in request.atoms if not self._join(batch, a)]
         minimum = founding_minimum(request.total_atoms, request.max_scenes, self.min_scene_atoms)
         waiting = self._found(batch, waiting, minimum, request.max_scenes, set(on_disk))
+        while not on_disk and waiting and len(batch.topics.scenes) < request.max_scenes:
+            # A first batch may found several scenes: its atoms have nowhere else to go, and one
+            # scene for everything would be a topic called after whichever label came first.
+            before = len(waiting)
+            waiting = self._found(batch, waiting, minimum, request.max_scenes, set(on_disk))
+            if len(waiting) == before:
+                break
         if request.final and waiting:
             self._settle(batch, waiting, set(on_disk), names_of_people)
             waiting = []

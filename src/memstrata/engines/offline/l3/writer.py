@@ -1,103 +1,106 @@
 """``OfflinePersonaWriter``: the ``PersonaWriter`` of the offline engine. Deterministic, no network.
 
-The body names the people the memories are about and, for each, gives a short paragraph of their
-most important facts, then lists of further facts and preferences; then the instructions for the
-assistant and the main topics (the scenes, hottest first). It is rebuilt from the request each
-time, so first and incremental mode give the same result for the same memories.
+The persona is a profile, not a log: per person, the standing facts (health, work and education,
+home, family and relationships, pets, identity, likes, plans), the most salient first, without
+repeats, each short and dated where it changes over time; then the instructions for the assistant.
+Events live in the scenes. The body stays within ``max_chars`` (people share it by how much their
+memories say; instructions first, since the assistant must follow them). It is rebuilt from the
+request each time, so first and incremental mode give the same result for the same memories.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from memstrata.engines.offline import atom_text as st
-from memstrata.engines.offline.l2.render import title_of
+from memstrata.engines.offline.l3.facts import LIKES, OTHER, SECTIONS, Fact, candidates, dated, distinct
 from memstrata.models import Atom, AtomType
-from memstrata.ports import PersonaRequest, Scene
+from memstrata.ports import PersonaRequest
 
 MAX_PEOPLE = 3
-LEAD_FACTS = 3
-MORE_FACTS = 8
-PREFERENCES = 6
-EVENTS = 6
-INSTRUCTIONS = 12
-TOPICS = 8
+MAX_CHARS = 1500
+INSTRUCTIONS_SHARE = 0.3  # of the body, at most, for the instructions
+ORDER = [name for name, _ in SECTIONS if name != "Plans"] + [LIKES, "Plans", OTHER]
 
 
 class OfflinePersonaWriter:
-    """``PersonaWriter`` that writes the persona from the request's atoms and scenes."""
+    """``PersonaWriter`` that writes the persona profile from the request's atoms."""
+
+    def __init__(self, max_chars: int = MAX_CHARS) -> None:
+        self.max_chars = max_chars
 
     async def write(self, request: PersonaRequest) -> str:
         """The persona body (Markdown)."""
-        return await asyncio.to_thread(render, request)
+        return await asyncio.to_thread(render, request, self.max_chars)
 
 
-def _sentence(text: str) -> str:
-    text = text.strip()
-    return text if text[-1:] in ".!?…" else f"{text}."
+def render(request: PersonaRequest, max_chars: int = MAX_CHARS) -> str:
+    """The persona body for ``request`` within ``max_chars`` (atoms arrive highest priority first)."""
+    people = st.people(request.atoms, MAX_PEOPLE) or st.people(request.events, MAX_PEOPLE)
+    who = st.join_names(people) or "the user"
+    lines = ["# Persona", "", f"What these memories say about {who}, most telling first."]
+    rules = _instructions(request.atoms, int(max_chars * INSTRUCTIONS_SHARE))
+    room = max_chars - sum(len(x) + 1 for x in lines) - sum(len(x) + 1 for x in rules)
+    skip = frozenset(p.lower() for p in people)
+    today = datetime.fromtimestamp(request.now / 1000, UTC).date()
+    facts = distinct(candidates(request.atoms, request.events, skip, today))
+    grouped: dict[str | None, list[Fact]] = {}
+    for f in facts:
+        grouped.setdefault(st.subject(f.atom, people), []).append(f)
+    heads = [*people, None] if people else [None]
+    shares = _shares({p: len(grouped.get(p, [])) for p in heads}, room)
+    for person in heads:
+        mine = grouped.get(person, [])
+        if mine and shares[person] > 0:
+            lines += ["", *_person(person, mine, shares[person], named=bool(people))]
+    return "\n".join([*lines, *rules]) + "\n"
 
 
-def _distinct(atoms: Sequence[Atom]) -> list[Atom]:
-    seen: set[str] = set()
-    out = []
-    for a in atoms:
-        key = st.fold(st.statement(a))
-        if key and key not in seen:
-            seen.add(key)
-            out.append(a)
+def _shares(counts: dict[str | None, int], room: int) -> dict[str | None, int]:
+    """Characters per person, by how many facts each has (the unnamed rest gets at most a sixth)."""
+    total = sum(counts.values()) or 1
+    out = {p: int(room * n / total) for p, n in counts.items()}
+    if None in out and len(counts) > 1:
+        spare = max(0, out[None] - room // 6)
+        out[None] -= spare
+        named = [p for p in counts if p is not None]
+        for p in named:
+            out[p] += spare // len(named)
     return out
 
 
-def render(request: PersonaRequest) -> str:
-    """The persona body for ``request`` (atoms arrive highest priority first)."""
-    facts = _distinct([a for a in request.atoms if a.type == AtomType.PERSONA and not st.is_quoted(a)])
-    rules = _distinct([a for a in request.atoms if a.type == AtomType.INSTRUCTION])
-    people = st.people(request.atoms, MAX_PEOPLE)
-    lines = ["# Persona", "", _lead(people, request.scenes)]
-    events = _distinct([a for a in request.events if not st.is_quoted(a)])
-    grouped: dict[str | None, tuple[list[Atom], list[Atom]]] = {}
-    for a in facts:
-        grouped.setdefault(st.subject(a, people), ([], []))[0].append(a)
-    for a in events:
-        grouped.setdefault(st.subject(a, people), ([], []))[1].append(a)
-    for person in [*people, None]:
-        mine, happened = grouped.get(person, ([], []))
-        if mine or happened:
-            lines += ["", *_person(person, mine, happened, named=bool(people))]
-    if rules:
-        lines += ["", "## Instructions for the assistant", ""]
-        lines += [
-            f"- {st.statement(a)}{' (always)' if a.priority == -1 else ''}" for a in rules[:INSTRUCTIONS]
-        ]
-    if request.scenes:
-        lines += ["", "## Main topics", ""]
-        lines += [f"- **{title_of(s.name)}**: {s.summary}" for s in request.scenes[:TOPICS]]
-    return "\n".join(lines) + "\n"
+def _person(person: str | None, facts: Sequence[Fact], room: int, *, named: bool) -> list[str]:
+    """``## <person>`` and one bullet per section, facts joined by "; ", best facts until ``room``."""
+    heading = f"## {person or ('Others' if named else 'About the user')}"
+    used = len(heading) + 2
+    chosen: dict[str, list[str]] = {}
+    for f in facts:  # best first
+        text = dated(f)
+        cost = len(text) + (2 if f.section in chosen else len(f.section) + 6)
+        if used + cost > room:
+            continue
+        chosen.setdefault(f.section, []).append(text)
+        used += cost
+    lines = [heading, ""]
+    lines += [f"- {name}: {'; '.join(chosen[name])}." for name in ORDER if name in chosen]
+    return lines if len(lines) > 2 else []
 
 
-def _lead(people: Sequence[str], scenes: Sequence[Scene]) -> str:
-    who = st.join_names(people) if people else "the user"
-    text = f"These memories are about {who}."
-    topics = [title_of(s.name).lower() for s in scenes[:3]]
-    if topics:
-        text += f" The conversations return most often to {st.join_names(topics)}."
-    return text
-
-
-def _person(person: str | None, facts: list[Atom], events: list[Atom], *, named: bool) -> list[str]:
-    heading = person or ("Others" if named else "About the user")
-    prefs = [a for a in facts if st.is_preference(a)][:PREFERENCES]
-    plain = [a for a in facts if not st.is_preference(a)]
-    lead, more = plain[:LEAD_FACTS], plain[LEAD_FACTS : LEAD_FACTS + MORE_FACTS]
-    lines = [f"## {heading}"]
-    if lead:
-        lines += ["", " ".join(_sentence(st.statement(a)) for a in lead)]
-    if more:
-        lines += ["", "Key facts:", "", *(f"- {st.statement(a)}" for a in more)]
-    if prefs:
-        lines += ["", "Likes and preferences:", "", *(f"- {st.statement(a)}" for a in prefs)]
-    if events:
-        dated = sorted(events[:EVENTS], key=lambda a: (st.when(a)[0], a.seq))
-        lines += ["", "Notable events:", "", *(f"- **{st.when(a)[1]}** {st.statement(a)}" for a in dated)]
-    return lines
+def _instructions(atoms: Sequence[Atom], room: int) -> list[str]:
+    """The instructions for the assistant, strict ones first, within ``room``."""
+    seen: set[str] = set()
+    lines: list[str] = []
+    used = 0
+    for a in atoms:
+        if a.type != AtomType.INSTRUCTION:
+            continue
+        key = st.fold(st.statement(a))
+        line = f"- {st.statement(a)}{' (always)' if a.priority == -1 else ''}"
+        if key in seen or used + len(line) + 1 > room:
+            continue
+        seen.add(key)
+        lines.append(line)
+        used += len(line) + 1
+    return ["", "## Instructions for the assistant", "", *lines] if lines else []
