@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memstrata.models import Hit, Layer
-from memstrata.recall.text import memory_line
+from memstrata.recall.text import activity, memory_line
 from memstrata.retrieval.terms import STOPWORDS, words
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
@@ -97,7 +97,10 @@ class _Picker:
             return
         if self.repeats(terms) or self.known(terms):
             return
-        line = memory_line(hit, self.opts.line_chars)
+        about = ""
+        if hit.layer == Layer.L0:  # a raw message's atoms know the day its "last Friday" was
+            about = next((t for a in self.atoms_of.get(hit.id, []) if (t := activity(a))), "")
+        line = memory_line(hit, self.opts.line_chars, about)
         if self.used + len(line) + 1 <= self.room:
             self.kept.append(_Kept(hit, line, terms))
             self.used += len(line) + 1

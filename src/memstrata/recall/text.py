@@ -7,6 +7,7 @@ them without arithmetic, and they match how the conversation itself names them.
 from __future__ import annotations
 
 import calendar
+import re
 from datetime import UTC, date, datetime
 
 from memstrata.layers.l3.persona_doc import escape_tags
@@ -61,14 +62,23 @@ def said_on(hit: Hit) -> date | None:
     return _iso(hit.metadata.get("mentioned_at"))
 
 
+def _names(text: str, d: date) -> bool:
+    """Whether ``text`` names the day ``d`` ("14 June 2026", "June 14 2026", "June 14th, 2026")."""
+    return (
+        str(d.year) in text
+        and calendar.month_name[d.month] in text
+        and re.search(rf"(?<!\d){d.day}(?!\d)", text.replace(str(d.year), "")) is not None
+    )
+
+
 def when(hit: Hit) -> str:
     """The date a memory line carries: the span of the activity it tells of, unless its text already
     names that span (then, and without one, the day it was said)."""
     start = _iso(hit.metadata.get("activity_start"))
     if start is not None:
-        end = _iso(hit.metadata.get("activity_end")) or start
-        text = span_text(start, max(start, end))
-        if text not in hit.content:
+        end = max(start, _iso(hit.metadata.get("activity_end")) or start)
+        text = span_text(start, end)
+        if text not in hit.content and not (start == end and _names(hit.content, start)):
             return text
     said = said_on(hit)
     return day_text(said) if said is not None else ""
@@ -80,9 +90,21 @@ def speaker(hit: Hit) -> str:
     return str(name) if name else str(hit.metadata.get("role") or "someone")
 
 
-def memory_line(hit: Hit, limit: int) -> str:
-    """``- [7 May 2023] content``; a raw message says who wrote it: ``- [7 May 2023] Maya: text``."""
+def activity(hit: Hit) -> str:
+    """The span of the activity a memory tells of, in words, or ""."""
+    start = _iso(hit.metadata.get("activity_start"))
+    if start is None:
+        return ""
+    return span_text(start, max(start, _iso(hit.metadata.get("activity_end")) or start))
+
+
+def memory_line(hit: Hit, limit: int, about: str = "") -> str:
+    """``- [7 May 2023] content``; a raw message says who wrote it: ``- [7 May 2023] Maya: text``,
+    and ``about`` when it tells of another day (``- [20 July 2023; about 18 July 2023] ...``, from
+    the message's atoms, which resolved its relative dates)."""
     t = when(hit)
+    if about and about != t:
+        t = f"{t}; about {about}" if t else about
     prefix = f"- [{t}] " if t else "- "
     if hit.layer == Layer.L0:
         prefix += f"{escape_tags(speaker(hit))}: "

@@ -45,6 +45,8 @@ def test_memory_lines_carry_the_date_in_words() -> None:
         "Maya went climbing on 8 March 2026.", activity_start="2026-03-08", activity_end="2026-03-08"
     )
     assert memory_line(said, 400) == "- [9 March 2026] Maya went climbing on 8 March 2026."
+    us = atom_hit("Tom moves on June 14 2026.", activity_start="2026-06-14", activity_end="2026-06-14")
+    assert memory_line(us, 400) == "- [9 March 2026] Tom moves on June 14 2026."
     assert memory_line(message_hit("I love ramen"), 400) == "- [9 March 2026] Maya: I love ramen"
 
 

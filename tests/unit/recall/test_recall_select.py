@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from memstrata.models import Hit, Layer
 from memstrata.ports import SceneEntry
-from memstrata.recall import Budgets, memories_block, select
+from memstrata.recall import Budgets, heated, memories_block, select
 from memstrata.recall.excerpt import dominant_scene, excerpt_for
 from memstrata.recall.select import content_terms
 
@@ -98,3 +98,34 @@ def test_a_scene_the_hits_point_at_gives_an_excerpt_of_its_lines_about_the_query
     assert block.splitlines()[1].startswith(
         "- [scene climbing.md] Climbing: routes: Maya climbs at the Sintra crag"
     )
+
+
+def test_a_raw_message_line_says_the_day_its_atoms_resolved() -> None:
+    raw = message(
+        1, "Thanks! Last Friday I finally finished the screenplay and printed three copies for the agents."
+    )
+    fragment = Hit(
+        Layer.L1,
+        "a1",
+        1.0,
+        "Maya finished it on Friday, 6 March 2026.",
+        ("m1",),
+        {
+            "type": "episodic",
+            "message_time": DAY,
+            "activity_start": "2026-03-06",
+            "activity_end": "2026-03-06",
+        },
+    )
+    [(hit, line)] = select([raw, fragment], 4000)
+    assert hit.id == "m1" and line.startswith(
+        "- [9 March 2026; about 6 March 2026] Maya: Thanks! Last Friday"
+    )
+
+
+def test_the_best_atoms_shown_warm_their_scenes() -> None:
+    hits = [
+        message(0, "I climb on Tuesdays with Ines."),
+        *(atom(i, f"Maya fact {i}", [f"m{i}"]) for i in range(1, 8)),
+    ]
+    assert heated(hits) == ["a1", "a2", "a3", "a4", "a5"]
