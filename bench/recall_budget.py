@@ -51,6 +51,7 @@ def measure(
         (s["sample_id"], q["question"]): str(q["answer"])
         for s in json.loads(data.read_text())
         for q in s["qa"]
+        if "answer" in q
     }
     scores: list[float] = []
     by_cat: dict[int, list[float]] = {c: [] for c in CATS}

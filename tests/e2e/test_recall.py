@@ -136,3 +136,25 @@ def test_recall_on_an_empty_memory_is_just_the_guide(keyword_memory: Memory) -> 
     r = keyword_memory.recall("anything", user_id="nobody")
     assert r.system_context.startswith("<memory-tools-guide>")
     assert r.prepend_context == "" and r.hits == ()
+
+
+def test_the_demo_conversation_gives_three_scenes_a_profile_and_a_clean_recall(home: Path) -> None:
+    from memstrata.demo import sample
+    from memstrata.importers import parse_import
+
+    with Memory.open(home, embedder=None) as mem:
+        for s in parse_import(sample()):
+            mem.capture(list(s.messages), session_key=s.session_key, session_id=s.session_id, user_id="maya")
+        mem.run_all()
+        scenes = mem.scenes(user_id="maya")
+        persona = mem.persona(user_id="maya")
+        r = mem.recall("Can you suggest a snack for my climbing session?", user_id="maya")
+    assert len(scenes) >= 3  # the first batch founds a scene per shared topic, not one for all
+    assert persona is not None
+    body = persona.body
+    assert "data engineer" in body and "partner Tom" in body and "allergic to peanuts" in body
+    assert "until June 2026" in body and "Maya skips" in body  # the coming June; the verb agrees
+    assert "Airflow" not in body  # an event: it lives in a scene
+    lines = r.prepend_context.splitlines()[1:-1]
+    assert len(lines) == len(set(lines)) and not any(line.endswith("Will do.") for line in lines)
+    assert len(r.system_context) + len(r.prepend_context) <= 4000
