@@ -81,6 +81,9 @@ class PipelineSettings(_Section):
 
 
 class PersonaSettings(_Section):
+    # The persona body: a profile, not a log. 1000 measured best with recall.persona_chars 1000
+    # (docs/benchmarks.md): the body must fit its share of the recall budget to be shown whole.
+    max_chars: Annotated[int, Field(ge=200)] = 1000
     max_scenes: Annotated[int, Field(ge=2)] = 15
     trigger_every_n: Annotated[int, Field(ge=1)] = 50  # new atoms since the last persona
     scene_backup_count: Annotated[int, Field(ge=1)] = 10
@@ -92,12 +95,16 @@ class PersonaSettings(_Section):
 
 
 class RecallSettings(_Section):
+    """One character budget for everything recall injects, and the shares inside it (the defaults
+    measured best on the LoCoMo dev set: docs/benchmarks.md)."""
+
     timeout_ms: Annotated[int, Field(ge=1)] = 5000  # return what is ready by then, with a reason
-    max_results: Annotated[int, Field(ge=1, le=50)] = 5
-    memory_chars: Annotated[int, Field(ge=40)] = 400  # one memory line
-    memories_chars: Annotated[int, Field(ge=40)] = 2000  # all memory lines
-    persona_chars: Annotated[int, Field(ge=40)] = 4000
-    navigation_chars: Annotated[int, Field(ge=40)] = 2000
+    total_chars: Annotated[int, Field(ge=400)] = 4000  # system_context + prepend_context
+    persona_chars: Annotated[int, Field(ge=0)] = 1000  # the persona's share at most
+    navigation_chars: Annotated[int, Field(ge=0)] = 300  # the scene navigation's share at most
+    line_chars: Annotated[int, Field(ge=40)] = 300  # one memory line at most
+    excerpt_chars: Annotated[int, Field(ge=0)] = 0  # a scene excerpt at most (0: never)
+    candidates: Annotated[int, Field(ge=1, le=200)] = 30  # search hits considered for the memories
 
 
 class SearchSettings(_Section):

@@ -7,9 +7,12 @@ from pathlib import Path
 
 from memstrata.clock import SystemClock
 from memstrata.embeddings.select import embedder_from_settings
-from memstrata.engines.offline import OfflineDeduplicator, OfflineExtractor
-from memstrata.engines.offline.persona_l3 import OfflinePersonaWriter
-from memstrata.engines.offline.scenes_l2 import OfflineSceneWriter
+from memstrata.engines.offline import (
+    OfflineDeduplicator,
+    OfflineExtractor,
+    OfflinePersonaWriter,
+    OfflineSceneWriter,
+)
 from memstrata.errors import ConfigError
 from memstrata.leftovers import remove_stale_temporaries
 from memstrata.ports import (
@@ -80,7 +83,7 @@ def engines(settings: Settings, model: ChatModel | None = None) -> tuple[Extract
 def writers(settings: Settings, model: ChatModel | None = None) -> tuple[SceneWriter, PersonaWriter]:
     """The L2/L3 engine: offline by default, the llm one with a model (as for L1)."""
     if settings.pipeline.engine == "offline" and model is None:
-        return OfflineSceneWriter(), OfflinePersonaWriter()
+        return OfflineSceneWriter(), OfflinePersonaWriter(settings.persona.max_chars)
     from memstrata.engines.llm.l2 import LLMSceneWriter
     from memstrata.engines.llm.l3 import LLMPersonaWriter
 

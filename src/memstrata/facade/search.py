@@ -9,7 +9,6 @@ from collections.abc import Iterable
 
 from memstrata import arguments as args
 from memstrata.facade.core import FacadeCore
-from memstrata.layers.l3 import persona_doc
 from memstrata.models import (
     DEFAULT,
     AtomFilter,
@@ -18,7 +17,7 @@ from memstrata.models import (
     SearchResult,
     Tenant,
 )
-from memstrata.recall import Budgets, RecallResult, Sources, gather, warm_scenes
+from memstrata.recall import Budgets, RecallResult, gather, heated, recall_sources, warm_scenes
 from memstrata.retrieval.search import SearchRequest
 
 log = logging.getLogger(__name__)
@@ -90,34 +89,20 @@ class SearchMethods(FacadeCore):
         and ``prepend_context`` (relevant memories). Never raises into the agent's turn: within
         ``recall.timeout_ms`` it returns what is ready and says what was left out and why."""
         tenant, r = args.tenant(user_id, agent_id), self.settings.recall
-        budgets = Budgets(
-            r.max_results, r.memory_chars, r.memories_chars, r.persona_chars, r.navigation_chars
-        )
+        budgets = Budgets(**r.model_dump(exclude={"timeout_ms"}))
+        text = args.query(query)
         request = SearchRequest(
-            tenant,
-            args.query(query),
-            (Layer.L1, Layer.L0),
-            r.max_results,
-            plan=args.plan("hybrid", self.settings),
+            tenant, text, (Layer.L1, Layer.L0), r.candidates, plan=args.plan("hybrid", self.settings)
         )
+        sources = recall_sources(self._upper, tenant, lambda: self._searcher.search(request))
+        result = await gather(sources, budgets, r.timeout_ms, text)
         upper = self._upper
-
-        def persona() -> str | None:
-            found = upper.persona.read(tenant) if upper is not None else None
-            return persona_doc.strip_navigation(found[0]) if found else None
-
-        sources = Sources(
-            persona=persona,
-            scenes=lambda: upper.scenes.index(tenant) if upper is not None else [],
-            memories=lambda: self._searcher.search(request),
-        )
-        result = await gather(sources, budgets, r.timeout_ms)
         if upper is not None and (
             unreadable := upper.persona.problems(tenant) + upper.scenes.problems(tenant)
         ):
             notes = tuple(f"left out: {p}" for p in unreadable)
             result = dataclasses.replace(result, degradations=result.degradations + notes)
-        self._warm([h.id for h in result.hits if h.layer == Layer.L1], tenant)
+        self._warm(heated(result.hits), tenant)
         return result
 
     def _warm(self, atom_ids: list[str], tenant: Tenant) -> None:

@@ -30,7 +30,7 @@ class LLMPersonaWriter:
         )
         await run_tools(
             self.model,
-            persona_messages(request),
+            persona_messages(request, self.settings.max_chars),
             sandbox,
             max_steps=self.settings.tool_max_steps,
             time_limit=self.settings.tool_timeout_seconds,

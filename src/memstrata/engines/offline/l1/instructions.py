@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memstrata.engines.offline.subject import rewrite
+from memstrata.engines.offline.l1.subject import rewrite
 
 STRICT_PRIORITY = -1
 PRIORITY = 90

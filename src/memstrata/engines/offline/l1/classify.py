@@ -11,8 +11,8 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from memstrata.engines.offline.lexicon import GENERIC, STOPWORDS
-from memstrata.engines.offline.sentences import lower_words
+from memstrata.engines.offline.l1.sentences import lower_words
+from memstrata.engines.offline.lexicon import GENERIC, IRREGULAR_PAST, STOPWORDS
 from memstrata.models import AtomType
 
 _I = re.IGNORECASE
@@ -36,6 +36,22 @@ _IDENTITY = re.compile(
     r"\byears old\b|\bi identify\b|\bmy (?:home|hometown|country)\b",
     _I,
 )
+# Standing facts: health, work, home and partners. They describe how things are, so they are persona
+# even when told as news with a date ("I just started a new job", "I moved here last week").
+_STANDING = re.compile(
+    r"\b(?:allerg(?:y|ies|ic)|intoleran(?:t|ce)|(?:i'm|i am|i've been|we're|we are) (?:a )?(?:vegetarian|vegan)|"
+    r"diabetic|diabetes|asthma|celiac|coeliac|"
+    r"diagnosed with|i work(?:ed)? (?:as|at|for|in)|(?:i'm|i am) working (?:as|at|for)|(?:my|new|a) job (?:as|at)|"
+    r"(?:i|we) (?:just )?(?:started|began) (?:a |my )?(?:new )?(?:job|position|role|working)|"
+    r"i (?:live|lived) in|(?:i|we) (?:just )?moved (?:here|to|from|in)|grew up in|(?:i'm|i am) from|"
+    r"i was born in|my hometown|my favou?rite \w+(?: \w+)? (?:is|are)|"
+    r"my (?:husband|wife|partner|boyfriend|girlfriend|fianc[ée]e?|spouse) (?-i:[A-Z])|"
+    r"(?:i'm|i am|i got|we got|we're|we are) (?:married|engaged|divorced))",
+    _I,
+)
+# Past tense that tells of an event: an irregular past verb or a time gone by (not an "-ed" word,
+# which is as often an adjective: "married", "excited", "motivated").
+_EVENT_PAST = re.compile(rf"\b(?:{'|'.join(sorted(IRREGULAR_PAST))}|last|ago|yesterday)\b", _I)
 _HABIT = re.compile(
     r"\b(?:i|we)\s+(?:\w+\s+)?(?:have|own|play|paint|read|write|run|swim|hike|cook|bake|draw|dance|sing|"
     r"practice|practise|volunteer|collect|go)\b|\bhobby|hobbies|\bevery (?:day|week|morning|weekend)\b",
@@ -54,7 +70,7 @@ _QUESTION_START = re.compile(
 )
 _ANSWER_WORDS = r"yeah|yes|yep|yup|sure|totally|absolutely|definitely|true|right|exactly|indeed"
 _FILLER_WORDS = (
-    r"oh|wow|whoa|hey|hi|hello|well|so|haha|hahaha|lol|omg|aw+|ah|ok|okay|honestly|anyway|anyways|btw|"
+    r"oh|wow|whoa|hey|hi|hello|well|so|also|haha|hahaha|lol|omg|aw+|ah|ok|okay|honestly|anyway|anyways|btw|"
     r"by the way|oh my gosh|oh wow"
 )
 _FILLER = re.compile(rf"^(?:(?:{_FILLER_WORDS}|{_ANSWER_WORDS})\b[\s,!.:;-]*)+", _I)
@@ -126,6 +142,11 @@ def is_first_person(sentence: str) -> bool:
     return bool(_FIRST_PERSON.search(sentence))
 
 
+def is_standing(sentence: str) -> bool:
+    """Whether the sentence states a standing fact: health, work, home or a partner."""
+    return bool(_STANDING.search(sentence))
+
+
 def _weight(word: str) -> int:
     """How many words a token stands for: a run of unsegmented script (CJK) packs several."""
     return 1 + len(word) // 3 if _UNSEGMENTED.search(word) else 1
@@ -142,15 +163,20 @@ def worth_keeping(sentence: str, names: Collection[str], *, dated: bool) -> bool
 def classify(sentence: str, *, dated: bool, past: bool) -> Kind:
     """Type and priority of a fact sentence, judged on the speaker's own words.
 
-    persona 60-80: relationships and identity 80, preferences 75, habits and possessions 70, other
-    first-person present facts 60. episodic 40-60: dated 60, plans 55, past events 50, other 40.
+    persona 60-80: standing facts (health, work, home, partner) 80 whatever the tense or date,
+    relationships and identity 80, preferences 75, habits and possessions 70, other first-person
+    present facts 60. episodic 40-60: dated 60, plans 55, past events 50, other 40.
     """
+    if is_standing(sentence):
+        return Kind(AtomType.PERSONA, 80)
     relation = bool(_RELATION.search(sentence)) or bool(_IDENTITY.search(sentence))
     if dated:
         return Kind(AtomType.EPISODIC, 60)
     if _PLAN.search(sentence) and not relation:
         return Kind(AtomType.EPISODIC, 55)
-    if past and not relation:
+    if past and (not relation or _EVENT_PAST.search(sentence)):
+        # "I took my kids to the park" is an event, family in it or not; "I'm lucky to have my
+        # husband, he keeps me motivated" is no event for its "-ed" word
         return Kind(AtomType.EPISODIC, 50)
     if relation:
         return Kind(AtomType.PERSONA, 80)

@@ -2,12 +2,13 @@
 
 Per batch (see ``topics`` for how atoms find scenes):
 1. each atom joins the scene that owns its topic tokens (update by default);
-2. the rest wait; if enough waiting atoms share a token, they found ONE new scene; when the
-   tenant is at ``max_scenes``, the smallest scene is first merged into its nearest neighbour, and
-   only for a group larger than that smallest scene;
+2. the rest wait; if enough waiting atoms share a token, they found ONE new scene (a tenant's first
+   batch, with no scene yet, founds one per such token); when the tenant is at ``max_scenes``, the
+   smallest scene is first merged into its nearest neighbour, and only for a group larger than
+   that smallest scene;
 3. on the final batch, whatever still waits joins its nearest scene (or, with no scene at all,
    founds one);
-4. every scene that changed is re-rendered from all its atoms (``scene_render``); a merged-away
+4. every scene that changed is re-rendered from all its atoms (``l2.render``); a merged-away
    scene is soft-deleted (``[DELETED]``).
 """
 
@@ -19,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memstrata.atomic import atomic_write
-from memstrata.engines.offline import scene_render
-from memstrata.engines.offline import scene_text as st
-from memstrata.engines.offline.topics import Features, Topics
+from memstrata.engines.offline import atom_text as st
+from memstrata.engines.offline.l2 import render
+from memstrata.engines.offline.l2.topics import Features, Topics
 from memstrata.layers.l2 import names
 from memstrata.layers.l2.scene_file import DELETED, render_scene
 from memstrata.models import Atom, ConsolidationRequest, ConsolidationResult, Scene
@@ -76,6 +77,13 @@ class OfflineSceneWriter:
         waiting = [a for a in request.atoms if not self._join(batch, a)]
         minimum = founding_minimum(request.total_atoms, request.max_scenes, self.min_scene_atoms)
         waiting = self._found(batch, waiting, minimum, request.max_scenes, set(on_disk))
+        while not on_disk and waiting and len(batch.topics.scenes) < request.max_scenes:
+            # A first batch may found several scenes: its atoms have nowhere else to go, and one
+            # scene for everything would be a topic called after whichever label came first.
+            before = len(waiting)
+            waiting = self._found(batch, waiting, minimum, request.max_scenes, set(on_disk))
+            if len(waiting) == before:
+                break
         if request.final and waiting:
             self._settle(batch, waiting, set(on_disk), names_of_people)
             waiting = []
@@ -140,10 +148,10 @@ class OfflineSceneWriter:
             old = on_disk.get(name)
             scene = Scene(
                 name=name,
-                summary=scene_render.summary(name, atoms, vocab),
+                summary=render.summary(name, atoms, vocab),
                 heat=old.heat if old else 0,
                 created=old.created if old else request.now,
                 updated=request.now,
-                body=scene_render.body(name, atoms, vocab),
+                body=render.body(name, atoms, vocab),
             )
             atomic_write(request.folder / name, render_scene(scene))

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from memstrata.engines.offline.l1.sentences import lower_words
 from memstrata.engines.offline.lexicon import GENERIC, MONTHS, STOPWORDS, WEEKDAYS, word_set
-from memstrata.engines.offline.sentences import lower_words
 
 _TOPICS: dict[str, str] = {
     "family": "family famil fam kid kids child children son daughter husband wife mom mother dad father "

@@ -23,25 +23,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memstrata.engines.offline.classify import (
+from memstrata.engines.offline.l1.classify import (
     Kind,
     classify,
     content_words,
     is_answer_start,
     is_question,
     is_reaction,
+    is_standing,
     is_thanks,
     strip_filler,
     worth_keeping,
 )
-from memstrata.engines.offline.context import Speech, participant_names, speaker_label, speech
-from memstrata.engines.offline.dates import Resolved, is_past, resolve
-from memstrata.engines.offline.dedup import normalise
-from memstrata.engines.offline.instructions import Instruction
-from memstrata.engines.offline.instructions import detect as detect_instruction
-from memstrata.engines.offline.scenes import INSTRUCTION_SCENE, scene_name
-from memstrata.engines.offline.sentences import split_message, words
-from memstrata.engines.offline.subject import rewrite
+from memstrata.engines.offline.l1.context import Speech, participant_names, speaker_label, speech
+from memstrata.engines.offline.l1.dates import Resolved, is_past, resolve
+from memstrata.engines.offline.l1.dedup import normalise
+from memstrata.engines.offline.l1.instructions import Instruction
+from memstrata.engines.offline.l1.instructions import detect as detect_instruction
+from memstrata.engines.offline.l1.labels import INSTRUCTION_SCENE, scene_name
+from memstrata.engines.offline.l1.sentences import split_message, words
+from memstrata.engines.offline.l1.subject import rewrite
 from memstrata.models import AtomDraft, AtomType, ExtractionWindow, Message, Role
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,9 @@ _CONTINUES = re.compile(
     r"^(?:it|it's|its|that|that's|this|these|those|they|they're|them|their|he|he's|his|she|she's|her|"
     r"there|there's)\b",
     re.IGNORECASE,
+)
+_NEW_TOPIC = re.compile(
+    r"\b(?:by the way|btw|speaking of|on another note|anyway)\b|^(?:also|oh and|and also)\b", re.I
 )
 _ACK = re.compile(r"^(?:got it|noted|understood|sure|okay|ok|of course|great|perfect|thanks)[,.!:]*\s+", re.I)
 
@@ -191,6 +195,8 @@ def _answer_span(sentences: Sequence[str], names: frozenset[str], opts: ExtractO
             continue
         if is_question(sentence):
             break
+        if chosen and _stands_alone(sentence):
+            break
         chosen.append(j)
         n_words = sum(len(words(sentences[k])) for k in chosen)
         if n_words >= opts.answer_words or len(chosen) >= opts.max_answer_sentences:
@@ -199,6 +205,12 @@ def _answer_span(sentences: Sequence[str], names: frozenset[str], opts: ExtractO
     if chosen and not content_words(strip_filler(said, names), names) and not is_answer_start(said):
         return []  # "Thanks!" answers nothing
     return chosen
+
+
+def _stands_alone(sentence: str) -> bool:
+    """A sentence after the answer that starts a fact of its own ("I'm allergic to peanuts, by the
+    way"): it becomes its own atom rather than part of the answer."""
+    return is_standing(sentence) or _NEW_TOPIC.search(sentence) is not None
 
 
 def _qa_atom(b: _Builder, asker: Speech, question: str, answer: Sequence[str]) -> None:

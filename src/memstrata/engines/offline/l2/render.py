@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from memstrata.engines.offline import scene_text as st
+from memstrata.engines.offline import atom_text as st
 from memstrata.models import Atom, AtomType
 
 MAX_FACTS = 15

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from memstrata.engines.offline.daymath import (
+from memstrata.engines.offline.l1.daymath import (
     add_months,
     day_text,
     month_end,
@@ -22,7 +22,7 @@ from memstrata.engines.offline.daymath import (
     previous_weekday,
     season_span,
 )
-from memstrata.engines.offline.lexicon import MONTH_ABBREV, MONTHS, NUMBER_WORDS, WEEKDAYS
+from memstrata.engines.offline.lexicon import IRREGULAR_PAST, MONTH_ABBREV, MONTHS, NUMBER_WORDS, WEEKDAYS
 
 _FUTURE = re.compile(
     r"\b(?:will|'ll|going to|gonna|plan|plans|planning|next|tomorrow|can't wait|looking forward|"
@@ -35,8 +35,7 @@ _FUTURE = re.compile(
 # ("we found a flat, Tom is moving on June 14": the date belongs to the second clause).
 _CLAUSE = re.compile(r"[,;:]|\s(?:so|but|and|because|while)\s", re.IGNORECASE)
 _PAST = re.compile(
-    r"\b(?:was|were|went|did|had|got|made|came|saw|took|ran|met|told|said|gave|found|left|bought|spent|"
-    r"felt|thought|began|started|visited|last|ago|yesterday|[a-z]{3,}ed)\b",
+    rf"\b(?:{'|'.join(sorted(IRREGULAR_PAST))}|last|ago|yesterday|[a-z]{{3,}}ed)\b",
     re.IGNORECASE,
 )
 _HABIT = re.compile(r"\b(?:every|each)\s*$", re.IGNORECASE)
@@ -202,6 +201,32 @@ def _in_future(m: re.Match[str], c: _Context) -> _Found | None:
     return _Found(f"{m.group(0)} (around {month_text(first)})", first, month_end(first))
 
 
+_UP_TO_NOW = re.compile(
+    r"\b(?:have|has|'ve|'s)\s+(?:\w+ly\s+)?(?:been|known|had|lived|worked|\w+ed)\b|\b(?:now|already)\b",
+    re.IGNORECASE,
+)
+
+
+def _duration(m: re.Match[str], c: _Context) -> _Found | None:
+    """ "for four months now", "seven years now", "I have been married for 3 years": a state that
+    lasts up to the message day, so it began about that long before it."""
+    if _UP_TO_NOW.search(_clause(m.string, m.start(), m.end())) is None:
+        return None
+    n = _number(m.group("n"))
+    if n is None:
+        return None
+    unit, a = m.group("unit").lower(), c.anchor
+    if unit == "year":
+        start, label = date(a.year - n, 1, 1), str(a.year - n)
+    elif unit == "month":
+        start = add_months(a.replace(day=1), -n)
+        label = month_text(start)
+    else:
+        start = a - timedelta(days=n * (7 if unit == "week" else 1))
+        label = day_text(start)
+    return _Found(f"{m.group(0)} (since around {label})", start, a)
+
+
 def _weekday(m: re.Match[str], c: _Context) -> _Found | None:
     which = (m.group(1) or "").lower().split()
     if _HABIT.search(m.string[: m.start()]):
@@ -230,9 +255,26 @@ def _month_only(m: re.Match[str], c: _Context) -> _Found | None:
     month = _month_number(m.group("month"))
     year = m.group("year")
     prefix = (m.groupdict().get("pre") or "").lower().strip()
-    y = int(year) if year else _infer_year(month, c, strict_last=prefix == "last")
+    y = int(year) if year else _month_year(month, prefix, c)
     first = date(y, month, 1)
     return _Found(None if year else f"{m.group(0)} {y}", first, month_end(first))
+
+
+def _month_year(month: int, prefix: str, c: _Context) -> int:
+    """The year of a month named without one, read from the word before it, else the tense:
+    "last June" is the latest June before this month, "next June" the first one after it, "until
+    June" the nearest June (a stay "until June" said in March ends in the coming June even in a
+    past-tense clause). "for June" is not read as a month: it names a person as often."""
+    a = c.anchor
+    if prefix == "last":
+        return a.year if month < a.month else a.year - 1
+    if prefix == "next":
+        return a.year if month > a.month else a.year + 1
+    if prefix in ("until", "till"):
+        return min(
+            (a.year - 1, a.year, a.year + 1), key=lambda y: abs(a.year * 12 + a.month - y * 12 - month)
+        )
+    return _infer_year(month, c)
 
 
 def _year_only(m: re.Match[str], c: _Context) -> _Found | None:
@@ -245,11 +287,9 @@ def _month_number(name: str) -> int:
     return MONTHS.index(key) + 1 if key in MONTHS else MONTH_ABBREV[key[:4] if key == "sept" else key[:3]]
 
 
-def _infer_year(month: int, c: _Context, *, strict_last: bool = False) -> int:
+def _infer_year(month: int, c: _Context) -> int:
     """A month without a year: the latest past one for past tense, else the next to come."""
     a = c.anchor
-    if strict_last:
-        return a.year if month < a.month else a.year - 1
     if c.past:
         return a.year if month <= a.month else a.year - 1
     return a.year if month >= a.month else a.year + 1
@@ -272,9 +312,20 @@ _RULES: tuple[tuple[re.Pattern[str], _Handler], ...] = (
     (re.compile(r"\b(last|next|this) (summer|winter|spring|fall|autumn)\b", _I), _season),
     (re.compile(rf"\b({_NUM}) (day|week|month|year)s? ago\b", _I), _ago),
     (re.compile(rf"\bin (?:the next )?({_NUM}) (day|week|month|year)s?\b", _I), _in_future),
+    (
+        re.compile(
+            rf"\bfor (?:about |around |almost |nearly |over |more than )?(?P<n>{_NUM}) "
+            rf"(?P<unit>day|week|month|year)s?\b",
+            _I,
+        ),
+        _duration,
+    ),
+    (re.compile(rf"\b(?P<n>{_NUM}) (?P<unit>day|week|month|year)s? (?:now|already)\b", _I), _duration),
     (re.compile(rf"\b(?:on )?(last|next|this|this past|this coming)? ?\b({_WD})\b(?!s)", _I), _weekday),
     (
-        re.compile(rf"\b(?:on )?(last|next|this|this past|this coming) ({'|'.join(_WD_ABBREV)})\b(?![a-z])"),
+        re.compile(
+            rf"\b(?:on )?((?i:last|next|this|this past|this coming)) ({'|'.join(_WD_ABBREV)})\b(?![a-z])"
+        ),
         _weekday,
     ),
     (
@@ -289,7 +340,7 @@ _RULES: tuple[tuple[re.Pattern[str], _Handler], ...] = (
     ),
     (
         re.compile(
-            rf"\b(?P<pre>(?:in|last|this|next|early|late|mid|since|during|until|by|of) )"
+            rf"\b(?P<pre>(?i:in|last|this|next|early|late|mid|since|during|until|till|by|of) )"
             rf"(?P<month>{_MONTH})\b(?:,? (?P<year>{_YEAR})\b)?"
         ),
         _month_only,

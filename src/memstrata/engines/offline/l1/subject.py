@@ -2,8 +2,10 @@
 
 ``rewrite("I love my dog", me="Caroline", other="Melanie")`` gives ``"Caroline loves Caroline's dog"``.
 The rest of the sentence is kept word for word (keyword search matches those words). Verbs right
-after a rewritten subject are put in the third person when they are common base verbs; unknown
-words are left as they are rather than guessed.
+after a rewritten subject are put in the third person ("so I skip" -> "so Maya skips"): known base
+verbs always; another plain lowercase word in that place only in a sentence not about the past
+(where it could be an irregular past form) and when it cannot be a past form, a participle or a
+function word.
 """
 
 from __future__ import annotations
@@ -11,7 +13,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memstrata.engines.offline.lexicon import ADVERBS, BASE_VERBS, IRREGULAR_3SG, NO_CONJUGATE, word_set
+from memstrata.engines.offline.lexicon import (
+    ADVERBS,
+    BASE_VERBS,
+    IRREGULAR_3SG,
+    IRREGULAR_PAST,
+    NO_CONJUGATE,
+    STOPWORDS,
+    word_set,
+)
 
 # Letter runs (any script, inner apostrophes kept): "Jérôme" is one word, never "J", "r", "me".
 _WORD_SPLIT = re.compile(r"([^\W\d_]+(?:'[^\W\d_]+)*)")
@@ -45,6 +55,8 @@ _WH = word_set("what when where who why how which whose and so but then")
 _SAME_IN_PAST = word_set("read put cut hit set let quit hurt cost spread bet")
 # Auxiliaries before a subject mark an inverted question ("can I ...", "should you ...").
 _AUX_BEFORE = NO_CONJUGATE | frozenset(_INVERTED) | word_set("does doesn't is isn't")
+# Words that follow a subject without being a base verb.
+_NOT_BASE = word_set("gonna wanna gotta myself yourself alone too both either neither personally")
 _FIRST_CONTRACTIONS = {"i'm": "is", "i've": "has", "i'll": "will"}
 _SECOND_CONTRACTIONS = {"you're": "is", "you've": "has", "you'll": "will"}
 
@@ -69,18 +81,32 @@ def _match_case(original: str, replacement: str) -> str:
     return replacement
 
 
-def _third_person(verb: str) -> str | None:
-    """The third-person singular of a base verb, or None when ``verb`` is not one we know."""
+def _third_person(verb: str, *, guess: bool = False) -> str | None:
+    """The third-person singular of a base verb, or None when ``verb`` is not one we know (with
+    ``guess``, any plain lowercase word that cannot be a past form, participle or function word)."""
     low = verb.lower()
     if low in IRREGULAR_3SG:
         return _match_case(verb, IRREGULAR_3SG[low])
-    if low not in BASE_VERBS:
+    if low not in BASE_VERBS and not (guess and _verb_like(verb)):
         return None
     if low.endswith("y") and low[-2:-1] not in "aeiou":
         return verb[:-1] + "ies"
     if low.endswith(("s", "sh", "ch", "x", "z", "o")):
         return verb + "es"
     return verb + "s"
+
+
+def _verb_like(word: str) -> bool:
+    """A word that, right after a subject, reads as a present base verb."""
+    return (
+        word.isalpha()
+        and word.islower()
+        and len(word) > 1
+        and word not in STOPWORDS
+        and word not in IRREGULAR_PAST
+        and word not in _NOT_BASE
+        and not word.endswith(("ed", "ing", "en", "ly"))
+    )
 
 
 class _Sentence:
@@ -131,7 +157,8 @@ class _Sentence:
         verb = self.word(j)
         if verb is None or verb.lower() in NO_CONJUGATE or (self.past and verb.lower() in _SAME_IN_PAST):
             return
-        third = _third_person(verb)
+        joined = self.tokens[self.word_at[j] - 1].strip() == ""  # "I, too, ..." is no subject-verb pair
+        third = _third_person(verb, guess=joined and not self.past)
         if third is not None:
             self.set(j, third)
 

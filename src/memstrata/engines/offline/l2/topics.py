@@ -17,8 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
+from memstrata.engines.offline.atom_text import content_words
 from memstrata.engines.offline.lexicon import GENERIC, STOPWORDS
-from memstrata.engines.offline.scene_text import content_words
 from memstrata.models import Atom, Vectors
 
 HASH_DIMENSIONS = 1024
