@@ -31,6 +31,7 @@ def demo(
     with fail_cleanly():
         sessions = parse_import(sample())
         with Memory.open(home) as mem:
+            console.print(f"[dim]embedder: {mem.status().embedder or 'none (keyword search only)'}[/dim]")
             for s in sessions:
                 mem.capture(
                     list(s.messages),

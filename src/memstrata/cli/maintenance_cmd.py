@@ -21,12 +21,16 @@ def status(
     data_dir: DataDir = None,
 ) -> None:
     """Pipeline queues, cursors, lag and the last error of every session (L1) and tenant (L2/L3)."""
-    with open_memory(ctx, data_dir, embedder=None) as mem:
+    with open_memory(ctx, data_dir) as mem:  # the configured embedder: named, not loaded
         st = mem.status()
     if fmt != Format.table:
         emit([st], fmt, [])
         return
-    console.print(f"{st.messages} messages, {st.atoms} current atoms, embedder: {st.embedder or 'none'}")
+    console.print(f"{st.messages} messages, {st.atoms} current atoms")
+    search = "hybrid" if st.embedder and not st.vectors_note else "keyword only"
+    console.print(f"embedder: {st.embedder or 'none'}, search: {search}")
+    if st.vectors_note:
+        console.print(f"[yellow]{st.vectors_note}[/yellow]")
     emit(
         list(st.sessions),
         fmt,

@@ -1,0 +1,178 @@
+"""The default local embedder: all-MiniLM-L6-v2 shipped in the package, run by numpy.
+
+No torch, no network, no extra: the weights (int8, 25 MB) and vocabulary live in
+``memstrata/embeddings/data`` (rebuilt by ``scripts/build_local_model.py``). Vectors match
+sentence-transformers' all-MiniLM-L6-v2 to cosine >= 0.999 (tested when both are installed).
+
+Speed choices, each measured (docs/design.md, "Embeddings"):
+- no padding for one text; a batch is sorted by length and cut into groups padded only to their own
+  longest text (attention and pooling masked), at most ``_TOKEN_BUDGET`` tokens per group;
+- input capped at the model's 256 word pieces (tokenizing stops there), so memory does not grow
+  with text length;
+- BLAS runs single-threaded during an embed: on a busy 2-core machine OpenBLAS' own threads wait
+  on each other and a query's p95 went from about 25 ms to over 140 ms.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memstrata.embeddings import tensorfile
+from memstrata.embeddings.minilm import Config, MiniLM
+from memstrata.embeddings.wordpiece import WordPieceTokenizer
+from memstrata.ports import Vectors
+
+log = logging.getLogger(__name__)
+
+LOCAL_MODEL = "all-MiniLM-L6-v2-int8"
+DATA_DIR = Path(__file__).resolve().parent / "data"
+_WEIGHTS = "all-MiniLM-L6-v2-int8.safetensors"
+_VOCAB = "vocab.txt"
+# Tokens per padded group: bounds the activations (~13 MB for the feed-forward layer) while keeping
+# matrix products large enough to run at full BLAS speed.
+_TOKEN_BUDGET = 2048
+_MAX_GROUP = 64
+# Groups of one batch run on this many threads (numpy releases the GIL in its kernels): the
+# parallelism BLAS threads would give, without their busy-waiting when the machine is loaded.
+_WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
+_pool_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+
+
+def bundled_local_model() -> Path | None:
+    """The shipped model directory, or None when its files are missing (e.g. a trimmed install)."""
+    return DATA_DIR if (DATA_DIR / _WEIGHTS).is_file() and (DATA_DIR / _VOCAB).is_file() else None
+
+
+class LocalEmbedder:
+    """Embeds with the shipped MiniLM on CPU; rows L2-normalised float32, 384 dimensions.
+
+    ``name`` and ``dimensions`` read no weights; the model loads on the first ``embed``, once, under
+    a lock (the store embeds from worker threads); after that ``embed`` is thread-safe. A missing or
+    corrupt model file raises ``EmbeddingError``.
+    """
+
+    def __init__(self, model_dir: Path | None = None) -> None:
+        self.model_dir = model_dir or DATA_DIR
+        self.name = f"local:{LOCAL_MODEL}"
+        self._config: Config | None = None
+        self._loaded: tuple[MiniLM, WordPieceTokenizer] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def dimensions(self) -> int:
+        """The vector length, from the model file's header (the weights are not read)."""
+        if self._config is None:
+            self._config = Config.from_metadata(tensorfile.metadata(self.model_dir / _WEIGHTS))
+        return self._config.hidden
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """One unit row per text, in input order; shape ``(len(texts), dimensions)``."""
+        model, tokenizer = self._model()
+        out = np.zeros((len(texts), model.dimensions), dtype=np.float32)
+        if not texts:
+            return out
+        encoded = [tokenizer.encode(text) for text in texts]
+        groups = list(_groups(encoded))
+
+        def run(rows: list[int]) -> Vectors:
+            return model.encode([encoded[i] for i in rows])
+
+        with single_threaded_blas():
+            if len(groups) == 1 or _WORKERS == 1:
+                results: Iterator[Vectors] = map(run, groups)
+            else:
+                results = _executor().map(run, groups)
+            for rows, vectors in zip(groups, results, strict=True):
+                out[rows] = vectors
+        return out
+
+    def _model(self) -> tuple[MiniLM, WordPieceTokenizer]:
+        if self._loaded is None:
+            with self._lock:
+                if self._loaded is None:
+                    self._loaded = self._load()
+        return self._loaded
+
+    def _load(self) -> tuple[MiniLM, WordPieceTokenizer]:
+        path = self.model_dir / _WEIGHTS
+        log.info("loading local embedding model %s from %s", LOCAL_MODEL, path)
+        config = Config.from_metadata(tensorfile.metadata(path))
+        model = MiniLM(tensorfile.load(path), config)
+        tokenizer = WordPieceTokenizer.from_file(self.model_dir / _VOCAB, config.max_length)
+        self._config = config
+        return model, tokenizer
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="memstrata-embed")
+        return _pool
+
+
+def _groups(encoded: Sequence[Sequence[int]]) -> Iterator[list[int]]:
+    """Indexes of ``encoded`` in groups of similar length, each within the token budget."""
+    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]), reverse=True)
+    group: list[int] = []
+    for i in order:
+        # Sorted longest first, so the group's first item sets its padded width.
+        width = len(encoded[group[0]]) if group else len(encoded[i])
+        if group and ((len(group) + 1) * width > _TOKEN_BUDGET or len(group) >= _MAX_GROUP):
+            yield group
+            group = []
+        group.append(i)
+    if group:
+        yield group
+
+
+# --- BLAS threads ---------------------------------------------------------------------------------
+
+_blas_lock = threading.Lock()
+_blas_users = 0
+_blas_restore: Any = None  # threadpoolctl's limiter while any embed runs
+_blas_controller: Any = None  # found once: scanning the loaded libraries costs ~0.5 ms
+
+
+@contextmanager
+def single_threaded_blas() -> Iterator[None]:
+    """Limit BLAS to one thread while any caller is inside; the first in sets it, the last out restores.
+
+    Counted rather than nested, because concurrent embeds from the store's worker threads would
+    otherwise restore each other's setting out of order. Without threadpoolctl it does nothing.
+    """
+    global _blas_users, _blas_restore
+    with _blas_lock:
+        _blas_users += 1
+        if _blas_users == 1:
+            _blas_restore = _limit_blas()
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_users -= 1
+            if _blas_users == 0 and _blas_restore is not None:
+                _blas_restore.restore_original_limits()
+                _blas_restore = None
+
+
+def _limit_blas() -> Any:
+    """Called under ``_blas_lock``."""
+    global _blas_controller
+    if _blas_controller is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # pragma: no cover - a core dependency; without it only speed suffers
+            return None
+        _blas_controller = ThreadpoolController()
+    return _blas_controller.limit(limits=1, user_api="blas")
