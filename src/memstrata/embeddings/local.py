@@ -140,8 +140,8 @@ def _groups(encoded: Sequence[Sequence[int]]) -> Iterator[list[int]]:
 
 _blas_lock = threading.Lock()
 _blas_users = 0
-_blas_restore: Any = None  # threadpoolctl's limiter while any embed runs
-_blas_controller: Any = None  # found once: scanning the loaded libraries costs ~0.5 ms
+_blas_saved: list[tuple[Any, int]] = []  # (setter, original count) while any embed runs
+_blas_setters: list[tuple[Any, Any]] | None = None  # (getter, setter) per BLAS library, found once
 
 
 @contextmanager
@@ -151,28 +151,51 @@ def single_threaded_blas() -> Iterator[None]:
     Counted rather than nested, because concurrent embeds from the store's worker threads would
     otherwise restore each other's setting out of order. Without threadpoolctl it does nothing.
     """
-    global _blas_users, _blas_restore
+    global _blas_users
     with _blas_lock:
         _blas_users += 1
         if _blas_users == 1:
-            _blas_restore = _limit_blas()
+            for get, set_ in _blas_functions():
+                _blas_saved.append((set_, get()))
+                set_(1)
     try:
         yield
     finally:
         with _blas_lock:
             _blas_users -= 1
-            if _blas_users == 0 and _blas_restore is not None:
-                _blas_restore.restore_original_limits()
-                _blas_restore = None
+            if _blas_users == 0:
+                for set_, original in _blas_saved:
+                    set_(original)
+                _blas_saved.clear()
 
 
-def _limit_blas() -> Any:
-    """Called under ``_blas_lock``."""
-    global _blas_controller
-    if _blas_controller is None:
+def _blas_functions() -> list[tuple[Any, Any]]:
+    """Thread-count getter and setter of every BLAS library loaded (called under ``_blas_lock``).
+
+    threadpoolctl finds the libraries (scanning them costs ~0.5 ms, so once). For OpenBLAS its own
+    setter is bypassed: it lets only the first Python thread that ever set a limit change it and
+    silently ignores the others, and embeds run on whichever thread calls them.
+    """
+    global _blas_setters
+    if _blas_setters is None:
         try:
             from threadpoolctl import ThreadpoolController
         except ImportError:  # pragma: no cover - a core dependency; without it only speed suffers
-            return None
-        _blas_controller = ThreadpoolController()
-    return _blas_controller.limit(limits=1, user_api="blas")
+            _blas_setters = []
+            return _blas_setters
+        found: list[tuple[Any, Any]] = []
+        for lib in ThreadpoolController().select(user_api="blas").lib_controllers:
+            setter = _openblas_setter(lib) if lib.internal_api == "openblas" else lib.set_num_threads
+            if setter is not None:
+                found.append((lib.get_num_threads, setter))
+        _blas_setters = found
+    return _blas_setters
+
+
+def _openblas_setter(lib: Any) -> Any:
+    for prefix in ("", "scipy_"):
+        for suffix in ("", "64_", "_64"):
+            setter = getattr(lib.dynlib, f"{prefix}openblas_set_num_threads{suffix}", None)
+            if setter is not None:
+                return setter
+    return None
