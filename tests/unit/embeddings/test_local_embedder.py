@@ -126,13 +126,17 @@ def test_missing_model_files(tmp_path: Path) -> None:
         _ = emb.dimensions
 
 
+def loaded(emb: LocalEmbedder) -> bool:
+    return emb._loaded is not None
+
+
 def test_opening_a_memory_does_not_load_the_model(tmp_path: Path) -> None:
     emb = LocalEmbedder()
     with Memory.open(tmp_path / "data", embedder=emb) as mem:
-        assert emb._loaded is None
+        assert not loaded(emb)
         mem.capture([{"role": "user", "content": "I adopted a greyhound called Pixel."}], session_key="s")
         result = mem.search("what dog do I have", layers=("L0",))
-    assert emb._loaded is not None
+    assert loaded(emb)
     assert result.strategy == "hybrid"
     assert any("greyhound" in h.content for h in result)
 
