@@ -37,15 +37,20 @@ LOCAL_MODEL = "all-MiniLM-L6-v2-int8"
 DATA_DIR = Path(__file__).resolve().parent / "data"
 _WEIGHTS = "all-MiniLM-L6-v2-int8.safetensors"
 _VOCAB = "vocab.txt"
-# Tokens per padded group: bounds the activations (~13 MB for the feed-forward layer) while keeping
-# matrix products large enough to run at full BLAS speed.
-_TOKEN_BUDGET = 2048
+# A padded group holds at most _TOKEN_BUDGET tokens (matrix products still large enough for full
+# BLAS speed, activations 1.5 MB each) and at most _SCORE_BUDGET attention scores per head (texts x
+# width^2; 12 heads x 4 bytes x 2**17 = 6.3 MB), so memory per group is bounded for long texts too.
+_TOKEN_BUDGET = 1024
+_SCORE_BUDGET = 1 << 17
 _MAX_GROUP = 64
 # Groups of one batch run on this many threads (numpy releases the GIL in its kernels): the
 # parallelism BLAS threads would give, without their busy-waiting when the machine is loaded.
 _WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
 _pool_lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
+# At most _WORKERS forward passes at once in the process, whoever calls: the pipeline embeds from
+# several threads, and each pass holds ~30 MB of activations (and glibc keeps an arena per thread).
+_passes = threading.BoundedSemaphore(_WORKERS)
 
 
 def bundled_local_model() -> Path | None:
@@ -85,7 +90,8 @@ class LocalEmbedder:
         groups = list(_groups(encoded))
 
         def run(rows: list[int]) -> Vectors:
-            return model.encode([encoded[i] for i in rows])
+            with _passes:
+                return model.encode([encoded[i] for i in rows])
 
         with single_threaded_blas():
             if len(groups) == 1 or _WORKERS == 1:
@@ -128,7 +134,10 @@ def _groups(encoded: Sequence[Sequence[int]]) -> Iterator[list[int]]:
     for i in order:
         # Sorted longest first, so the group's first item sets its padded width.
         width = len(encoded[group[0]]) if group else len(encoded[i])
-        if group and ((len(group) + 1) * width > _TOKEN_BUDGET or len(group) >= _MAX_GROUP):
+        size = len(group) + 1
+        if group and (
+            size * width > _TOKEN_BUDGET or size * width * width > _SCORE_BUDGET or size > _MAX_GROUP
+        ):
             yield group
             group = []
         group.append(i)

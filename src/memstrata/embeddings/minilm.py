@@ -28,6 +28,7 @@ from memstrata.errors import EmbeddingError
 
 F32 = npt.NDArray[np.float32]
 _MASKED = np.float32(-1e9)  # added to attention scores of padding: exp() of it is exactly 0
+_FFN_ROWS = 256
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,12 +145,18 @@ class MiniLM:
         attended += layer.out_bias
         attended += x
         x = self._layer_norm(attended, layer.norm1)
-        hidden = x @ layer.up
-        hidden += layer.up_bias
-        _gelu_inplace(hidden)
-        out: F32 = np.matmul(hidden, layer.down)
-        out += layer.down_bias
-        out += x
+        out: F32 = np.empty_like(x)
+        # The feed-forward part row block by row block: its 4x wider activations (and GELU's
+        # temporaries) stay a few MB and in cache, whatever the batch size.
+        for start in range(0, x.shape[0], _FFN_ROWS):
+            rows = x[start : start + _FFN_ROWS]
+            hidden = rows @ layer.up
+            hidden += layer.up_bias
+            _gelu_inplace(hidden)
+            block = out[start : start + _FFN_ROWS]
+            np.matmul(hidden, layer.down, out=block)
+            block += layer.down_bias
+            block += rows
         return self._layer_norm(out, layer.norm2)
 
     def _layer_norm(self, x: F32, params: tuple[F32, F32]) -> F32:

@@ -66,6 +66,7 @@ def test_groups_sort_by_length_and_respect_the_budget() -> None:
         widths = [len(encoded[i]) for i in group]
         assert widths == sorted(widths, reverse=True)
         assert len(group) * widths[0] <= local._TOKEN_BUDGET or len(group) == 1
+        assert len(group) * widths[0] ** 2 <= local._SCORE_BUDGET or len(group) == 1
         assert len(group) <= local._MAX_GROUP
 
 
