@@ -11,7 +11,7 @@ float32. Linear weights are dequantised to float32 once at load (BLAS has no fas
 word table stays int8 and only the rows a batch uses are dequantised.
 
 The maths is ``BertModel`` + mean pooling + L2 normalisation, as sentence-transformers runs
-all-MiniLM-L6-v2: post-norm layers, exact (erf) GELU, padding masked out of attention and pooling.
+all-MiniLM-L6-v2: post-norm layers, GELU (tanh form), padding masked out of attention and pooling.
 """
 
 from __future__ import annotations
@@ -200,14 +200,18 @@ class MiniLM:
 
 
 def _gelu_inplace(x: F32) -> None:
-    """Exact GELU ``x * Phi(x)``, with erf from Abramowitz-Stegun 7.1.26 (|error| < 1.5e-7)."""
-    z = np.abs(x) * np.float32(1.0 / math.sqrt(2.0))
-    t = 1.0 / (1.0 + np.float32(0.3275911) * z)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    np.square(z, out=z)
-    np.negative(z, out=z)
-    np.exp(z, out=z)
-    z *= poly  # now 1 - erf(|x| / sqrt 2)
-    # Phi(x) = (1 + erf(x/sqrt2)) / 2 = 1 - z/2 for x >= 0 and z/2 for x < 0
-    half = np.where(x >= 0, 1.0 - 0.5 * z, 0.5 * z)
-    x *= half
+    """GELU, tanh form: ``x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3)))``, in place.
+
+    BERT's exact GELU uses erf, which numpy lacks; a polynomial erf took 6x the time of this (a
+    fifth of a whole batch embedding). This differs from it by < 5e-4 per activation, and the
+    cosine to sentence-transformers' vectors did not move (min 0.99922, mean 0.99983 either way).
+    """
+    inner = np.square(x)
+    inner *= np.float32(0.044715)
+    inner += np.float32(1.0)
+    inner *= x
+    inner *= np.float32(math.sqrt(2.0 / math.pi))
+    np.tanh(inner, out=inner)
+    inner += np.float32(1.0)
+    inner *= np.float32(0.5)
+    x *= inner
