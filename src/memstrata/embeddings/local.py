@@ -1,6 +1,6 @@
 """The default local embedder: all-MiniLM-L6-v2 shipped in the package, run by numpy.
 
-No torch, no network, no extra: the weights (int8, 25 MB) and vocabulary live in
+No torch, no network, no extra: the weights (int8, 26 MB) and vocabulary live in
 ``memstrata/embeddings/data`` (rebuilt by ``scripts/build_local_model.py``). Vectors match
 sentence-transformers' all-MiniLM-L6-v2 to cosine >= 0.999 (tested when both are installed).
 
@@ -29,6 +29,7 @@ import numpy as np
 from memstrata.embeddings import tensorfile
 from memstrata.embeddings.minilm import Config, MiniLM
 from memstrata.embeddings.wordpiece import WordPieceTokenizer
+from memstrata.errors import EmbeddingError
 from memstrata.ports import Vectors
 
 log = logging.getLogger(__name__)
@@ -93,13 +94,16 @@ class LocalEmbedder:
             with _passes:
                 return model.encode([encoded[i] for i in rows])
 
-        with single_threaded_blas():
-            if len(groups) == 1 or _WORKERS == 1:
-                results: Iterator[Vectors] = map(run, groups)
-            else:
-                results = _executor().map(run, groups)
-            for rows, vectors in zip(groups, results, strict=True):
-                out[rows] = vectors
+        try:
+            with single_threaded_blas():
+                if len(groups) == 1 or _WORKERS == 1:
+                    results: Iterator[Vectors] = map(run, groups)
+                else:
+                    results = _executor().map(run, groups)
+                for rows, vectors in zip(groups, results, strict=True):
+                    out[rows] = vectors
+        except (ValueError, IndexError, MemoryError) as exc:  # a corrupt model file or no memory
+            raise EmbeddingError(f"local model {LOCAL_MODEL} failed to embed: {exc!r}") from exc
         return out
 
     def _model(self) -> tuple[MiniLM, WordPieceTokenizer]:
