@@ -44,6 +44,9 @@ _VOCAB = "vocab.txt"
 _TOKEN_BUDGET = 1024
 _SCORE_BUDGET = 1 << 17
 _MAX_GROUP = 64
+# A batch of more tokens than this is cut into at least one group per worker, so the pipeline's
+# small batches (a session's messages, a run's atoms) use every core, as torch's threads would.
+_SPLIT_ABOVE = 128
 # Groups of one batch run on this many threads (numpy releases the GIL in its kernels): the
 # parallelism BLAS threads would give, without their busy-waiting when the machine is loaded.
 _WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
@@ -134,14 +137,14 @@ def _executor() -> ThreadPoolExecutor:
 def _groups(encoded: Sequence[Sequence[int]]) -> Iterator[list[int]]:
     """Indexes of ``encoded`` in groups of similar length, each within the token budget."""
     order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]), reverse=True)
+    total = sum(len(ids) for ids in encoded)
+    budget = _TOKEN_BUDGET if total <= _SPLIT_ABOVE else min(_TOKEN_BUDGET, -(-total // _WORKERS))
     group: list[int] = []
     for i in order:
         # Sorted longest first, so the group's first item sets its padded width.
         width = len(encoded[group[0]]) if group else len(encoded[i])
         size = len(group) + 1
-        if group and (
-            size * width > _TOKEN_BUDGET or size * width * width > _SCORE_BUDGET or size > _MAX_GROUP
-        ):
+        if group and (size * width > budget or size * width * width > _SCORE_BUDGET or size > _MAX_GROUP):
             yield group
             group = []
         group.append(i)

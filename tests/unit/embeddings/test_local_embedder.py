@@ -70,6 +70,12 @@ def test_groups_sort_by_length_and_respect_the_budget() -> None:
         assert len(group) <= local._MAX_GROUP
 
 
+def test_a_small_batch_is_split_across_the_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(local, "_WORKERS", 2)
+    assert len(list(_groups([[0] * 30] * 20))) == 2  # 600 tokens: one group per worker
+    assert len(list(_groups([[0] * 30] * 4))) == 1  # 120 tokens: not worth a thread
+
+
 def test_concurrent_first_use_loads_once(monkeypatch: pytest.MonkeyPatch) -> None:
     emb = LocalEmbedder()
     loads: list[int] = []
