@@ -55,6 +55,8 @@ _pool: ThreadPoolExecutor | None = None
 # At most _WORKERS forward passes at once in the process, whoever calls: the pipeline embeds from
 # several threads, and each pass holds ~30 MB of activations (and glibc keeps an arena per thread).
 _passes = threading.BoundedSemaphore(_WORKERS)
+_models_lock = threading.Lock()
+_models: dict[Path, tuple[MiniLM, WordPieceTokenizer]] = {}  # immutable once loaded
 
 
 def bundled_local_model() -> Path | None:
@@ -117,12 +119,18 @@ class LocalEmbedder:
         return self._loaded
 
     def _load(self) -> tuple[MiniLM, WordPieceTokenizer]:
-        path = self.model_dir / _WEIGHTS
-        log.info("loading local embedding model %s from %s", LOCAL_MODEL, path)
-        config = Config.from_metadata(tensorfile.metadata(path))
-        model = MiniLM(tensorfile.load(path), config)
-        tokenizer = WordPieceTokenizer.from_file(self.model_dir / _VOCAB, config.max_length)
-        self._config = config
+        """The model of ``model_dir``, loaded once per process: every Memory opened shares it."""
+        key = self.model_dir.resolve()
+        with _models_lock:
+            if key not in _models:
+                path = self.model_dir / _WEIGHTS
+                log.info("loading local embedding model %s from %s", LOCAL_MODEL, path)
+                config = Config.from_metadata(tensorfile.metadata(path))
+                model = MiniLM(tensorfile.load(path), config)
+                tokenizer = WordPieceTokenizer.from_file(self.model_dir / _VOCAB, config.max_length)
+                _models[key] = (model, tokenizer)
+            model, tokenizer = _models[key]
+        self._config = model.config
         return model, tokenizer
 
 

@@ -101,6 +101,11 @@ def numpy_blas_threads() -> list[int]:
     return [lib["num_threads"] for lib in libs if lib["user_api"] == "blas" and "numpy" in lib["filepath"]]
 
 
+def test_embedders_share_one_loaded_model() -> None:
+    first, second = LocalEmbedder(), LocalEmbedder()
+    assert first._model()[0] is second._model()[0]
+
+
 def test_blas_limit_is_counted_and_restored() -> None:
     before = numpy_blas_threads()
     if not before:
