@@ -88,8 +88,8 @@ class AsyncMemory(TurnMethods, ImportMethods, EditMethods, ReadMethods):
             with contextlib.suppress(asyncio.CancelledError):
                 await self._background
             self._background = None
-        if self._warming:
-            await asyncio.gather(*self._warming, return_exceptions=True)
+        if not self.read_only:
+            await self._pipeline.warm(everything=True)
         if flush and self._scheduler.touched:
             await self._scheduler.flush_touched()
         await asyncio.to_thread(self._store.close)

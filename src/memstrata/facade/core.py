@@ -58,7 +58,6 @@ class FacadeCore:
         if not self.read_only:
             self._pipeline.recover()
         self._background: asyncio.Task[None] | None = None
-        self._warming: set[asyncio.Future[None]] = set()
 
     def _writable(self, what: str) -> None:
         if self.read_only:

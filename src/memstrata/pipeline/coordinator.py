@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -19,9 +20,12 @@ from memstrata.pipeline.embedding import EmbeddingBacklog
 from memstrata.pipeline.l1.scheduler import Scheduler
 from memstrata.pipeline.upper.scheduler import TenantScheduler
 from memstrata.ports import Clock, Store
+from memstrata.recall.heat import HeatLedger
 from memstrata.retrieval.vectors import VectorState
 
 IDLE_POLL_SECONDS = 5.0
+HEAT_FLUSH_SECONDS = 10.0  # recalls' heat notes wait at most about this long (plus a poll)
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +54,7 @@ class Pipeline:
         self._clock = clock
         self._wake: asyncio.Event | None = None
         self._exclusive: asyncio.Lock | None = None
+        self.heat = HeatLedger()
 
     @contextlib.asynccontextmanager
     async def exclusive(self) -> AsyncIterator[None]:
@@ -74,10 +79,25 @@ class Pipeline:
         if self._wake is not None:
             self._wake.set()
 
+    async def warm(self, *, everything: bool = False) -> None:
+        """Fold recalls' heat notes into the scenes: those older than ``HEAT_FLUSH_SECONDS``, or
+        all of them. Each tenant under its L2/L3 lock; a failure is logged (heat is a hint)."""
+        if self.tenants is None:
+            return
+        now = self._clock.now_ms()
+        for tenant in self.heat.due(now, 0 if everything else round(HEAT_FLUSH_SECONDS * 1000)):
+            async with self.tenants.hold(tenant):
+                notes = self.heat.take(tenant)
+                try:
+                    await asyncio.to_thread(self.tenants.warm, tenant, notes)
+                except Exception as exc:  # noqa: BLE001 - heat is a hint: never worth a failed run
+                    log.warning("raising the scene heat of %s failed: %s", tenant, exc)
+
     async def run_due(self) -> int:
         """Run every stage that is due now, vectors and L1 first, until none is. Returns runs
         attempted (an embedding batch counts as one)."""
         ran = 0
+        await self.warm()
         async with self._lock():
             while True:
                 step = 1 if await asyncio.to_thread(self.embedding.drain) else 0
@@ -91,6 +111,7 @@ class Pipeline:
     async def run_all(self) -> RunAllReport:
         """Vectors for every record without one, L1 on every session backlog, then L2 and L3 on
         every tenant with new atoms, due or not."""
+        await self.warm(everything=True)
         async with self._lock():
             while await asyncio.to_thread(self.embedding.drain):
                 pass

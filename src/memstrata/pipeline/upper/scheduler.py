@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 
 from memstrata.errors import StoreError
@@ -22,6 +22,7 @@ from memstrata.pipeline.upper import rules
 from memstrata.pipeline.upper.l2_runner import L2Report, L2Runner
 from memstrata.pipeline.upper.l3_runner import L3Report, L3Runner
 from memstrata.ports import Clock, Store, UpperLayers
+from memstrata.recall.heat import warm_scenes
 from memstrata.settings import PersonaSettings, PipelineSettings
 
 log = logging.getLogger(__name__)
@@ -270,6 +271,10 @@ class TenantScheduler:
             st = self._mutate(tenant, lambda s: rules.on_l3_failure(s, message, now, self._s))
             attempts = st.l3_attempts
         log_failure(log, f"{layer} run for {tenant}", attempts, exc, ", backup restored")
+
+    def warm(self, tenant: Tenant, recalls: Sequence[Sequence[str]]) -> None:
+        """Fold recalls' atoms into scene heat (the caller holds the tenant's lock)."""
+        warm_scenes(self._upper.scenes, tenant, recalls)
 
     def file_problems(self, known: Iterable[Tenant]) -> list[FileProblem]:
         """Unreadable scene, index and persona files of these tenants and of those with profiles."""
