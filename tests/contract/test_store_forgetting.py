@@ -62,7 +62,7 @@ def test_expired_atoms_leave_listings_counts_and_both_searches_inside_the_query(
     keyword = {s.seq for s in empty_store.index.keyword(A, at, ["pancake"], 10)}
     assert keyword == {seqs[1], seqs[2]}
     assert [s.seq for s in empty_store.index.vector(A, at, v[0], 10)] == [seqs[1], seqs[2]]
-    assert [s.seq for s in empty_store.index.vector(A, AtomFilter(at=NOW - 1), v[0], 10)][0] == seqs[0]
+    assert next(s.seq for s in empty_store.index.vector(A, AtomFilter(at=NOW - 1), v[0], 10)) == seqs[0]
 
 
 def test_citing_finds_the_tenants_atoms_naming_a_source(empty_store: Store) -> None:

@@ -17,7 +17,6 @@ from memstrata.errors import NotFoundError
 from memstrata.models import Atom, Layer, Tenant
 
 DAY = 86_400
-MAYA = {"user_id": "maya"}
 # 2026-03-10 12:00 UTC; Paris is UTC+1 until 29 March, so 03:30 in Paris is 02:30 UTC.
 START = int(datetime(2026, 3, 10, 12, 0, tzinfo=UTC).timestamp() * 1000)
 SETTINGS: dict[str, Any] = {
@@ -75,16 +74,16 @@ async def seeded(mem: AsyncMemory, clock: FakeClock) -> None:
         }
         for i, (r, c, d) in enumerate(TURNS)
     ]
-    await mem.capture(turns, session_key="s", **MAYA)
-    await mem.end_session("s", **MAYA)
+    await mem.capture(turns, session_key="s", user_id="maya")
+    await mem.end_session("s", user_id="maya")
 
 
 async def atom_about(mem: AsyncMemory, word: str) -> Atom:
-    return next(a for a in await mem.atoms(**MAYA) if word in a.content)
+    return next(a for a in await mem.atoms(user_id="maya") if word in a.content)
 
 
 async def l1_hits(mem: AsyncMemory, query: str, mode: str = "hybrid") -> list[str]:
-    found = await mem.search(query, mode=mode, **MAYA)
+    found = await mem.search(query, mode=mode, user_id="maya")
     return [h.id for h in found if h.layer == Layer.L1]
 
 
@@ -97,17 +96,17 @@ async def test_messages_past_retention_are_swept_at_the_local_time_and_their_ato
     cat = await atom_about(mem, "Zorblax")
     clock.advance((ms(2026, 3, 11, 2, 29) - START) / 1000)  # 03:29 in Paris: not yet
     await mem.run_pending()
-    assert len(await mem.messages(**MAYA)) == 6
+    assert len(await mem.messages(user_id="maya")) == 6
     clock.advance(60)  # 03:30 in Paris
     await mem.run_pending()
     assert (await mem.status()).last_sweep == ms(2026, 3, 11, 2, 30)
     # t0-t3 are past 30 days; t4, t5 are recent (and the newest two anyway)
-    assert [m.id for m in await mem.messages(**MAYA)] == ["t4", "t5"]
+    assert [m.id for m in await mem.messages(user_id="maya")] == ["t4", "t5"]
     with pytest.raises(NotFoundError):
-        await mem.get_message("t0", **MAYA)
-    kept = await mem.get_atom(cat.id, **MAYA)
+        await mem.get_message("t0", user_id="maya")
+    kept = await mem.get_atom(cat.id, user_id="maya")
     assert kept.content == cat.content and kept.metadata["sources_swept"] == ["t0"]
-    hit = next(h for h in await mem.search("Zorblax cat", **MAYA) if h.id == cat.id)
+    hit = next(h for h in await mem.search("Zorblax cat", user_id="maya") if h.id == cat.id)
     assert hit.metadata["sources_swept"] == ["t0"] and hit.source_message_ids == ("t0",)
     allergy = await atom_about(mem, "Vrendle")
     assert "sources_swept" not in allergy.metadata
@@ -119,11 +118,13 @@ async def test_a_sweep_missed_while_closed_runs_at_the_next_run_pending(
     mem = await opener()
     await seeded(mem, clock)
     await mem.run_pending()  # swept at START: everything past retention goes
-    assert [m.id for m in await mem.messages(**MAYA)] == ["t4", "t5"]
+    assert [m.id for m in await mem.messages(user_id="maya")] == ["t4", "t5"]
     await mem.capture(
-        [{"role": "user", "content": "I moved to Lyon.", "id": "t6", "name": "Maya"}], session_key="s", **MAYA
+        [{"role": "user", "content": "I moved to Lyon.", "id": "t6", "name": "Maya"}],
+        session_key="s",
+        user_id="maya",
     )
-    await mem.end_session("s", **MAYA)
+    await mem.end_session("s", user_id="maya")
     await mem.close()
     clock.advance(3 * DAY)  # three sweeps missed while closed; t4 and t5 pass 30 days later on
     clock.advance(28 * DAY)
@@ -133,7 +134,7 @@ async def test_a_sweep_missed_while_closed_runs_at_the_next_run_pending(
         await mem.run_pending()
         assert (await mem.status()).last_sweep == clock.now_ms()
         # t4 is past retention now, t5 too, but the session's newest two (t5, t6) are kept
-        assert [m.id for m in await mem.messages(**MAYA)] == ["t5", "t6"]
+        assert [m.id for m in await mem.messages(user_id="maya")] == ["t5", "t6"]
     finally:
         await mem.close()
 
@@ -148,12 +149,12 @@ async def test_messages_not_yet_extracted_and_the_newest_of_a_session_are_never_
             {"role": "user", "content": f"I collect stamp number {i}.", "id": f"o{i}", "timestamp": old + i}
             for i in range(6)
         ]
-        await mem.capture(turns, session_key="s", **MAYA)
+        await mem.capture(turns, session_key="s", user_id="maya")
         assert (await mem.sweep()).messages == 0  # L1 has not read them: kept
-        await mem.end_session("s", **MAYA)
+        await mem.end_session("s", user_id="maya")
         report = await mem.sweep()
         assert report.messages == 3
-        assert [m.id for m in await mem.messages(**MAYA)] == ["o3", "o4", "o5"]
+        assert [m.id for m in await mem.messages(user_id="maya")] == ["o3", "o4", "o5"]
     finally:
         await mem.close()
 
@@ -164,7 +165,7 @@ async def test_an_expired_atom_leaves_search_and_recall_at_once_and_the_sweep_de
     await seeded(mem, clock)
     await mem.run_all()  # scenes and a persona that mention the allergy
     allergy = await atom_about(mem, "Vrendle")
-    timed = await mem.set_atom_ttl(allergy.id, ttl_seconds=60, **MAYA)
+    timed = await mem.set_atom_ttl(allergy.id, ttl_seconds=60, user_id="maya")
     assert timed.expires_at == clock.now_ms() + 60_000 and timed.version == allergy.version
     assert timed.id == allergy.id and timed.seq == allergy.seq
     for mode in ("hybrid", "keyword", "vector"):
@@ -172,19 +173,19 @@ async def test_an_expired_atom_leaves_search_and_recall_at_once_and_the_sweep_de
     clock.advance(61)
     for mode in ("hybrid", "keyword", "vector"):
         assert allergy.id not in await l1_hits(mem, "allergic to Vrendle berries", mode), mode
-    recalled = await mem.recall("what is Maya allergic to?", **MAYA)
+    recalled = await mem.recall("what is Maya allergic to?", user_id="maya")
     assert allergy.id not in [h.id for h in recalled.hits]
-    listed = await mem.atoms(**MAYA)
+    listed = await mem.atoms(user_id="maya")
     assert allergy.id in [a.id for a in listed]  # listings show it until the sweep
     report = await mem.sweep()
     assert (report.expired, report.tenants) == (1, (Tenant("maya"),))
     with pytest.raises(NotFoundError):
-        await mem.get_atom(allergy.id, **MAYA)
+        await mem.get_atom(allergy.id, user_id="maya")
     await mem.run_pending()  # L2 rewrites the scene that held it, L3 the persona from scratch
-    scenes = [await mem.read_scene(e.name, **MAYA) for e in await mem.scenes(**MAYA)]
+    scenes = [await mem.read_scene(e.name, user_id="maya") for e in await mem.scenes(user_id="maya")]
     assert all("Vrendle" not in s.body + s.summary for s in scenes)
-    assert all(allergy.id not in e.atom_ids for e in await mem.scenes(**MAYA))
-    persona = await mem.persona(**MAYA)
+    assert all(allergy.id not in e.atom_ids for e in await mem.scenes(user_id="maya"))
+    persona = await mem.persona(user_id="maya")
     assert persona is not None and "Vrendle" not in persona.body and "Quillfeather" in persona.body
 
 
@@ -195,20 +196,20 @@ async def test_a_pinned_atom_never_expires_and_outlives_atom_retention(
     try:
         await seeded(mem, clock)
         nurse, allergy = await atom_about(mem, "nurse"), await atom_about(mem, "Vrendle")
-        pinned = await mem.pin_atom(nurse.id, **MAYA)
+        pinned = await mem.pin_atom(nurse.id, user_id="maya")
         assert pinned.pinned and pinned.version == nurse.version
-        await mem.set_atom_ttl(nurse.id, expires_at=clock.now_ms() - 1, **MAYA)
+        await mem.set_atom_ttl(nurse.id, expires_at=clock.now_ms() - 1, user_id="maya")
         assert nurse.id in await l1_hits(mem, "nurse Quillfeather hospital")  # pinned: no expiry
         clock.advance(11 * DAY)
         report = await mem.sweep()
         assert report.aged == 2 and report.expired == 0  # the cat and the allergy, unpinned
-        assert [a.id for a in await mem.atoms(**MAYA)] == [nurse.id]
+        assert [a.id for a in await mem.atoms(user_id="maya")] == [nurse.id]
         with pytest.raises(NotFoundError):
-            await mem.get_atom(allergy.id, **MAYA)
-        await mem.pin_atom(nurse.id, False, **MAYA)  # unpinned: its time to live is over
+            await mem.get_atom(allergy.id, user_id="maya")
+        await mem.pin_atom(nurse.id, False, user_id="maya")  # unpinned: its time to live is over
         assert nurse.id not in await l1_hits(mem, "nurse Quillfeather hospital")
         assert (await mem.sweep()).expired == 1
-        assert await mem.atoms(**MAYA) == []
+        assert await mem.atoms(user_id="maya") == []
     finally:
         await mem.close()
 
@@ -219,11 +220,11 @@ async def test_an_update_keeps_the_pin_and_a_superseded_atom_cannot_be_pinned(
     from memstrata.errors import ConflictError
 
     await seeded(mem, clock)
-    nurse = await mem.pin_atom((await atom_about(mem, "nurse")).id, **MAYA)
-    newer = await mem.update_atom(nurse.id, content="Maya works as a surgeon.", **MAYA)
+    nurse = await mem.pin_atom((await atom_about(mem, "nurse")).id, user_id="maya")
+    newer = await mem.update_atom(nurse.id, content="Maya works as a surgeon.", user_id="maya")
     assert newer.pinned and newer.version == nurse.version + 1
     with pytest.raises(ConflictError):
-        await mem.pin_atom(nurse.id, **MAYA)
+        await mem.pin_atom(nurse.id, user_id="maya")
 
 
 async def test_deleting_an_atom_rewrites_its_scene_and_the_persona_without_it(
@@ -232,20 +233,20 @@ async def test_deleting_an_atom_rewrites_its_scene_and_the_persona_without_it(
     await seeded(mem, clock)
     await mem.run_all()
     allergy = await atom_about(mem, "Vrendle")
-    holder = next(e for e in await mem.scenes(**MAYA) if allergy.id in e.atom_ids)
-    assert "Vrendle" in (await mem.read_scene(holder.name, **MAYA)).body and len(holder.atom_ids) > 1
-    assert await mem.delete_atoms([allergy.id], **MAYA) == [allergy.id]
+    holder = next(e for e in await mem.scenes(user_id="maya") if allergy.id in e.atom_ids)
+    assert "Vrendle" in (await mem.read_scene(holder.name, user_id="maya")).body and len(holder.atom_ids) > 1
+    assert await mem.delete_atoms([allergy.id], user_id="maya") == [allergy.id]
     state = next(t for t in (await mem.status()).tenants if t.tenant == Tenant("maya"))
     assert state.l3_pending and state.l2_fire_at == clock.now_ms()
     await mem.run_pending()
-    texts = [(await mem.read_scene(e.name, **MAYA)).body for e in await mem.scenes(**MAYA)]
+    texts = [(await mem.read_scene(e.name, user_id="maya")).body for e in await mem.scenes(user_id="maya")]
     assert all("Vrendle" not in t for t in texts)
     # the scene is rewritten from the atoms it still holds (not dropped with them)
-    after = next(e for e in await mem.scenes(**MAYA) if e.name == holder.name)
+    after = next(e for e in await mem.scenes(user_id="maya") if e.name == holder.name)
     assert after.atom_ids == tuple(i for i in holder.atom_ids if i != allergy.id)
-    rewritten = await mem.read_scene(holder.name, **MAYA)
+    rewritten = await mem.read_scene(holder.name, user_id="maya")
     assert "Quillfeather" in rewritten.body and rewritten.heat == holder.heat
-    persona = await mem.persona(**MAYA)
+    persona = await mem.persona(user_id="maya")
     assert persona is not None and "Vrendle" not in persona.body + persona.navigation
 
 
@@ -256,10 +257,10 @@ async def test_an_atom_loses_its_last_source_to_a_delete_but_not_to_retention(
     await mem.sweep()  # t0-t3 swept: the cat's only source (t0) is gone, the atom stays
     cat, allergy = await atom_about(mem, "Zorblax"), await atom_about(mem, "Vrendle")
     assert cat.metadata["sources_swept"] == ["t0"]
-    assert await mem.delete_messages(["t4"], **MAYA) == ["t4"]  # the allergy's only source
+    assert await mem.delete_messages(["t4"], user_id="maya") == ["t4"]  # the allergy's only source
     with pytest.raises(NotFoundError):
-        await mem.get_atom(allergy.id, **MAYA)
-    assert (await mem.get_atom(cat.id, **MAYA)).content == cat.content
+        await mem.get_atom(allergy.id, user_id="maya")
+    assert (await mem.get_atom(cat.id, user_id="maya")).content == cat.content
 
 
 async def test_rebuild_scenes_consolidates_the_current_atoms_again(
@@ -267,8 +268,8 @@ async def test_rebuild_scenes_consolidates_the_current_atoms_again(
 ) -> None:
     await seeded(mem, clock)
     await mem.run_all()
-    atoms = {a.id for a in await mem.atoms(**MAYA)}
-    entries = await mem.rebuild_scenes(**MAYA)
+    atoms = {a.id for a in await mem.atoms(user_id="maya")}
+    entries = await mem.rebuild_scenes(user_id="maya")
     assert {i for e in entries for i in e.atom_ids} == atoms
     assert all(e.heat == len(e.atom_ids) for e in entries)  # heat starts over
     state = next(t for t in (await mem.status()).tenants if t.tenant == Tenant("maya"))
@@ -290,4 +291,4 @@ async def test_a_failing_sweep_is_reported_and_retried(mem: AsyncMemory, clock: 
     await mem.run_pending()
     status = await mem.status()
     assert status.last_sweep == clock.now_ms() and not any("sweep" in p for p in status.problems)
-    assert [m.id for m in await mem.messages(**MAYA)] == ["t4", "t5"]
+    assert [m.id for m in await mem.messages(user_id="maya")] == ["t4", "t5"]

@@ -12,8 +12,8 @@ from memstrata.models import SweepState
 PARIS = ZoneInfo("Europe/Paris")
 
 
-def utc(*parts: int) -> int:
-    return int(datetime(*parts, tzinfo=UTC).timestamp() * 1000)
+def utc(year: int, month: int, day: int, hour: int, minute: int) -> int:
+    return int(datetime(year, month, day, hour, minute, tzinfo=UTC).timestamp() * 1000)
 
 
 def test_the_next_sweep_is_the_next_local_time_of_day() -> None:
