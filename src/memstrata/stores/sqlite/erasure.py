@@ -23,7 +23,9 @@ _STATE_TABLES = {
     "sessions": "pipeline_sessions",
     "tenant_states": "pipeline_tenants",
 }
-CHECKPOINT_TRIES = 20
+CHECKPOINT_TRIES = 5  # each waits up to CHECKPOINT_WAIT_MS for readers to move on
+CHECKPOINT_WAIT_MS = 200
+BUSY_TIMEOUT_MS = 10_000  # the connection's usual wait (db._configure)
 
 
 def erase_rows(db: Database, tenant: Tenant) -> Erased:
@@ -52,12 +54,15 @@ def compact(db: Database) -> list[str]:
         for fts in _FTS.values():
             db.run(f"INSERT INTO {fts} ({fts}) VALUES ('optimize')")
         db.run("VACUUM")
+        # TRUNCATE waits (the busy handler) for readers of an older snapshot: briefly, not 10 s.
+        db.run(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS}")
         for _ in range(CHECKPOINT_TRIES):
             busy, _frames, _done = db.run("PRAGMA wal_checkpoint(TRUNCATE)")[0]
             if not busy:
                 return []
-            time.sleep(0.05)  # a reader's snapshot holds the WAL: wait for it to finish
+            time.sleep(CHECKPOINT_WAIT_MS / 1000)
     finally:
+        db.run(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         db.run("PRAGMA secure_delete = OFF")
     note = f"{db.path.name}-wal could not be truncated: another process is reading the database"
     log.warning("%s; the next forget or checkpoint truncates it", note)
