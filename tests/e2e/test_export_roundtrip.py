@@ -53,7 +53,7 @@ async def rich_memory(home: Path) -> AsyncMemory:
     return mem
 
 
-def _who(t: Tenant) -> dict[str, str]:
+def _who(t: Tenant) -> dict[str, Any]:
     return {"user_id": t.user_id, "agent_id": t.agent_id}
 
 
