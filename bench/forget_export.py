@@ -19,6 +19,7 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from memstrata import AsyncMemory, FakeClock
 from memstrata.embeddings.hashing import HashingEmbedder
@@ -35,7 +36,7 @@ async def open_memory(home: Path) -> AsyncMemory:
 async def layers(mem: AsyncMemory) -> list[object]:
     out: list[object] = []
     for t in await mem.tenants():
-        who = {"user_id": t.user_id, "agent_id": t.agent_id}
+        who: dict[str, Any] = {"user_id": t.user_id, "agent_id": t.agent_id}
         out.append(
             sorted((replace(m, seq=0) for m in await mem.messages(**who, limit=1000)), key=lambda m: m.id)
         )

@@ -3,6 +3,8 @@ sweep, rebuild scenes; and the HTTP client's same-named methods."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import httpx
 import pytest
 
@@ -39,7 +41,9 @@ def l1_ids(http: httpx.Client, user: str, query: str) -> list[str]:
 def test_pin_and_time_to_live(http: httpx.Client, user: str) -> None:
     allergy = next(a for a in seeded(http, user) if "Glorbanite" in str(a["content"]))
     pinned = http.put(f"/v1/atoms/{allergy['id']}/pin", json={"user_id": user}).json()
-    assert pinned["pinned"] is True and pinned["version"] == allergy["version"] and pinned["id"] == allergy["id"]
+    assert (
+        pinned["pinned"] is True and pinned["version"] == allergy["version"] and pinned["id"] == allergy["id"]
+    )
     past = http.put(f"/v1/atoms/{allergy['id']}/ttl", json={"user_id": user, "expires_at": 10**12}).json()
     assert past["expires_at"] == 10**12
     assert allergy["id"] in l1_ids(http, user, "Glorbanite dust")  # pinned: no expiry
@@ -47,7 +51,9 @@ def test_pin_and_time_to_live(http: httpx.Client, user: str) -> None:
     assert allergy["id"] not in l1_ids(http, user, "Glorbanite dust")
     cleared = http.put(f"/v1/atoms/{allergy['id']}/ttl", json={"user_id": user}).json()
     assert cleared["expires_at"] is None and allergy["id"] in l1_ids(http, user, "Glorbanite dust")
-    both = http.put(f"/v1/atoms/{allergy['id']}/ttl", json={"user_id": user, "expires_at": 5, "ttl_seconds": 5})
+    both = http.put(
+        f"/v1/atoms/{allergy['id']}/ttl", json={"user_id": user, "expires_at": 5, "ttl_seconds": 5}
+    )
     assert both.status_code == 422 and both.json()["error"]["field"] == "ttl_seconds"
     assert http.put("/v1/atoms/nope/pin", json={"user_id": user}).status_code == 404
 
@@ -79,8 +85,10 @@ def test_forget_erases_the_tenant_and_answers_what_it_removed(http: httpx.Client
 
 def test_the_client_forgets_pins_and_refuses_local_folders(server: LiveServer, user: str) -> None:
     with Memory.open(server.url, api_key=KEY) as mem:
-        assert isinstance(mem, MemoryClient)
-        mem.capture([{"role": "user", "content": "I collect Wobblestone coins.", "name": "Ivy"}], user_id=user)
+        assert isinstance(cast(object, mem), MemoryClient)
+        mem.capture(
+            [{"role": "user", "content": "I collect Wobblestone coins.", "name": "Ivy"}], user_id=user
+        )
         mem.end_session(user_id=user)
         (atom,) = mem.atoms(user_id=user)
         assert mem.pin_atom(atom.id, user_id=user).pinned
