@@ -244,7 +244,8 @@ class AtomStore(Protocol):
 
 
 class SearchIndex(Protocol):
-    """Search primitives per layer. Fusion happens in the core, never here."""
+    """Search primitives per layer. Fusion happens in the core, never here. An ``AtomFilter``
+    with ``at`` leaves expired atoms out inside the query (see ``AtomStore``)."""
 
     def keyword(
         self,

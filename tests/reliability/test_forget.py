@@ -221,3 +221,22 @@ async def test_a_reader_holding_the_wal_is_reported_not_ignored(mem: AsyncMemory
         reader.close()
     assert (await mem.forget(user_id=ALICE)).reclaimed  # the next forget finishes the job
     assert scan(tmp_path / "d") == []
+
+
+async def test_a_forget_cut_short_is_finished_by_running_it_again(mem: AsyncMemory, tmp_path: Path) -> None:
+    clock: Any = mem._clock
+    await populate(mem, clock)
+    upper: Any = mem._upper
+    erase = upper.scenes.erase
+
+    def fail(tenant: Tenant) -> int:
+        raise OSError("the machine died here")
+
+    upper.scenes.erase = fail  # the rows and mirror lines are gone, the profile is not
+    with pytest.raises(OSError):
+        await mem.forget(user_id=ALICE)
+    assert await mem.messages(user_id=ALICE) == [] and scan(tmp_path / "d") != []
+    upper.scenes.erase = erase
+    report = await mem.forget(user_id=ALICE)  # the profile folders still name the tenants
+    assert set(report.tenants) == {Tenant(ALICE), Tenant(ALICE, "helper")} and report.files > 0
+    assert scan(tmp_path / "d") == []
