@@ -233,7 +233,7 @@ async def test_a_forget_cut_short_is_finished_by_running_it_again(mem: AsyncMemo
         raise OSError("the machine died here")
 
     upper.scenes.erase = fail  # the rows and mirror lines are gone, the profile is not
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match="machine died"):
         await mem.forget(user_id=ALICE)
     assert await mem.messages(user_id=ALICE) == [] and scan(tmp_path / "d") != []
     upper.scenes.erase = erase
