@@ -1,5 +1,5 @@
 """The whole pipeline: the embedding backlog, L1 per session, then L2 and L3 per tenant (when the
-memory has them).
+memory has them), and the daily retention sweep (``forgetting.sweep``).
 
 ``run_due`` drives everything that is due to idle; ``run_all`` processes every backlog now, due or
 not (import, CLI); ``serve`` is the background loop. ``exclusive()`` holds every stage off while a
@@ -11,10 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from memstrata.errors import ConfigError
+from memstrata.forgetting.sweep import Sweeper
 from memstrata.models import Status, Tenant
 from memstrata.pipeline.embedding import EmbeddingBacklog
 from memstrata.pipeline.l1.scheduler import Scheduler
@@ -46,11 +47,13 @@ class Pipeline:
         tenants: TenantScheduler | None,
         embedding: EmbeddingBacklog,
         clock: Clock,
+        sweeper: Sweeper | None = None,
     ) -> None:
         self._store = store
         self.sessions = sessions
         self.tenants = tenants
         self.embedding = embedding
+        self.sweeper = sweeper
         self._clock = clock
         self._wake: asyncio.Event | None = None
         self._exclusive: asyncio.Lock | None = None
@@ -100,7 +103,8 @@ class Pipeline:
         await self.warm()
         async with self._lock():
             while True:
-                step = 1 if await asyncio.to_thread(self.embedding.drain) else 0
+                step = await self._sweep_due()
+                step += 1 if await asyncio.to_thread(self.embedding.drain) else 0
                 step += await self.sessions.run_due()
                 if self.tenants is not None:
                     step += await self.tenants.run_due()
@@ -113,6 +117,7 @@ class Pipeline:
         every tenant with new atoms, due or not."""
         await self.warm(everything=True)
         async with self._lock():
+            await self._sweep_due()
             while await asyncio.to_thread(self.embedding.drain):
                 pass
             l1 = await self.sessions.flush()
@@ -120,6 +125,17 @@ class Pipeline:
                 return RunAllReport(l1, 0)
             known = await asyncio.to_thread(self.known_tenants)
             return RunAllReport(l1, await self.tenants.flush(known))
+
+    async def _sweep_due(self) -> int:
+        """Run the retention sweep when it is due; 1 when it removed or flagged anything. A failure
+        is recorded in the sweep's state (``status``) and retried later, never raised here."""
+        if self.sweeper is None:
+            return 0
+        try:
+            report = await self.sweeper.run_due()
+        except Exception:  # noqa: BLE001 - recorded by the sweeper; other stages go on
+            return 0
+        return int(report is not None and (report.removed() + report.marked) > 0)
 
     def tenants_hold(self, tenant: Tenant) -> contextlib.AbstractAsyncContextManager[None]:
         """The tenant's L2/L3 lock: every write to its scenes, index or persona happens under it."""
@@ -131,6 +147,11 @@ class Pipeline:
         if self.tenants is not None:
             self.tenants.on_l1_atoms(tenant)
 
+    def on_removed(self, tenant: Tenant, scenes: Sequence[str]) -> None:
+        """Atoms of ``tenant`` were removed: its scenes that held them and its persona are rewritten."""
+        if self.tenants is not None:
+            self.tenants.on_removed(tenant, scenes)
+
     def request_persona(self, tenant: Tenant, reason: str) -> None:
         if self.tenants is None:
             raise ConfigError("this memory has no L2/L3 pipeline")
@@ -139,6 +160,8 @@ class Pipeline:
     def status(self, vectors: VectorState, read_only: bool) -> Status:
         """Every session's and tenant's state, counts, the embedder and what is degraded."""
         problems = [f"embedding backlog: {self.embedding.last_error}"] if self.embedding.last_error else []
+        sweep_problem = self.sweeper.problem() if self.sweeper is not None else None
+        problems += [sweep_problem] if sweep_problem else []
         problems += self._store.check()
         if self.tenants is not None:
             problems += [str(p) for p in self.tenants.file_problems(self.known_tenants())]
@@ -153,6 +176,7 @@ class Pipeline:
             unembedded=self.embedding.pending(),
             read_only=read_only,
             problems=tuple(problems),
+            last_sweep=self.sweeper.last_run() if self.sweeper is not None else None,
         )
 
     def known_tenants(self) -> list[Tenant]:
@@ -169,6 +193,8 @@ class Pipeline:
             timers = [await asyncio.to_thread(self.sessions.next_fire)]
             if self.tenants is not None:
                 timers.append(await asyncio.to_thread(self.tenants.next_fire))
+            if self.sweeper is not None:
+                timers.append(await asyncio.to_thread(self.sweeper.next_fire))
             armed = [t for t in timers if t is not None]
             delay = (min(armed) - self._clock.now_ms()) / 1000 if armed else IDLE_POLL_SECONDS
             with contextlib.suppress(TimeoutError):
