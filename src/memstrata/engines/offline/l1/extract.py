@@ -17,6 +17,7 @@ regular expressions and word lists only.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Sequence
@@ -302,5 +303,6 @@ class OfflineExtractor:
         self.options = options or ExtractOptions()
 
     async def extract(self, window: ExtractionWindow) -> list[AtomDraft]:
-        """Atom drafts for ``window`` (never raises on odd text: unparseable parts are skipped)."""
-        return extract_window(window, self.options)
+        """Atom drafts for ``window`` (never raises on odd text: unparseable parts are skipped).
+        CPU work, so in a worker thread: the event loop keeps serving requests meanwhile."""
+        return await asyncio.to_thread(extract_window, window, self.options)
