@@ -54,7 +54,7 @@ class L3Runner:
         found = self._upper.persona.read(tenant)
         current = persona_doc.strip_navigation(found[0]) if found else ""
         first = not current.strip()
-        path = self._upper.persona.path(tenant)
+        folder = self._upper.persona.folder(tenant)
         # The writer works on the body alone; the navigation is appended afresh afterwards.
         self._upper.persona.write(tenant, current + "\n" if current else "")
         scenes = sorted(self._upper.scenes.load(tenant), key=lambda s: (-s.heat, s.name))
@@ -62,7 +62,7 @@ class L3Runner:
         changed = tuple(s.name for s in scenes if format_time(s.updated) >= since)
         return PersonaRequest(
             tenant=tenant,
-            path=path,
+            folder=folder,
             current=current,
             first=first,
             scenes=tuple(scenes),

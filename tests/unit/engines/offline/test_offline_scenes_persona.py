@@ -20,6 +20,7 @@ from memstrata.models import (
     Tenant,
     Vectors,
 )
+from memstrata.stores.files.folder import DirectoryFolder
 
 T = Tenant("ann")
 NOW = 1_785_405_720_000
@@ -46,7 +47,7 @@ async def consolidate(
     total = len(atoms) + sum(len(m) for m in members.values())
     request = ConsolidationRequest(
         T,
-        folder,
+        DirectoryFolder(folder),
         tuple(atoms),
         scenes,
         {k: tuple(v) for k, v in members.items()},
@@ -186,7 +187,16 @@ async def test_the_persona_names_the_person_and_keeps_instructions_and_topics(tm
     events = (atom(5, "Ann ran a marathon on 7 May 2023.", "fitness", AtomType.EPISODIC, 60),)
     scenes = (Scene("work.md", "Work: nurse, hospital (Ann; 2 memories, May 2023)", 5, NOW, NOW, "# Work"),)
     request = PersonaRequest(
-        T, tmp_path / "persona.md", "", True, scenes, ("work.md",), tuple(facts), (), NOW, events
+        T,
+        DirectoryFolder(tmp_path, only="persona.md"),
+        "",
+        True,
+        scenes,
+        ("work.md",),
+        tuple(facts),
+        (),
+        NOW,
+        events,
     )
     body = await OfflinePersonaWriter().write(request)
     assert body.startswith("# Persona\n\nThese memories are about Ann.")
