@@ -23,6 +23,13 @@ app = typer.Typer(
 def main(
     ctx: typer.Context,
     data_dir: DataDir = None,
+    store: str | None = typer.Option(
+        None,
+        "--store",
+        metavar="URL",
+        help="A PostgreSQL database (postgresql://user:password@host:port/db) instead of a data "
+        "directory (default: $MEMSTRATA_STORE__URL, else the data directory).",
+    ),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log pipeline activity to stderr."),
     wait: float = typer.Option(
         0.0,
@@ -33,7 +40,10 @@ def main(
     ),
 ) -> None:
     """Layered long-term memory for LLM agents."""
-    ctx.obj = {"data_dir": Path(data_dir).expanduser() if data_dir else None, "wait": wait}
+    if store and data_dir:
+        raise typer.BadParameter("give --store or --data-dir, not both", param_hint="--store")
+    where = store or (Path(data_dir).expanduser() if data_dir else None)
+    ctx.obj = {"data_dir": where, "wait": wait}
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
