@@ -14,14 +14,15 @@ APPEND_LOCK = 0x6D73_0000_0002  # see messages.APPEND_LOCK: atom seqs become vis
 _INSERT = f"""
 INSERT INTO atoms (id, user_id, agent_id, session_key, type, priority, content, scene_name,
                    source_message_ids, metadata, event_time, created_at, updated_at, version,
-                   superseded_by, tsv)
+                   superseded_by, tsv, dl)
 SELECT u.id, %s, %s, u.session_key, u.type, u.priority, u.content, u.scene_name, u.sources::jsonb,
        u.metadata::jsonb, u.event_time, u.created_at, u.updated_at, u.version, u.superseded_by,
-       to_tsvector('{SEARCH_CONFIG}', u.body)
+       x.v, memstrata_length(x.v)
 FROM unnest(%s::text[], %s::text[], %s::text[], %s::int[], %s::text[], %s::text[], %s::text[], %s::text[],
             %s::bigint[], %s::bigint[], %s::bigint[], %s::int[], %s::text[], %s::text[])
      WITH ORDINALITY AS u(id, session_key, type, priority, content, scene_name, sources, metadata,
                           event_time, created_at, updated_at, version, superseded_by, body, n)
+CROSS JOIN LATERAL (SELECT to_tsvector('{SEARCH_CONFIG}', u.body) AS v) AS x
 ORDER BY u.n
 ON CONFLICT (user_id, agent_id, id) DO NOTHING
 RETURNING seq, id

@@ -15,13 +15,14 @@ from memstrata.stores.postgres.migrations import SEARCH_CONFIG
 APPEND_LOCK = 0x6D73_0000_0001
 _INSERT = f"""
 INSERT INTO messages (id, user_id, agent_id, session_key, session_id, role, name, content, timestamp,
-                      recorded_at, tsv)
+                      recorded_at, tsv, dl)
 SELECT u.id, u.user_id, u.agent_id, u.session_key, u.session_id, u.role, u.name, u.content, u.ts,
-       u.recorded_at, to_tsvector('{SEARCH_CONFIG}', u.body)
+       u.recorded_at, x.v, memstrata_length(x.v)
 FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],
             %s::bigint[], %s::bigint[], %s::text[])
      WITH ORDINALITY AS u(id, user_id, agent_id, session_key, session_id, role, name, content, ts,
                           recorded_at, body, n)
+CROSS JOIN LATERAL (SELECT to_tsvector('{SEARCH_CONFIG}', u.body) AS v) AS x
 ORDER BY u.n
 ON CONFLICT (user_id, agent_id, id) DO NOTHING
 RETURNING seq, user_id, agent_id, id

@@ -31,7 +31,8 @@ def migration(fn: Migration) -> Migration:
 def m001_extensions(db: psycopg.Connection[Any]) -> None:
     """pgvector, unaccent and btree_gin (tenant columns inside the keyword indexes), and the text
     search configuration: Snowball English stems with diacritics removed and no stopword list,
-    like SQLite's FTS5 ``porter unicode61 remove_diacritics 2`` (stopwords are the query's job)."""
+    like SQLite's FTS5 ``porter unicode61 remove_diacritics 2`` (stopwords are the query's job);
+    ``memstrata_length`` counts a text's words (its positions) for BM25."""
     _ddl(
         db,
         f"""
@@ -44,7 +45,8 @@ def m001_extensions(db: psycopg.Connection[Any]) -> None:
             ALTER MAPPING FOR asciiword, word, numword, asciihword, hword, numhword,
                 hword_asciipart, hword_part, hword_numpart
             WITH unaccent, memstrata_stem;
-        CREATE AGGREGATE memstrata_any (tsquery) (SFUNC = tsquery_or, STYPE = tsquery);
+        CREATE FUNCTION memstrata_length(tsvector) RETURNS integer IMMUTABLE PARALLEL SAFE
+            LANGUAGE sql AS 'SELECT COALESCE(SUM(COALESCE(array_length(positions, 1), 1)), 0)::integer FROM unnest($1)';
         CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL);
         """,
     )
@@ -54,7 +56,7 @@ def m001_extensions(db: psycopg.Connection[Any]) -> None:
 def m002_messages(db: psycopg.Connection[Any]) -> None:
     """L0: the message log. ``seq`` is the cursor; ids are unique per tenant (idempotent capture).
     ``tsv`` is the keyword index of the indexed text (the message with its context), which is
-    not stored itself: a hit returns only the message."""
+    not stored itself: a hit returns only the message; ``dl`` its length in words (for BM25)."""
     _ddl(
         db,
         """
@@ -71,6 +73,7 @@ def m002_messages(db: psycopg.Connection[Any]) -> None:
             timestamp    bigint NOT NULL,
             recorded_at  bigint NOT NULL,
             tsv          tsvector NOT NULL,
+            dl           integer NOT NULL,
             UNIQUE (user_id, agent_id, id)
         );
         CREATE INDEX messages_session ON messages (user_id, agent_id, session_key, seq);
@@ -105,6 +108,7 @@ def m003_atoms(db: psycopg.Connection[Any]) -> None:
             version             integer NOT NULL,
             superseded_by       text,
             tsv                 tsvector NOT NULL,
+            dl                  integer NOT NULL,
             UNIQUE (user_id, agent_id, id)
         );
         CREATE INDEX atoms_tenant ON atoms (user_id, agent_id, seq);

@@ -1,10 +1,6 @@
 """Search primitives on PostgreSQL: full-text top-K and pgvector HNSW top-K, both per tenant.
 
-Keyword: each term becomes ``phraseto_tsquery`` in the store's text search configuration (any user
-text is then a valid query: a term is matched as a phrase of its words, never parsed as syntax),
-OR-ed together, or, with ``min_match=2``, an OR of every pair of terms AND-ed. Ranked by
-``ts_rank``. The tenant columns are inside the GIN index (``btree_gin``), so a tenant's matches
-are found without reading other tenants'.
+Keyword: full-text search ranked by BM25 (``keyword.py``).
 
 Vector: one table per layer (``vectors_l0``, ``vectors_l1``) whose ``vector(dim)`` column is sized
 from the first vectors stored (the embedder's dimensions), with an HNSW cosine index. A query
@@ -24,45 +20,29 @@ from memstrata.errors import StoreError
 from memstrata.models import AtomFilter, Layer, MessageFilter, Scored, Tenant, Vectors, layer_of
 from memstrata.stores.postgres import rows
 from memstrata.stores.postgres.db import Database
-from memstrata.stores.postgres.migrations import SEARCH_CONFIG
+from memstrata.stores.postgres.keyword import TABLES, KeywordIndex
 
-_TABLES = {Layer.L0: "messages", Layer.L1: "atoms"}
+_TABLES = TABLES
 _VECTORS = {Layer.L0: "vectors_l0", Layer.L1: "vectors_l1"}
 _MODEL_KEY = "embedding_model"
 _DDL_LOCK = 0x6D73_0000_0003  # creating or dropping the vector tables
-_TERMS = f"""
-WITH t AS (
-    SELECT i, phraseto_tsquery('{SEARCH_CONFIG}', term) AS q
-    FROM unnest(%s::text[]) WITH ORDINALITY AS u(term, i)
-), k AS (SELECT i, q FROM t WHERE numnode(q) > 0)
-"""
-_ANY = _TERMS + "SELECT memstrata_any(q)::text AS q FROM k"
-_PAIRS = _TERMS + "SELECT memstrata_any(tsquery_and(a.q, b.q))::text AS q FROM k a JOIN k b ON a.i < b.i"
-RANK = "ts_rank(r.tsv, %s::tsquery)"
 EF_SEARCH = 100  # HNSW candidate list; at least k is asked for (pgvector's default is 40)
 
 
 class PostgresSearchIndex:
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._keyword = KeywordIndex(db)
         self._dims: dict[Layer, int] = {}
         self._lock = threading.Lock()
 
-    # --- keyword ----------------------------------------------------------------------------------
+    # --- keyword (see keyword.py) ---------------------------------------------------------------
 
     def size(self, layer: Layer) -> int:
-        return int(self._db.query(f"SELECT COALESCE(MAX(seq), 0) AS n FROM {_TABLES[layer]}")[0]["n"])
+        return self._keyword.size(layer)
 
     def document_counts(self, layer: Layer, terms: Sequence[str]) -> dict[str, int]:
-        table = _TABLES[layer]
-        out = {}
-        for term in dict.fromkeys(terms):
-            found = self._db.query(
-                f"SELECT count(*) AS n FROM {table} WHERE tsv @@ phraseto_tsquery('{SEARCH_CONFIG}', %s)",
-                (rows.text(term),),
-            )
-            out[term] = int(found[0]["n"])
-        return out
+        return self._keyword.document_counts(layer, terms)
 
     def keyword(
         self,
@@ -73,21 +53,7 @@ class PostgresSearchIndex:
         *,
         min_match: int = 1,
     ) -> list[Scored]:
-        clean = [rows.text(t) for t in terms if t.strip()]
-        if not clean or k <= 0:
-            return []
-        sql = _PAIRS if min_match >= 2 and len(clean) >= 2 else _ANY
-        query = self._db.query(sql, (clean,))[0]["q"]
-        if not query:  # no term has a word the index keeps
-            return []
-        fw, fp = rows.filter_clause(flt, "r")
-        where = " AND ".join(["r.user_id = %s", "r.agent_id = %s", "r.tsv @@ %s::tsquery", *fw])
-        found = self._db.query(
-            f"SELECT r.seq, {RANK} AS s FROM {_TABLES[layer_of(flt)]} r WHERE {where} "
-            "ORDER BY s DESC, r.seq LIMIT %s",
-            [query, tenant.user_id, tenant.agent_id, query, *fp, k],
-        )
-        return [Scored(int(r["seq"]), float(r["s"])) for r in found]
+        return self._keyword.keyword(tenant, flt, terms, k, min_match=min_match)
 
     # --- vectors ----------------------------------------------------------------------------------
 

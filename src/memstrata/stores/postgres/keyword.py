@@ -1,0 +1,148 @@
+"""Keyword search on PostgreSQL: full-text matching, ranked by BM25 computed in SQL.
+
+Matching: each term becomes ``phraseto_tsquery`` in the store's text search configuration (any
+user text is then a valid query: a term is matched as a phrase of its words, never parsed as
+syntax); the terms are OR-ed, or, with ``min_match=2``, every pair of terms is AND-ed and the pairs
+OR-ed. The tenant columns are inside the GIN index (``btree_gin``), so a tenant's matches are found
+without reading other tenants'.
+
+Ranking: Okapi BM25 with FTS5's constants and idf (k1 = 1.2, b = 0.75; idf over every tenant's
+records, floored at 1e-6), so both stores order matches alike; PostgreSQL's own ``ts_rank`` has no
+idf and ranked measurably worse on LoCoMo (see docs/design.md). A record's term frequency is the
+number of positions of the term's lexemes in its ``tsv``; its length (``dl``, positions) is stored
+at insert. Document frequencies and the average length change slowly: they are cached for
+``STATS_SECONDS``.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+from memstrata.models import AtomFilter, Layer, MessageFilter, Scored, Tenant, layer_of
+from memstrata.stores.postgres import rows
+from memstrata.stores.postgres.db import Database
+from memstrata.stores.postgres.migrations import SEARCH_CONFIG
+
+TABLES = {Layer.L0: "messages", Layer.L1: "atoms"}
+K1, B = 1.2, 0.75
+STATS_SECONDS = 60.0
+_TERMS = (
+    f"SELECT u.term, phraseto_tsquery('{SEARCH_CONFIG}', u.term)::text AS q, "
+    f"tsvector_to_array(to_tsvector('{SEARCH_CONFIG}', u.term)) AS lexemes FROM unnest(%s::text[]) AS u(term)"
+)
+_SCORE = """
+SELECT r.seq, SUM(t.idf * f.n * {k1p1} / (f.n + {k1} * (1 - {b} + {b} * r.dl / %s))) AS s
+FROM {table} r
+CROSS JOIN LATERAL (SELECT u.lexeme, COALESCE(array_length(u.positions, 1), 1) AS n FROM unnest(r.tsv) u) f
+JOIN unnest(%s::text[], %s::float8[]) AS t(lexeme, idf) ON t.lexeme = f.lexeme
+WHERE {where}
+GROUP BY r.seq ORDER BY s DESC, r.seq LIMIT %s
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class _Term:
+    text: str
+    query: str  # tsquery text
+    lexemes: tuple[str, ...]
+
+
+class KeywordIndex:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self._lock = threading.Lock()
+        self._df: dict[tuple[Layer, str], tuple[float, int]] = {}  # (layer, tsquery) -> (when, df)
+        self._sizes: dict[Layer, tuple[float, int, float]] = {}  # layer -> (when, records, avg dl)
+
+    def size(self, layer: Layer) -> int:
+        return int(self._db.query(f"SELECT COALESCE(MAX(seq), 0) AS n FROM {TABLES[layer]}")[0]["n"])
+
+    def document_counts(self, layer: Layer, terms: Sequence[str]) -> dict[str, int]:
+        parsed = {t.text: t for t in self._parse(terms)}
+        df = self._counts(layer, [t.query for t in parsed.values()])
+        return {t: df[parsed[rows.text(t)].query] if rows.text(t) in parsed else 0 for t in terms}
+
+    def keyword(
+        self,
+        tenant: Tenant,
+        flt: MessageFilter | AtomFilter,
+        terms: Sequence[str],
+        k: int,
+        *,
+        min_match: int = 1,
+    ) -> list[Scored]:
+        parsed = self._parse(terms)
+        if not parsed or k <= 0:
+            return []
+        if min_match >= 2 and len(parsed) >= 2:
+            match = " | ".join(f"(({a.query}) & ({b.query}))" for a, b in combinations(parsed, 2))
+        else:
+            match = " | ".join(f"({t.query})" for t in parsed)
+        layer = layer_of(flt)
+        records, avgdl = self._stats(layer)
+        weights: dict[str, float] = {}
+        df = self._counts(layer, [t.query for t in parsed])
+        for t in parsed:  # a phrase's lexemes share its idf
+            n = df[t.query]  # counted now, while ``records`` may be a minute old: never below it
+            idf = max(math.log((max(records, n) - n + 0.5) / (n + 0.5)), 1e-6) / len(t.lexemes)
+            for lexeme in t.lexemes:
+                weights[lexeme] = weights.get(lexeme, 0.0) + idf
+        fw, fp = rows.filter_clause(flt, "r")
+        where = " AND ".join(["r.user_id = %s", "r.agent_id = %s", "r.tsv @@ %s::tsquery", *fw])
+        sql = _SCORE.format(k1p1=K1 + 1, k1=K1, b=B, table=TABLES[layer], where=where)
+        found = self._db.query(
+            sql,
+            [avgdl, list(weights), list(weights.values()), tenant.user_id, tenant.agent_id, match, *fp, k],
+        )
+        return [Scored(int(r["seq"]), float(r["s"])) for r in found]
+
+    def _parse(self, terms: Sequence[str]) -> list[_Term]:
+        """The terms that have a word the index keeps, each once, with its query and lexemes."""
+        clean = list(dict.fromkeys(rows.text(t) for t in terms if t.strip()))
+        if not clean:
+            return []
+        found = self._db.query(_TERMS, (clean,))
+        return [_Term(r["term"], r["q"], tuple(r["lexemes"])) for r in found if r["q"] and r["lexemes"]]
+
+    def _counts(self, layer: Layer, queries: Sequence[str]) -> dict[str, int]:
+        """How many records of ``layer`` (every tenant) match each query; cached a while."""
+        now = time.monotonic()
+        out: dict[str, int] = {}
+        with self._lock:
+            for q in queries:
+                hit = self._df.get((layer, q))
+                if hit is not None and now - hit[0] < STATS_SECONDS:
+                    out[q] = hit[1]
+        todo = list(dict.fromkeys(q for q in queries if q not in out))
+        if not todo:
+            return out
+        found = self._db.query(
+            f"SELECT u.q, (SELECT count(*) FROM {TABLES[layer]} WHERE tsv @@ u.q::tsquery) AS n "
+            "FROM unnest(%s::text[]) AS u(q)",
+            (todo,),
+        )
+        with self._lock:
+            if len(self._df) > 50_000:
+                self._df.clear()
+            for r in found:
+                out[r["q"]] = int(r["n"])
+                self._df[(layer, r["q"])] = (now, int(r["n"]))
+        return out
+
+    def _stats(self, layer: Layer) -> tuple[int, float]:
+        """Records in ``layer`` and their average length (positions); cached a while."""
+        now = time.monotonic()
+        with self._lock:
+            hit = self._sizes.get(layer)
+        if hit is not None and now - hit[0] < STATS_SECONDS:
+            return hit[1], hit[2]
+        found = self._db.query(f"SELECT count(*) AS n, COALESCE(avg(dl), 1) AS dl FROM {TABLES[layer]}")[0]
+        records, avgdl = int(found["n"]), max(float(found["dl"]), 1.0)
+        with self._lock:
+            self._sizes[layer] = (now, records, avgdl)
+        return records, avgdl
