@@ -351,7 +351,9 @@ class AsyncMemory:
             memories=lambda: self._searcher.search(request),
         )
         result = await gather(sources, budgets, r.timeout_ms)
-        if upper is not None and (unreadable := upper.persona.problems(tenant) + upper.scenes.problems(tenant)):
+        if upper is not None and (
+            unreadable := upper.persona.problems(tenant) + upper.scenes.problems(tenant)
+        ):
             notes = tuple(f"left out: {p}" for p in unreadable)
             result = dataclasses.replace(result, degradations=result.degradations + notes)
         self._warm([h.id for h in result.hits if h.layer == Layer.L1], tenant)

@@ -5,7 +5,8 @@
     ChatModel       complete(messages) -> reply             llm/: openai_compat, scripted
     Extractor       extract(window) -> atom drafts          engines/: offline, llm
     Deduplicator    decide(drafts, candidates) -> actions   engines/: offline, llm
-    Store parts     MessageLog, AtomStore, SearchIndex, PipelineState, SceneMembers   stores/sqlite
+    Store parts     MessageLog, AtomStore, SearchIndex, PipelineState, SceneMembers, Leases
+                                                            stores/sqlite, stores/postgres
     SceneStore      L2 scene files, their index and backups  stores/files
     PersonaStore    L3 persona.md and its backups            stores/files
     Folder          the documents a scene or persona writer may touch   stores/files
@@ -19,7 +20,7 @@ worker thread.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -275,6 +276,35 @@ class PipelineState(Protocol):
         """Every tenant's saved L2/L3 state."""
         ...
 
+    def update_session(
+        self, tenant: Tenant, session_key: str, change: Callable[[SessionState], object]
+    ) -> SessionState:
+        """Load the session's state, apply ``change`` (it mutates the state in place) and save it
+        (all but the cursor) as one atomic step: no other update of that session, from any
+        process, interleaves. Returns the saved state."""
+        ...
+
+    def update_tenant(self, tenant: Tenant, change: Callable[[TenantState], object]) -> TenantState:
+        """``update_session`` for the tenant's L2/L3 state (every field is saved)."""
+        ...
+
+
+class Leases(Protocol):
+    """Who does a piece of pipeline work when several processes share one store.
+
+    ``claim(key)`` returns True when this process now holds ``key`` and no one else does, in any
+    process; False when it is held (the caller skips that work: the holder does it). Never
+    blocks. A claim lasts until ``release(key)`` or until its holder dies (the process, or its
+    connection to the store): it never outlives its holder, so work a dead process held is
+    claimed again by another. Keys name the work, e.g. one session's L1 or one tenant's L2/L3.
+    """
+
+    def claim(self, key: str) -> bool: ...
+
+    def release(self, key: str) -> None:
+        """Give up ``key`` (held by this process; anything else is ignored)."""
+        ...
+
 
 class SceneMembers(Protocol):
     """L2's source of truth for which scene file holds each consolidated atom of a tenant (the
@@ -306,6 +336,9 @@ class Store(Protocol):
 
     @property
     def members(self) -> SceneMembers: ...
+
+    @property
+    def leases(self) -> Leases: ...
 
     def check(self) -> list[str]:
         """What the store finds wrong with itself, one line each (e.g. mirrors out of step with

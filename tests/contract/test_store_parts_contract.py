@@ -210,3 +210,28 @@ def test_tenant_state_round_trips_every_field(empty_store: Store) -> None:
     assert [t.tenant for t in state.tenants()] == [A, B]
     state.save_tenant(TenantState(A, l2_cursor=6))
     assert state.tenant(A) == TenantState(A, l2_cursor=6)
+
+
+def test_a_lease_has_one_holder_until_released(empty_store: Store) -> None:
+    leases = empty_store.leases
+    assert leases.claim("l1 alice s") is True
+    assert leases.claim("l1 alice s") is False  # held, even by this process
+    assert leases.claim("l1 alice t") is True
+    leases.release("l1 alice s")
+    assert leases.claim("l1 alice s") is True
+    leases.release("never claimed")  # ignored
+
+
+def test_state_updates_are_atomic_under_concurrency(empty_store: Store) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def bump(_: int) -> None:
+        empty_store.pipeline.update_session(A, "s", lambda st: setattr(st, "pending", st.pending + 1))
+        empty_store.pipeline.update_tenant(A, lambda st: setattr(st, "new_atoms", st.new_atoms + 1))
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(bump, range(40)))
+    assert empty_store.pipeline.session(A, "s").pending == 40
+    assert empty_store.pipeline.tenant(A).new_atoms == 40
+    saved = empty_store.pipeline.update_session(A, "s", lambda st: setattr(st, "fire_at", 5))
+    assert saved == empty_store.pipeline.session(A, "s") and saved.fire_at == 5

@@ -4,13 +4,15 @@ L0 messages, L1 atoms, their keyword indexes and vectors, the scheduler's state,
 (``PostgresStore``), and L2 scenes, their index and backups, the L3 persona and its backups
 (``PostgresSceneStore``, ``PostgresPersonaStore`` over the same pool) are rows: no file is written,
 so any number of processes on any machines can share one database. There are no JSONL mirrors
-(``check`` and ``repair`` have nothing to do) and no writer lock: several processes may write.
+(``check`` and ``repair`` have nothing to do) and no writer lock: several processes may write, and
+the pipeline's work is shared out by ``leases`` (advisory locks).
 """
 
 from __future__ import annotations
 
 from memstrata.stores.postgres.atoms import PostgresAtomStore
 from memstrata.stores.postgres.db import Database
+from memstrata.stores.postgres.leases import AdvisoryLeases
 from memstrata.stores.postgres.members import PostgresSceneMembers
 from memstrata.stores.postgres.messages import PostgresMessageLog
 from memstrata.stores.postgres.persona import PostgresPersonaStore
@@ -33,6 +35,7 @@ class PostgresStore:
         self.index = PostgresSearchIndex(self.db)
         self.pipeline = PostgresPipelineState(self.db)
         self.members = PostgresSceneMembers(self.db)
+        self.leases = AdvisoryLeases(self.db)
 
     def scene_store(self, *, keep: int) -> PostgresSceneStore:
         """The L2 store over this database (``keep`` scene snapshots per tenant)."""
@@ -49,4 +52,7 @@ class PostgresStore:
         return []
 
     def close(self) -> None:
-        self.db.close()
+        try:
+            self.leases.close()
+        finally:
+            self.db.close()
