@@ -25,7 +25,7 @@ from typing import Any
 from rank_bm25 import BM25Okapi
 
 from memstrata.engines.offline import extract_window
-from memstrata.engines.offline.extract import ExtractOptions
+from memstrata.engines.offline.l1.extract import ExtractOptions
 from memstrata.models import Atom, AtomDraft, ExtractionWindow, Message, Role, Tenant
 from memstrata.retrieval.documents import atom_body, message_body
 

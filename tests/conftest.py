@@ -63,21 +63,38 @@ async def recording_memory(
     await mem.close()
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("memstrata reliability")
+    group.addoption(
+        "--soak", action="store_true", help="Run the import crash suite at 20 kill points (slow)."
+    )
+    group.addoption(
+        "--soak-points", type=int, default=0, metavar="N", help="Kill points of the import crash suite."
+    )
+    group.addoption(
+        "--soak-seed", type=int, default=0, metavar="S", help="Seed drawing the import crash suite's points."
+    )
+
+
+def cut_locomo(path: Path, *, sessions: int) -> Path:
+    """Write the first LoCoMo conversation of the dev set, cut to its first ``sessions``, to ``path``."""
+    sample = json.loads(LOCOMO.read_text())[0]
+    conv = sample["conversation"]
+    keep = {k: v for k, v in conv.items() if not k.startswith("session_")}
+    for n in range(1, sessions + 1):
+        keep[f"session_{n}"] = conv[f"session_{n}"]
+        keep[f"session_{n}_date_time"] = conv[f"session_{n}_date_time"]
+    sample["conversation"] = keep
+    path.write_text(json.dumps([sample]))
+    return path
+
+
 @pytest.fixture
 def locomo_sample(tmp_path: Path) -> Path:
     """The first LoCoMo conversation of the dev set, cut to its first two sessions."""
     if not LOCOMO.exists():
         pytest.skip("LoCoMo dev set not present")
-    sample = json.loads(LOCOMO.read_text())[0]
-    conv = sample["conversation"]
-    keep = {k: v for k, v in conv.items() if not k.startswith("session_")}
-    for n in (1, 2):
-        keep[f"session_{n}"] = conv[f"session_{n}"]
-        keep[f"session_{n}_date_time"] = conv[f"session_{n}_date_time"]
-    sample["conversation"] = keep
-    path = tmp_path / "locomo-two-sessions.json"
-    path.write_text(json.dumps([sample]))
-    return path
+    return cut_locomo(tmp_path / "locomo-two-sessions.json", sessions=2)
 
 
 @pytest.fixture(scope="session")
@@ -85,7 +102,7 @@ def postgres_server() -> Iterator[EmbeddedServer]:
     """A real PostgreSQL (with pgvector) for the whole session, started on first use.
 
     When it cannot start, its tests are skipped with the reason, or, with
-    ``MEMSTRATA_REQUIRE_POSTGRES=1`` (``scripts/test`` sets it: CI), they fail."""
+    ``TESTS_REQUIRE_POSTGRES=1`` (``scripts/test`` sets it: CI), they fail."""
     try:
         from tests.support.postgres import EmbeddedServer
 
@@ -101,8 +118,8 @@ def postgres_server() -> Iterator[EmbeddedServer]:
             server.stop()
             server, reason = None, f"the test PostgreSQL server did not start: {exc}"
     if server is None:
-        if os.environ.get("MEMSTRATA_REQUIRE_POSTGRES") == "1":
-            pytest.fail(f"MEMSTRATA_REQUIRE_POSTGRES=1: {reason}", pytrace=False)
+        if os.environ.get("TESTS_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"TESTS_REQUIRE_POSTGRES=1: {reason}", pytrace=False)
         pytest.skip(reason)
     yield server
     server.stop()

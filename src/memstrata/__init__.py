@@ -11,7 +11,9 @@ with Memory.open("~/.memstrata") as mem:
 
 from memstrata.clock import FakeClock, SystemClock
 from memstrata.errors import (
+    CircuitOpenError,
     ConfigError,
+    ConflictError,
     DirectoryLockedError,
     EmbeddingError,
     EngineError,
@@ -23,6 +25,7 @@ from memstrata.errors import (
     ParseError,
     PathError,
     ReadOnlyError,
+    RemoteError,
     SchemaError,
     StorageError,
     StoreError,
@@ -52,7 +55,9 @@ __all__ = [
     "Atom",
     "AtomType",
     "CaptureResult",
+    "CircuitOpenError",
     "ConfigError",
+    "ConflictError",
     "DirectoryLockedError",
     "EmbeddingError",
     "EngineError",
@@ -72,6 +77,7 @@ __all__ = [
     "PathError",
     "ReadOnlyError",
     "RecallResult",
+    "RemoteError",
     "Role",
     "SchemaError",
     "SearchResult",

@@ -6,6 +6,7 @@
     ├── InputError               the caller's input is invalid; nothing was written (``item``)
     │   ├── NotFoundError        no such message, atom or scene for this tenant (``kind``, ``key``)
     │   ├── PathError            a path escapes its sandbox (``path``)
+    │   ├── ConflictError        the request contradicts the stored state (edits a superseded atom)
     │   └── TurnLimitError       an agent made more search calls in one turn than allowed
     ├── StoreError               the store failed or is in a state it cannot serve
     │   ├── SchemaError          the database was written by a newer memstrata
@@ -13,9 +14,11 @@
     │   ├── DirectoryLockedError another process owns the data directory (``holder``)
     │   └── ReadOnlyError        a write was asked of a memory opened read-only
     ├── EmbeddingError           the embedder failed (timeout, HTTP error, wrong dimensions)
-    └── EngineError              an engine could not finish a stage; the stage is retried later
-        ├── ModelError           the chat model failed (timeout, HTTP status, refused)
-        └── ParseError           the model's reply could not be turned into the expected shape
+    ├── EngineError              an engine could not finish a stage; the stage is retried later
+    │   ├── ModelError           the chat model failed (timeout, HTTP status, refused)
+    │   └── ParseError           the model's reply could not be turned into the expected shape
+    └── RemoteError              a memstrata server failed or could not be reached (HTTP client)
+        └── CircuitOpenError     the client stopped calling a failing server for a while
 
 Each error carries the context it is about (``tenant``, ``item``, ``path``, ``kind``/``key``,
 ``holder``) as attributes, so a caller can act on it without parsing the message.
@@ -76,6 +79,15 @@ class PathError(InputError):
     def __init__(self, message: str, *, path: str) -> None:
         super().__init__(f"{message}: {path!r}")
         self.path = path
+
+
+class ConflictError(InputError):
+    """The request contradicts the stored state, e.g. it edits an atom that a newer version has
+    superseded; ``current`` names the record to act on instead, when there is one."""
+
+    def __init__(self, message: str, *, current: str | None = None, tenant: str | None = None) -> None:
+        super().__init__(message, tenant=tenant)
+        self.current = current
 
 
 class TurnLimitError(InputError):
@@ -141,3 +153,21 @@ class ParseError(EngineError):
     def __init__(self, message: str, *, reply: str = "") -> None:
         super().__init__(message)
         self.reply = reply
+
+
+class RemoteError(MemstrataError):
+    """A memstrata server answered with a server-side failure (``status`` 5xx) or could not be
+    reached (``status`` None); ``code`` is the server's stable error code when it sent one."""
+
+    def __init__(self, message: str, *, status: int | None = None, code: str | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+class CircuitOpenError(RemoteError):
+    """The client saw too many failures in a row and refuses calls until ``retry_at`` (epoch s)."""
+
+    def __init__(self, message: str, *, retry_at: float) -> None:
+        super().__init__(message, code="circuit_open")
+        self.retry_at = retry_at

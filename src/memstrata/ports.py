@@ -146,6 +146,22 @@ class MessageLog(Protocol):
         """The tenant's messages with these seqs, in the given order (missing ones left out)."""
         ...
 
+    def get(self, tenant: Tenant, ids: Sequence[str]) -> list[Message]:
+        """The tenant's messages with these ids, by ascending seq (unknown ids left out)."""
+        ...
+
+    def delete(
+        self, tenant: Tenant, ids: Sequence[str] = (), session_keys: Sequence[str] = ()
+    ) -> list[Message]:
+        """Remove, in one transaction, the tenant's messages with these ids or in these sessions,
+        with their keyword index rows (and from any mirror of the log). Returns the removed
+        messages (their vectors: ``SearchIndex.drop_vectors``)."""
+        ...
+
+    def tally(self, tenant: Tenant, flt: MessageFilter) -> int:
+        """How many of the tenant's messages match ``flt``."""
+        ...
+
     def list(
         self, tenant: Tenant | None, flt: MessageFilter, *, limit: int, after_seq: int = 0
     ) -> list[Message]:
@@ -179,6 +195,15 @@ class AtomStore(Protocol):
 
     def get(self, tenant: Tenant, ids: Sequence[str]) -> list[Atom]:
         """The tenant's atoms with these ids (current or not)."""
+        ...
+
+    def delete(self, tenant: Tenant, ids: Sequence[str]) -> list[Atom]:
+        """Remove, in one transaction, the tenant's atoms with these ids and every older version
+        they superseded (transitively), with their keyword index rows. Returns the removed atoms."""
+        ...
+
+    def tally(self, tenant: Tenant, flt: AtomFilter) -> int:
+        """How many of the tenant's atoms match ``flt`` (current only, unless it includes history)."""
         ...
 
     def list(self, tenant: Tenant | None, flt: AtomFilter, *, limit: int, after_seq: int = 0) -> list[Atom]:
@@ -221,6 +246,10 @@ class SearchIndex(Protocol):
 
     def put_vectors(self, tenant: Tenant, layer: Layer, seqs: Sequence[int], vectors: Vectors) -> None:
         """Store (replace) the vectors of these records of ``tenant``."""
+        ...
+
+    def drop_vectors(self, tenant: Tenant, layer: Layer, seqs: Sequence[int]) -> None:
+        """Forget the vectors of these records of ``tenant`` (the records were deleted)."""
         ...
 
     def get_vectors(self, tenant: Tenant, layer: Layer, seqs: Sequence[int]) -> dict[int, Vectors]:
@@ -401,6 +430,11 @@ class SceneStore(Protocol):
     def save(self, tenant: Tenant, scene: Scene) -> None:
         """Write ``scene`` to ``scene_blocks/<scene.name>`` in the META format (control characters
         dropped; an unreadable file of that name is set aside in ``.backup/`` first)."""
+        ...
+
+    def remove(self, tenant: Tenant, name: str) -> bool:
+        """Delete ``scene_blocks/<name>`` (a normalised name); False when there was no such file.
+        The index is left to the caller."""
         ...
 
     def tidy(self, tenant: Tenant) -> dict[str, str | None]:

@@ -1,6 +1,10 @@
 """Settings: defaults < TOML file < environment (``MEMSTRATA_`` prefix, ``__`` for nesting) < arguments.
 
-This is the only module that reads the environment. Edges load ``Settings`` once and pass it on.
+The TOML file is ``$MEMSTRATA_CONFIG``, else ``memstrata.toml`` in the data directory being opened.
+A key of the file or a ``MEMSTRATA_`` variable that names no setting is a ``ConfigError`` naming
+the nearest valid name (a misspelling must not quietly leave the default in force); so is a value
+of the wrong type. This is the only module that reads the environment. Edges load ``Settings``
+once and pass it on.
 
     MEMSTRATA_HOME=/data/mem  MEMSTRATA_EMBEDDING__PROVIDER=hashing  MEMSTRATA_LLM__BASE_URL=...
     MEMSTRATA_STORE__URL=postgresql://memstrata@db.internal/memstrata
@@ -8,18 +12,32 @@ This is the only module that reads the environment. Edges load ``Settings`` once
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
+from collections.abc import Mapping, Sequence
+from functools import cache
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
 
 from memstrata.errors import ConfigError
 
 
-class EmbeddingSettings(BaseModel):
+class _Section(BaseModel):
+    # A misspelt key in the file or in arguments is an error, never silently a default.
+    model_config = ConfigDict(extra="forbid")
+
+
+class EmbeddingSettings(_Section):
     # auto: a configured endpoint, else an installed local model, else none (keyword search only)
     provider: Literal["auto", "none", "hashing", "sentence-transformers", "openai"] = "auto"
     model: str = ""  # sentence-transformers name or path; model name for an endpoint
@@ -30,13 +48,13 @@ class EmbeddingSettings(BaseModel):
     batch_size: int | None = None  # None: the adapter's default (16 local: less padding on CPU; 64 HTTP)
 
 
-class CaptureSettings(BaseModel):
+class CaptureSettings(_Section):
     # A longer message is stored cut to this many characters, with a note saying so (and the
     # capture result reports it). Keeps one pasted log or file from costing gigabytes downstream.
     max_message_chars: Annotated[int, Field(ge=1000)] = 200_000
 
 
-class LLMSettings(BaseModel):
+class LLMSettings(_Section):
     base_url: str = ""
     api_key: str = ""
     model: str = ""
@@ -45,7 +63,7 @@ class LLMSettings(BaseModel):
     json_mode: bool = True
 
 
-class PipelineSettings(BaseModel):
+class PipelineSettings(_Section):
     engine: Literal["offline", "llm"] = "offline"
     every_n_conversations: Annotated[int, Field(ge=1)] = 5
     warm_up: bool = True
@@ -63,7 +81,10 @@ class PipelineSettings(BaseModel):
     l2_batch_size: Annotated[int, Field(ge=1)] = 50  # atoms per consolidation call
 
 
-class PersonaSettings(BaseModel):
+class PersonaSettings(_Section):
+    # The persona body: a profile, not a log. 1000 measured best with recall.persona_chars 1000
+    # (docs/benchmarks.md): the body must fit its share of the recall budget to be shown whole.
+    max_chars: Annotated[int, Field(ge=200)] = 1000
     max_scenes: Annotated[int, Field(ge=2)] = 15
     trigger_every_n: Annotated[int, Field(ge=1)] = 50  # new atoms since the last persona
     scene_backup_count: Annotated[int, Field(ge=1)] = 10
@@ -74,16 +95,20 @@ class PersonaSettings(BaseModel):
     tool_max_write_bytes: Annotated[int, Field(ge=1024)] = 256 * 1024
 
 
-class RecallSettings(BaseModel):
+class RecallSettings(_Section):
+    """One character budget for everything recall injects, and the shares inside it (the defaults
+    measured best on the LoCoMo dev set: docs/benchmarks.md)."""
+
     timeout_ms: Annotated[int, Field(ge=1)] = 5000  # return what is ready by then, with a reason
-    max_results: Annotated[int, Field(ge=1, le=50)] = 5
-    memory_chars: Annotated[int, Field(ge=40)] = 400  # one memory line
-    memories_chars: Annotated[int, Field(ge=40)] = 2000  # all memory lines
-    persona_chars: Annotated[int, Field(ge=40)] = 4000
-    navigation_chars: Annotated[int, Field(ge=40)] = 2000
+    total_chars: Annotated[int, Field(ge=400)] = 4000  # system_context + prepend_context
+    persona_chars: Annotated[int, Field(ge=0)] = 1000  # the persona's share at most
+    navigation_chars: Annotated[int, Field(ge=0)] = 300  # the scene navigation's share at most
+    line_chars: Annotated[int, Field(ge=40)] = 300  # one memory line at most
+    excerpt_chars: Annotated[int, Field(ge=0)] = 0  # a scene excerpt at most (0: never)
+    candidates: Annotated[int, Field(ge=1, le=200)] = 30  # search hits considered for the memories
 
 
-class SearchSettings(BaseModel):
+class SearchSettings(_Section):
     # 60 in the design source; a small k ranks by the best list position and measured better on
     # LoCoMo (bench/locomo_recall.py: R@10 78.5 at k=10 vs 76.3 at k=60, both with diversify).
     rrf_k: Annotated[float, Field(gt=0)] = 10.0
@@ -91,14 +116,36 @@ class SearchSettings(BaseModel):
     context_previous: bool = True  # index each message with the one before it
 
 
-class StoreSettings(BaseModel):
+class StoreSettings(_Section):
     # Where memory lives when no path or URL is given to open(): a PostgreSQL URL
     # (postgresql://user:password@host:port/database) or a data directory; empty: ``home``.
     url: str = ""
 
 
+class ServerSettings(_Section):
+    """``memstrata serve``: where it listens and what it accepts."""
+
+    host: str = "127.0.0.1"
+    port: Annotated[int, Field(ge=0, le=65535)] = 8420
+    max_body_bytes: Annotated[int, Field(ge=1024)] = 1024 * 1024  # larger bodies get 413
+    mcp: bool = True  # mount the MCP server (streamable HTTP) at /mcp
+
+
+class TurnSettings(_Section):
+    """The host turn lifecycle (``before_prompt`` / ``turn_committed``)."""
+
+    # Extra regular expressions whose matches are cut out of host messages (e.g. a host's own
+    # reply directives); the built-in noise rules always apply.
+    noise_patterns: list[str] = Field(default_factory=list)
+    cache_sessions: Annotated[int, Field(ge=1)] = 10_000  # sessions whose before_prompt is remembered
+    cache_ttl_seconds: Annotated[float, Field(gt=0)] = 6 * 3600
+
+
+ENV_PREFIX = "MEMSTRATA_"
+
+
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="MEMSTRATA_", env_nested_delimiter="__", extra="forbid")
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_nested_delimiter="__", extra="forbid")
 
     home: Path = Field(default_factory=lambda: Path("~/.memstrata").expanduser())
     store: StoreSettings = Field(default_factory=StoreSettings)
@@ -109,6 +156,10 @@ class Settings(BaseSettings):
     search: SearchSettings = Field(default_factory=SearchSettings)
     persona: PersonaSettings = Field(default_factory=PersonaSettings)
     recall: RecallSettings = Field(default_factory=RecallSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    turns: TurnSettings = Field(default_factory=TurnSettings)
+    # The bearer token of the HTTP gateway (``MEMSTRATA_API_KEY``); required off loopback.
+    api_key: SecretStr | None = None
 
     @classmethod
     def settings_customise_sources(
@@ -119,32 +170,104 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        return (init_settings, env_settings, _TomlSource(settings_cls))
+        check_environment(os.environ)
+        home = getattr(init_settings, "init_kwargs", {}).get("home")
+        return (init_settings, env_settings, _TomlFile(settings_cls, settings_file(home)))
 
 
-class _TomlSource(PydanticBaseSettingsSource):
-    """``$MEMSTRATA_CONFIG``, else ``<home>/memstrata.toml`` when it exists."""
+# Variables with the prefix that are not settings.
+OTHER_VARIABLES = frozenset(
+    {
+        "MEMSTRATA_CONFIG",  # the settings file, when not <home>/memstrata.toml
+        "MEMSTRATA_URL",  # the CLI's --url: a server to go through
+    }
+)
 
-    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
-        return None, field_name, False
 
-    def __call__(self) -> dict[str, Any]:
-        path = os.environ.get("MEMSTRATA_CONFIG")
-        if not path:
-            home = Path(os.environ.get("MEMSTRATA_HOME", "~/.memstrata")).expanduser()
-            candidate = home / "memstrata.toml"
-            if not candidate.is_file():
-                return {}
-            path = str(candidate)
+def settings_file(home: str | Path | None) -> Path:
+    """``$MEMSTRATA_CONFIG``, else ``memstrata.toml`` in the data directory (``home``, else
+    ``$MEMSTRATA_HOME``, else ``~/.memstrata``). It need not exist."""
+    if config := os.environ.get("MEMSTRATA_CONFIG"):
+        return Path(config).expanduser()
+    return Path(home or os.environ.get("MEMSTRATA_HOME") or "~/.memstrata").expanduser() / "memstrata.toml"
+
+
+class _TomlFile(TomlConfigSettingsSource):
+    """pydantic-settings' TOML source; unreadable files and unknown keys are a ``ConfigError``."""
+
+    def __init__(self, settings_cls: type[BaseSettings], path: Path) -> None:
+        self.path = path
+        super().__init__(settings_cls, toml_file=path)
+        for key in _dotted_keys(self.toml_data):
+            if key not in setting_names():
+                raise ConfigError(f"{path}: {unknown_setting(key, setting_names())}")
+
+    def _read_file(self, file_path: Path | Traversable) -> dict[str, Any]:
         try:
-            with open(path, "rb") as fh:
-                return tomllib.load(fh)
+            return super()._read_file(file_path)
         except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise ConfigError(f"cannot read settings file {path}: {exc}") from exc
+            raise ConfigError(f"cannot read settings file {file_path}: {exc}") from exc
+
+
+def _dotted_keys(data: Mapping[str, Any]) -> list[str]:
+    """``{"pipeline": {"engine": ...}, "home": ...}`` -> ``["pipeline.engine", "home"]``."""
+    keys = []
+    for key, value in data.items():
+        if isinstance(value, Mapping) and key in Settings.model_fields:
+            keys += [f"{key}.{sub}" for sub in value]
+        else:
+            keys.append(key)
+    return keys
+
+
+@cache
+def setting_names() -> tuple[str, ...]:
+    """Every setting by its dotted name: ``home``, ``pipeline``, ``pipeline.engine``, ..."""
+    names: list[str] = []
+    for name, field in Settings.model_fields.items():
+        names.append(name)
+        if isinstance(field.annotation, type) and issubclass(field.annotation, BaseModel):
+            names += [f"{name}.{sub}" for sub in field.annotation.model_fields]
+    return tuple(names)
+
+
+def env_name(dotted: str) -> str:
+    """``pipeline.engine`` -> ``MEMSTRATA_PIPELINE__ENGINE``."""
+    return ENV_PREFIX + dotted.replace(".", "__").upper()
+
+
+def check_environment(environ: Mapping[str, str]) -> None:
+    """Refuse a ``MEMSTRATA_`` variable that names no setting (a misspelt one would otherwise be
+    ignored without a word), naming the nearest valid one."""
+    valid = {env_name(n) for n in setting_names()} | OTHER_VARIABLES
+    for key in sorted(environ):
+        if key.upper().startswith(ENV_PREFIX) and key.upper() not in valid:
+            raise ConfigError(f"environment variable {unknown_setting(key, sorted(valid))}")
+
+
+def unknown_setting(name: str, valid: Sequence[str]) -> str:
+    """``'X' is not a setting; did you mean 'Y'?`` (the nearest valid name, when one is close)."""
+
+    def bare(n: str) -> str:
+        return n.upper().removeprefix(ENV_PREFIX).lower()
+
+    by_bare = {bare(v): v for v in valid}
+    near = difflib.get_close_matches(bare(name), list(by_bare), n=1, cutoff=0.6)
+    hint = f"; did you mean {by_bare[near[0]]!r}?" if near else " (see the configuration table of the README)"
+    return f"{name!r} is not a setting{hint}"
 
 
 def load_settings(home: str | Path | None = None, **overrides: Any) -> Settings:
-    """Settings for a data directory; keyword overrides win over file and environment."""
+    """Settings for a data directory: arguments (``overrides``) over the environment over
+    ``<home>/memstrata.toml`` over defaults. Raises ``ConfigError`` for an unknown setting or an
+    invalid value, naming it."""
     if home is not None:
         overrides["home"] = Path(home).expanduser()
-    return Settings(**overrides)
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        name = ".".join(str(part) for part in first["loc"])
+        if first["type"] == "extra_forbidden":
+            raise ConfigError(unknown_setting(name, setting_names())) from None
+        raise ConfigError(f"invalid setting {name}: {first['msg']} (got {first.get('input')!r})") from None

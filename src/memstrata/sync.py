@@ -12,9 +12,9 @@ import functools
 import threading
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
-from memstrata.memory import AsyncMemory
+from memstrata.memory import AsyncMemory, connect, is_url
 from memstrata.ports import ChatModel, Clock, Embedder
 from memstrata.settings import Settings
 
@@ -71,7 +71,10 @@ class Memory:
         chat_model: ChatModel | None = None,
         **settings: Any,
     ) -> Memory:
-        """See ``AsyncMemory.open``; with ``background=True`` the pipeline runs in a thread."""
+        """See ``AsyncMemory.open``; with ``background=True`` the pipeline runs in a thread.
+        An ``http(s)://`` URL returns a ``MemoryClient`` of that server (same methods)."""
+        if is_url(path_or_url):
+            return cast("Memory", connect(str(path_or_url), settings, asynchronous=False))
         portal = _Portal()
         try:
             inner = portal.call(
@@ -136,3 +139,15 @@ class Memory:
     repair = _blocking(AsyncMemory.repair)
     import_sessions = _blocking(AsyncMemory.import_sessions)
     import_tdai = _blocking(AsyncMemory.import_tdai)
+    get_message = _blocking(AsyncMemory.get_message)
+    delete_messages = _blocking(AsyncMemory.delete_messages)
+    get_atom = _blocking(AsyncMemory.get_atom)
+    update_atom = _blocking(AsyncMemory.update_atom)
+    delete_atoms = _blocking(AsyncMemory.delete_atoms)
+    write_scene = _blocking(AsyncMemory.write_scene)
+    delete_scene = _blocking(AsyncMemory.delete_scene)
+    write_persona = _blocking(AsyncMemory.write_persona)
+    counts = _blocking(AsyncMemory.counts)
+    before_prompt = _blocking(AsyncMemory.before_prompt)
+    turn_committed = _blocking(AsyncMemory.turn_committed)
+    import_seed = _blocking(AsyncMemory.import_seed)

@@ -14,58 +14,89 @@ import json
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
+
+from memstrata import json_input
 from memstrata.errors import InputError, MemstrataError, TurnLimitError
 from memstrata.models import DEFAULT, Hit
 from memstrata.recall import MAX_SEARCH_CALLS_PER_TURN
 from memstrata.sync import Memory
+from memstrata.validation import input_error
 
-_QUERY = {"type": "string", "description": "What to look for, in a few precise words."}
-_LIMIT = {"type": "integer", "minimum": 1, "maximum": 20, "default": 5, "description": "How many results."}
-SCHEMAS: dict[str, dict[str, Any]] = {
-    "memory_search": {
-        "description": "Search long-term memory atoms: facts about the user, past events with dates, "
-        "and standing instructions. Returns the best matches with their type, scene and time.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "query": _QUERY,
-                "limit": _LIMIT,
-                "type": {
-                    "type": "string",
-                    "enum": ["persona", "episodic", "instruction"],
-                    "description": "Only memories of this type.",
-                },
-                "scene": {"type": "string", "description": "Only memories whose scene name contains this."},
-            },
-            "required": ["query"],
-            "additionalProperties": False,
-        },
-    },
-    "conversation_search": {
-        "description": "Search the raw past messages (what was said, verbatim) when memory atoms are not enough.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "query": _QUERY,
-                "limit": _LIMIT,
-                "session_key": {"type": "string", "description": "Only this conversation channel."},
-            },
-            "required": ["query"],
-            "additionalProperties": False,
-        },
-    },
-    "read_scene": {
-        "description": "Read one whole scene document named in the scene navigation (e.g. scene_blocks/family.md).",
-        "parameters": {
-            "type": "object",
-            "properties": {"path": {"type": "string", "description": "The scene path from the navigation."}},
-            "required": ["path"],
-            "additionalProperties": False,
-        },
-    },
+
+class _Arguments(BaseModel):
+    """A tool's arguments as a model writes them: exactly these fields (the JSON schema is made
+    from the model, so the spec the model reads and the check of its call cannot drift apart)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+_QUERY = Field(description="What to look for, in a few precise words.")
+_LIMIT = Field(5, ge=1, le=20, description="How many results.")
+
+
+class MemorySearch(_Arguments):
+    """Search long-term memory atoms: facts about the user, past events with dates, and standing
+    instructions. Returns the best matches with their type, scene and time."""
+
+    query: str = _QUERY
+    limit: int = _LIMIT
+    type: Literal["persona", "episodic", "instruction"] | None = Field(
+        None, description="Only memories of this type."
+    )
+    scene: str | None = Field(None, description="Only memories whose scene name contains this.")
+
+
+class ConversationSearch(_Arguments):
+    """Search the raw past messages (what was said, verbatim) when memory atoms are not enough."""
+
+    query: str = _QUERY
+    limit: int = _LIMIT
+    session_key: str | None = Field(None, description="Only this conversation channel.")
+
+
+class ReadScene(_Arguments):
+    """Read one whole scene document named in the scene navigation (e.g. scene_blocks/family.md)."""
+
+    path: str = Field(description="The scene path from the navigation.")
+
+
+ARGUMENTS: dict[str, type[_Arguments]] = {
+    "memory_search": MemorySearch,
+    "conversation_search": ConversationSearch,
+    "read_scene": ReadScene,
 }
+
+
+class _ToolSchema(GenerateJsonSchema):
+    """JSON schema as tool specs write it: no titles; an optional field is just its type."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+    def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
+        return self.generate_inner(schema["schema"])
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
+        out = super().default_schema(schema)
+        if "default" in out and out["default"] is None:
+            del out["default"]
+        return out
+
+
+def _spec(model: type[_Arguments]) -> dict[str, Any]:
+    parameters = model.model_json_schema(schema_generator=_ToolSchema)
+    parameters.pop("title", None)
+    parameters.pop("description", None)  # the docstring: the spec says it once, beside the name
+    description = " ".join((model.__doc__ or "").split())
+    return {"description": description, "parameters": parameters}
+
+
+SCHEMAS: dict[str, dict[str, Any]] = {name: _spec(model) for name, model in ARGUMENTS.items()}
 _KEEP_TURNS = 1_000  # turn counters kept (oldest forgotten first)
 
 
@@ -82,6 +113,30 @@ def hit_json(h: Hit) -> dict[str, Any]:
     }
 
 
+class TurnLimiter:
+    """Search calls per turn: the call past ``limit`` in one turn raises ``TurnLimitError``.
+    Thread-safe; remembers the last 1,000 turns (oldest forgotten first). Shared by the agent
+    tools and the MCP server."""
+
+    def __init__(self, limit: int = MAX_SEARCH_CALLS_PER_TURN) -> None:
+        self.limit = limit
+        self._turns: OrderedDict[str, int] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def count(self, turn_id: str | None) -> None:
+        """Count a search call of ``turn_id`` (None: not counted)."""
+        if turn_id is None:
+            return
+        with self._lock:
+            used = self._turns.pop(turn_id, 0)
+            if used >= self.limit:
+                self._turns[turn_id] = used
+                raise TurnLimitError(turn_id, self.limit)
+            self._turns[turn_id] = used + 1
+            while len(self._turns) > _KEEP_TURNS:
+                self._turns.popitem(last=False)
+
+
 class MemoryTools:
     """The agent tools over one tenant of a ``Memory``."""
 
@@ -95,22 +150,11 @@ class MemoryTools:
     ) -> None:
         self._mem = memory
         self._user, self._agent = user_id, agent_id
-        self._max = max_calls_per_turn
-        self._turns: OrderedDict[str, int] = OrderedDict()
-        self._lock = threading.Lock()
+        self._limiter = TurnLimiter(max_calls_per_turn)
 
     def count_call(self, turn_id: str | None) -> None:
         """Count a search call of ``turn_id``; raises ``TurnLimitError`` past the limit."""
-        if turn_id is None:
-            return
-        with self._lock:
-            used = self._turns.pop(turn_id, 0)
-            if used >= self._max:
-                self._turns[turn_id] = used
-                raise TurnLimitError(turn_id, self._max)
-            self._turns[turn_id] = used + 1
-            while len(self._turns) > _KEEP_TURNS:
-                self._turns.popitem(last=False)
+        self._limiter.count(turn_id)
 
     def memory_search(
         self,
@@ -163,16 +207,22 @@ class MemoryTools:
         try:
             if name not in fn:
                 raise InputError(f"unknown tool {name!r}", item="name")
-            args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
-            if not isinstance(args, dict):
-                raise InputError("tool arguments must be a JSON object", item="arguments")
-            allowed = set(SCHEMAS[name]["parameters"]["properties"])
-            if extra := set(args) - allowed:
-                raise InputError(f"unknown argument(s) {sorted(extra)}", item="arguments")
-            return json.dumps(fn[name](**args, turn_id=turn_id), ensure_ascii=False)
-        except json.JSONDecodeError as exc:
-            return json.dumps({"error": f"arguments are not valid JSON: {exc}"})
-        except TypeError as exc:  # a required argument is missing
-            return json.dumps({"error": f"bad arguments for {name}: {exc}"})
+            raw = json_input.loads(arguments, "arguments") if isinstance(arguments, str) else arguments
+            args = _arguments(name, raw)
+            return json.dumps(fn[name](**args.model_dump(), turn_id=turn_id), ensure_ascii=False)
         except MemstrataError as exc:
             return json.dumps({"error": exc.message})
+
+
+def _arguments(name: str, raw: object) -> _Arguments:
+    """The call's arguments checked against the tool's model; ``InputError`` names what is wrong."""
+    if not isinstance(raw, Mapping):
+        raise InputError("tool arguments must be a JSON object", item="arguments")
+    try:
+        return ARGUMENTS[name].model_validate(raw)
+    except ValidationError as exc:
+        unknown = sorted(str(e["loc"][0]) for e in exc.errors() if e["type"] == "extra_forbidden")
+        if unknown:
+            raise InputError(f"unknown argument(s) {unknown}", item="arguments") from None
+        error = input_error(exc)
+        raise InputError(f"bad arguments for {name}: {error.message}", item="arguments") from None

@@ -8,10 +8,14 @@ from typing import TYPE_CHECKING
 
 from memstrata.clock import SystemClock
 from memstrata.embeddings.select import embedder_from_settings
-from memstrata.engines.offline import OfflineDeduplicator, OfflineExtractor
-from memstrata.engines.offline.persona_l3 import OfflinePersonaWriter
-from memstrata.engines.offline.scenes_l2 import OfflineSceneWriter
+from memstrata.engines.offline import (
+    OfflineDeduplicator,
+    OfflineExtractor,
+    OfflinePersonaWriter,
+    OfflineSceneWriter,
+)
 from memstrata.errors import ConfigError, MissingExtraError
+from memstrata.leftovers import remove_stale_temporaries
 from memstrata.ports import (
     ChatModel,
     Clock,
@@ -105,7 +109,7 @@ def engines(settings: Settings, model: ChatModel | None = None) -> tuple[Extract
 def writers(settings: Settings, model: ChatModel | None = None) -> tuple[SceneWriter, PersonaWriter]:
     """The L2/L3 engine: offline by default, the llm one with a model (as for L1)."""
     if settings.pipeline.engine == "offline" and model is None:
-        return OfflineSceneWriter(), OfflinePersonaWriter()
+        return OfflineSceneWriter(), OfflinePersonaWriter(settings.persona.max_chars)
     from memstrata.engines.llm.l2 import LLMSceneWriter
     from memstrata.engines.llm.l3 import LLMPersonaWriter
 
@@ -169,6 +173,8 @@ def assemble(
     where = store_location(settings, location)
     store = open_store(where, read_only=read_only, wait=wait, url=advertise_url)
     try:
+        if not read_only and not is_database_url(where):  # the one writer now: nobody is mid-write
+            remove_stale_temporaries(data_dir(where))
         vectors = VectorState(store.index, chosen, writable=not read_only)
         upper = upper_layers(settings, where, chat, store)
     except BaseException:

@@ -73,6 +73,11 @@ def test_openai_tool_specs_are_well_formed(tools: MemoryTools) -> None:
         ("memory_search", "{}", "bad arguments"),
         ("memory_search", "[1, 2]", "JSON object"),
         ("read_scene", '{"path": "../../etc/passwd"}', ""),
+        # The spec the model reads is the check its call gets: 50 is over the limit's maximum.
+        ("memory_search", '{"query": "x", "limit": 50}', "bad arguments for memory_search: limit"),
+        ("memory_search", '{"query": "x", "type": "fact"}', "must be 'persona', 'episodic' or"),
+        ("conversation_search", '{"query": 7}', "query: expected a string, got number"),
+        ("memory_search", "[" * 100_000 + "]" * 100_000, "nest more than 100 levels"),
     ],
 )
 def test_bad_tool_calls_answer_with_an_error_the_model_can_read(

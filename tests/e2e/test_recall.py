@@ -52,9 +52,27 @@ def test_recall_blocks_come_in_order_with_persona_scenes_and_memories(
     assert sc.index("<user-persona>") < sc.index("<scene-navigation>") < sc.index("<memory-tools-guide>")
     assert "Maya" in sc
     assert r.prepend_context.startswith("<relevant-memories>\n- [")
-    assert "peanuts" in r.prepend_context
+    # the allergy is a standing fact: the persona profile holds it, so the memories do not repeat it
+    assert "allergic to peanuts" in sc and "peanuts" not in r.prepend_context
+    assert len(sc) + len(r.prepend_context) <= 4000
     assert r.degradations == () or all("no embedder" in d for d in r.degradations)
     assert {"persona", "scenes", "memories", "total"} <= set(r.timings_ms)
+
+
+def test_recall_shows_each_memory_once_and_no_bare_small_talk(home: Path, clock: FakeClock) -> None:
+    with Memory.open(home, clock=clock, embedder=None) as mem:
+        capture(
+            mem,
+            "ann",
+            "Ann",
+            ["I adopted a rescue greyhound called Pixel in Leeds.", "Will do.", "Haha, same!"],
+        )
+        mem.run_all()
+        r = mem.recall("greyhound Pixel will do same", user_id="ann")
+    lines = r.prepend_context.splitlines()[1:-1]
+    assert sum("Pixel" in line for line in lines) == 1  # the atom or its message, not both
+    assert not any("Will do" in line or "Haha" in line for line in lines)
+    assert len(r.hits) == len(lines)
 
 
 def test_recall_for_one_tenant_never_shows_another(memory_with_two_tenants: Memory) -> None:
@@ -69,7 +87,7 @@ def test_recall_for_one_tenant_never_shows_another(memory_with_two_tenants: Memo
 def test_a_recall_hit_raises_the_heat_of_its_scene(memory_with_two_tenants: Memory) -> None:
     mem = memory_with_two_tenants
     before = {e.name: e.heat for e in mem.scenes(user_id="maya")}
-    r = mem.recall("peanuts allergy", user_id="maya")
+    r = mem.recall("climbing at the gym", user_id="maya")
     hit_atoms = {h.id for h in r.hits if h.layer == "L1"}
     assert hit_atoms
     deadline = time.monotonic() + 5
@@ -104,7 +122,39 @@ def test_a_slow_embedder_makes_recall_return_in_time_with_a_reason(home: Path, c
     assert r.prepend_context == "" and "<user-persona>" in r.system_context
 
 
+def test_every_recall_budget_is_a_setting(home: Path, clock: FakeClock) -> None:
+    small = {"total_chars": 900, "persona_chars": 200, "navigation_chars": 100}
+    with Memory.open(home, clock=clock, embedder=None, recall=small) as mem:
+        capture(mem, "maya", "Maya", MAYA * 3)
+        mem.run_all()
+        r = mem.recall("Maya Lisbon peanuts bouldering Tom", user_id="maya")
+    assert len(r.system_context) + len(r.prepend_context) <= 900
+    assert "<user-persona>" in r.system_context and r.prepend_context
+
+
 def test_recall_on_an_empty_memory_is_just_the_guide(keyword_memory: Memory) -> None:
     r = keyword_memory.recall("anything", user_id="nobody")
     assert r.system_context.startswith("<memory-tools-guide>")
     assert r.prepend_context == "" and r.hits == ()
+
+
+def test_the_demo_conversation_gives_three_scenes_a_profile_and_a_clean_recall(home: Path) -> None:
+    from memstrata.demo import sample
+    from memstrata.importers import parse_import
+
+    with Memory.open(home, embedder=None) as mem:
+        for s in parse_import(sample()):
+            mem.capture(list(s.messages), session_key=s.session_key, session_id=s.session_id, user_id="maya")
+        mem.run_all()
+        scenes = mem.scenes(user_id="maya")
+        persona = mem.persona(user_id="maya")
+        r = mem.recall("Can you suggest a snack for my climbing session?", user_id="maya")
+    assert len(scenes) >= 3  # the first batch founds a scene per shared topic, not one for all
+    assert persona is not None
+    body = persona.body
+    assert "data engineer" in body and "partner Tom" in body and "allergic to peanuts" in body
+    assert "until June 2026" in body and "Maya skips" in body  # the coming June; the verb agrees
+    assert "Airflow" not in body  # an event: it lives in a scene
+    lines = r.prepend_context.splitlines()[1:-1]
+    assert len(lines) == len(set(lines)) and not any(line.endswith("Will do.") for line in lines)
+    assert len(r.system_context) + len(r.prepend_context) <= 4000

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from memstrata import FakeClock
@@ -179,3 +180,21 @@ async def test_sessions_are_independent(recording_memory: AsyncMemory, extractor
     assert [[m.id for m in w.new] for w in extractor.windows] == [["m1"]]
     st = {s.session_key: s for s in (await recording_memory.status()).sessions}
     assert st["a"].cursor == 1 and st["b"].cursor == 0 and st["b"].lag == 1
+
+
+async def test_a_capture_whose_state_update_a_kill_lost_gets_its_activity_time_back(
+    home: Path, clock: FakeClock, extractor: RecordingExtractor
+) -> None:
+    first = memory_from(home, clock, extractor, NoDedup())
+    await first.capture([turn(1), turn(2)], session_key=S)
+    first._scheduler.touched.clear()
+    await first.close()
+    with sqlite3.connect(home / "memstrata.db") as db:  # what a kill right after the commit leaves
+        db.execute("DELETE FROM pipeline_sessions")
+    said = clock.now_ms()
+    clock.advance(60)
+
+    second = memory_from(home, clock, extractor, NoDedup())
+    [state] = second._store.pipeline.sessions()
+    assert state.last_activity == said and state.fire_at == clock.now_ms()
+    await second.close()

@@ -249,3 +249,18 @@ async def test_a_failed_l3_is_not_done_and_is_retried_after_the_backoff(
     assert len(persona.requests) == 2
     await at(mem, clock, 1)
     assert len(persona.requests) == 3 and not (await tenant(mem)).l3_pending
+
+
+async def test_a_flush_serves_the_pending_l3_request_instead_of_adding_one(
+    mem: AsyncMemory, clock: FakeClock, persona: RecordingPersonaWriter
+) -> None:
+    await l1(mem, 1)
+    await at(mem, clock, 10)  # L2, then the first persona
+    persona.fail_next()
+    await mem.request_persona("again")
+    await mem.run_pending()  # fails: the request stays pending, in backoff
+    before = mem._store.pipeline.tenant(Tenant())
+    await mem.run_all()  # runs it now, as the one request it is
+    after = mem._store.pipeline.tenant(Tenant())
+    assert len(persona.requests) == 3 and persona.requests[2].reasons == ("again",)
+    assert after.l3_requested == before.l3_requested == after.l3_done

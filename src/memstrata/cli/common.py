@@ -61,14 +61,26 @@ def wait_seconds(ctx: typer.Context) -> float:
     return float(root.get("wait") or 0.0) if isinstance(root, dict) else 0.0
 
 
+def server_url(ctx: typer.Context) -> str | None:
+    """The server given with ``--url`` (or ``$MEMSTRATA_URL``) before the command."""
+    root = ctx.find_root().obj
+    url = root.get("url") if isinstance(root, dict) else None
+    return str(url) if url else None
+
+
 @contextmanager
 def open_memory(
     ctx: typer.Context, local: Path | str | None, *, write: bool, flush: bool = True, **kwargs: Any
 ) -> Iterator[Memory]:
     """The memory of the command's data directory: as its one writer (``write``; waiting up to
-    ``--wait`` seconds for another writer), or read-only (no lock, nothing written)."""
+    ``--wait`` seconds for another writer), or read-only (no lock, nothing written). With
+    ``--url``, the server's memory instead (the way to work on a directory a server holds: its
+    ``DirectoryLockedError`` names the URL)."""
+    url = server_url(ctx)
     with fail_cleanly():
-        if write:
+        if url is not None:
+            mem = Memory.open(url)
+        elif write:
             mem = Memory.open(data_dir(ctx, local), wait=wait_seconds(ctx), **kwargs)
         else:
             mem = Memory.open(data_dir(ctx, local), read_only=True, **kwargs)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated
 
@@ -11,8 +10,8 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from memstrata import json_input
 from memstrata.cli.common import DataDir, console, fail_cleanly, open_memory
-from memstrata.errors import InputError
 from memstrata.importers import TdaiImportReport, parse_import
 from memstrata.models import Status
 
@@ -73,11 +72,7 @@ def _import_seed(
     ctx: typer.Context, file: Path, fmt: str | None, process: bool, data_dir: Path | None
 ) -> None:
     with fail_cleanly():
-        try:
-            data = json.loads(file.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise InputError(f"{file} is not valid JSON: {exc}") from None
-        sessions = parse_import(data, fmt)
+        sessions = parse_import(json_input.loads(file.read_bytes(), str(file)), fmt)
     with open_memory(ctx, data_dir, write=True, flush=process) as mem, _progress() as bar:
         tasks: dict[str, TaskID] = {}
 

@@ -7,7 +7,16 @@ from pathlib import Path
 
 import typer
 
-from memstrata.cli import demo_cmd, import_cmd, inspect_cmd, maintenance_cmd, repair_cmd, search_cmd
+from memstrata.cli import (
+    demo_cmd,
+    import_cmd,
+    inspect_cmd,
+    maintenance_cmd,
+    mcp_cmd,
+    repair_cmd,
+    search_cmd,
+    serve_cmd,
+)
 from memstrata.cli.common import DataDir
 
 app = typer.Typer(
@@ -38,12 +47,18 @@ def main(
         min=0,
         help="Wait this long for another writer of the data directory.",
     ),
+    url: str | None = typer.Option(
+        None,
+        "--url",
+        envvar="MEMSTRATA_URL",
+        help="Work through a running `memstrata serve` at this URL (its key: $MEMSTRATA_API_KEY).",
+    ),
 ) -> None:
     """Layered long-term memory for LLM agents."""
     if store and data_dir:
         raise typer.BadParameter("give --store or --data-dir, not both", param_hint="--store")
     where = store or (Path(data_dir).expanduser() if data_dir else None)
-    ctx.obj = {"data_dir": where, "wait": wait}
+    ctx.obj = {"data_dir": where, "wait": wait, "url": url}
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
@@ -54,6 +69,8 @@ search_cmd.register(app)
 maintenance_cmd.register(app)
 repair_cmd.register(app)
 demo_cmd.register(app)
+serve_cmd.register(app)
+mcp_cmd.register(app)
 app.add_typer(inspect_cmd.app, name="inspect")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -21,6 +21,9 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 # Words carry the meaning; trigrams only soften spelling and inflection differences.
 _WORD_WEIGHT = 1.0
 _TRIGRAM_WEIGHT = 0.5
+# Only the start of a longer text is embedded, as a model's token window would: time and memory
+# stay bounded whatever a message's length (a record's start says what it is about).
+MAX_CHARS = 16_000
 
 
 @lru_cache(maxsize=65536)
@@ -32,21 +35,22 @@ def _bucket(feature: str, dimensions: int) -> tuple[int, float]:
     return value % dimensions, sign
 
 
-def _features(text: str) -> list[tuple[str, float]]:
+def _features(text: str) -> Iterator[tuple[str, float]]:
     """Lowercase word tokens, plus the character trigrams of each word padded with ``#``."""
-    features: list[tuple[str, float]] = []
-    for word in _WORD.findall(text.lower()):
-        features.append(("w:" + word, _WORD_WEIGHT))
+    for match in _WORD.finditer(text.lower()):
+        word = match.group()
+        yield "w:" + word, _WORD_WEIGHT
         padded = f"#{word}#"
-        features.extend(("c:" + padded[i : i + 3], _TRIGRAM_WEIGHT) for i in range(len(padded) - 2))
-    return features
+        for i in range(len(padded) - 2):
+            yield "c:" + padded[i : i + 3], _TRIGRAM_WEIGHT
 
 
 class HashingEmbedder:
     """Embeds texts by feature hashing into ``dimensions`` signed buckets, rows L2-normalised.
 
     Deterministic across processes and machines. A text without any word (empty, only punctuation)
-    gets an all-zero row rather than NaN: it matches nothing.
+    gets an all-zero row rather than NaN: it matches nothing. Only the first ``MAX_CHARS``
+    characters of a text count.
     """
 
     def __init__(self, dimensions: int = 256) -> None:
@@ -59,7 +63,7 @@ class HashingEmbedder:
         """One row per text, in input order; shape ``(len(texts), dimensions)``, float32."""
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         for row, text in enumerate(texts):
-            for feature, weight in _features(text):
+            for feature, weight in _features(text[:MAX_CHARS]):
                 bucket, sign = _bucket(feature, self.dimensions)
                 out[row, bucket] += sign * weight
         norms = np.linalg.norm(out, axis=1, keepdims=True)

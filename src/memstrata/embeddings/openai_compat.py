@@ -21,6 +21,10 @@ log = logging.getLogger(__name__)
 
 _PROBE_TEXT = "dimension probe"
 _BODY_SNIPPET = 200
+# Each input is cut to this many characters: request bodies stay small whatever a record's length,
+# and the text stays under the 8k-token input limit of the common embedding models even at one
+# character per token (CJK). A record's start says what it is about.
+MAX_INPUT_CHARS = 8_000
 
 
 class OpenAIEmbedder:
@@ -29,6 +33,7 @@ class OpenAIEmbedder:
     ``dimensions`` is sent to the endpoint when configured and every returned vector must have that
     length. When it is not configured, the length of the first reply is learnt and enforced from then
     on; reading ``dimensions`` (or ``name``) before any embed then sends one probe request.
+    Each text is sent cut to ``MAX_INPUT_CHARS`` characters.
     Timeouts, connection failures, HTTP errors, malformed JSON and wrong vector lengths raise
     ``EmbeddingError``; messages never contain the API key.
     """
@@ -88,7 +93,7 @@ class OpenAIEmbedder:
         self._client.close()
 
     def _embed_batch(self, batch: list[str]) -> Vectors:
-        body: dict[str, Any] = {"model": self.model, "input": batch}
+        body: dict[str, Any] = {"model": self.model, "input": [text[:MAX_INPUT_CHARS] for text in batch]}
         if self._send_dimensions is not None:
             body["dimensions"] = self._send_dimensions
         payload = self._post(body)

@@ -13,9 +13,9 @@ from typing import Any
 from urllib.parse import unquote
 
 from memstrata.errors import InputError
-from memstrata.importers._validate import type_name
 from memstrata.importers.seed import parse_timestamp
 from memstrata.models import DEFAULT, Atom, AtomType, NewMessage, Role, Tenant
+from memstrata.validation import type_name
 
 # ``superseded_by`` of a record flagged superseded or deleted without naming its successor.
 SUPERSEDED = "(superseded)"

@@ -10,14 +10,15 @@ not released. Turn ``i`` of a session is stamped at the session's ``session_<N>_
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from memstrata.errors import InputError
-from memstrata.importers._validate import as_list, as_object, required_str
 from memstrata.importers.types import ImportSession
 from memstrata.models import NewMessage, Role, Tenant
+from memstrata.validation import NonBlank, Record, check
 
 TURN_SPACING_MS = 5_000
 
@@ -50,6 +51,28 @@ _MONTHS = {
 }
 
 
+class LocomoTurn(Record):
+    speaker: NonBlank
+    dia_id: NonBlank
+    text: str
+    blip_caption: str | None = None
+
+    def message(self, sample_id: str, timestamp: int) -> NewMessage:
+        caption = self.blip_caption
+        content = f"{self.text} [shares a photo: {caption}]".lstrip() if caption else self.text
+        return NewMessage(Role.USER, content, f"{sample_id}/{self.dia_id}", self.speaker, timestamp)
+
+
+class LocomoSample(Record):
+    sample_id: NonBlank
+    conversation: dict[str, Any]
+
+
+_SAMPLE = TypeAdapter(LocomoSample)
+_TURNS = TypeAdapter(list[LocomoTurn])
+_WHEN = TypeAdapter(NonBlank)
+
+
 def parse_locomo(data: object) -> list[ImportSession]:
     """Parse a LoCoMo document into sessions: samples in file order, sessions in numeric order.
 
@@ -60,48 +83,25 @@ def parse_locomo(data: object) -> list[ImportSession]:
         raise InputError("a LoCoMo document is an array of samples")
     sessions: list[ImportSession] = []
     for s, raw in enumerate(data):
-        item = f"[{s}]"
-        sample = as_object(raw, item)
-        sample_id = required_str(sample, "sample_id", item)
-        conversation = as_object(sample.get("conversation"), f"{item}.conversation")
-        sessions.extend(_sessions(sample_id, conversation, f"{item}.conversation"))
+        sample = check(_SAMPLE, raw, f"[{s}]")
+        sessions.extend(_sessions(sample, f"[{s}].conversation"))
     return sessions
 
 
-def _sessions(sample_id: str, conversation: Mapping[str, Any], item: str) -> list[ImportSession]:
+def _sessions(sample: LocomoSample, item: str) -> list[ImportSession]:
+    conversation = sample.conversation
     numbers = sorted(int(match.group(1)) for key in conversation if (match := _SESSION_KEY.fullmatch(key)))
-    tenant = Tenant(user_id=sample_id)
     out: list[ImportSession] = []
     for number in numbers:
         key = f"session_{number}"
-        start_ms = parse_date_time(
-            required_str(conversation, f"{key}_date_time", item), f"{item}.{key}_date_time"
-        )
-        turns = as_list(conversation[key], f"{item}.{key}")
+        when = f"{item}.{key}_date_time"
+        start_ms = parse_date_time(check(_WHEN, conversation.get(f"{key}_date_time"), when), when)
+        turns = check(_TURNS, conversation[key], f"{item}.{key}")
         messages = tuple(
-            _turn(sample_id, turn, start_ms + i * TURN_SPACING_MS, f"{item}.{key}[{i}]")
-            for i, turn in enumerate(turns)
+            t.message(sample.sample_id, start_ms + i * TURN_SPACING_MS) for i, t in enumerate(turns)
         )
-        out.append(ImportSession(tenant, key, key, messages))
+        out.append(ImportSession(Tenant(user_id=sample.sample_id), key, key, messages))
     return out
-
-
-def _turn(sample_id: str, raw: object, timestamp: int, item: str) -> NewMessage:
-    turn = as_object(raw, item)
-    speaker = required_str(turn, "speaker", item)
-    dia_id = required_str(turn, "dia_id", item)
-    text = required_str(turn, "text", item, allow_empty=True)
-    caption = turn.get("blip_caption")
-    if caption is not None and not isinstance(caption, str):
-        raise InputError("expected a string", item=f"{item}.blip_caption")
-    content = f"{text} [shares a photo: {caption}]".lstrip() if caption else text
-    return NewMessage(
-        role=Role.USER,
-        content=content,
-        id=f"{sample_id}/{dia_id}",
-        name=speaker,
-        timestamp=timestamp,
-    )
 
 
 def parse_date_time(text: str, item: str) -> int:

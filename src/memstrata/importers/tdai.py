@@ -13,7 +13,6 @@ name: ``u=<user>,a=<agent>`` (percent-encoded, memstrata's own layout) or just `
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 from collections.abc import Iterator, Mapping
@@ -21,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from memstrata import json_input
 from memstrata.errors import InputError, MemstrataError
 from memstrata.importers._tdai_fields import (
     SUPERSEDED,
@@ -30,13 +30,13 @@ from memstrata.importers._tdai_fields import (
     profile_tenant,
     with_message_time,
 )
-from memstrata.importers._validate import type_name
 from memstrata.importers.seed import parse_timestamp
 from memstrata.importers.types import ImportSession
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l2.scene_file import is_soft_deleted, parse_scene, parse_time, split_meta
 from memstrata.layers.l3 import persona_doc
 from memstrata.models import Atom, NewMessage, Scene, Tenant
+from memstrata.validation import type_name
 
 __all__ = [
     "SUPERSEDED",
@@ -160,8 +160,8 @@ class _Reader:
                 if not raw.strip():
                     continue
                 try:
-                    obj = json.loads(raw.decode("utf-8"))
-                except (UnicodeDecodeError, ValueError) as exc:
+                    obj = json_input.loads(raw)
+                except InputError as exc:
                     self.skip(rel, n, f"not a JSON line: {exc}")
                     continue
                 if not isinstance(obj, dict):

@@ -6,11 +6,12 @@ import json
 import os
 import subprocess
 import sys
+import tracemalloc
 
 import numpy as np
 import pytest
 
-from memstrata.embeddings.hashing import HashingEmbedder
+from memstrata.embeddings.hashing import MAX_CHARS, HashingEmbedder
 from memstrata.errors import ConfigError
 
 
@@ -74,3 +75,18 @@ def test_empty_batch() -> None:
 def test_rejects_non_positive_dimensions() -> None:
     with pytest.raises(ConfigError):
         HashingEmbedder(0)
+
+
+def test_only_the_start_of_a_long_text_counts_and_memory_does_not_grow_with_length() -> None:
+    start = "mountain hiking in the alps " * (MAX_CHARS // 28 + 1)
+    emb = HashingEmbedder(64)
+    texts = [start + "unrelated words " * 300_000, start[:MAX_CHARS]]
+    tracemalloc.start()
+    try:
+        long, short = emb.embed(texts)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(long, short)
+    # The 5 MB text costs its 16k-character slice, not a feature list per word (hundreds of MB).
+    assert peak < 2_000_000, peak

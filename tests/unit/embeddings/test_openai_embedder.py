@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from memstrata.embeddings.openai_compat import OpenAIEmbedder
+from memstrata.embeddings.openai_compat import MAX_INPUT_CHARS, OpenAIEmbedder
 from memstrata.errors import ConfigError, EmbeddingError
 
 API_KEY = "sk-test-secret-123"
@@ -195,3 +195,9 @@ def test_needs_url_and_model() -> None:
         OpenAIEmbedder("", "", "m")
     with pytest.raises(ConfigError):
         OpenAIEmbedder("http://127.0.0.1:1/v1", "", "")
+
+
+def test_each_input_is_cut_to_a_fixed_length(endpoint: Endpoint) -> None:
+    make(endpoint).embed(["short", "x" * (MAX_INPUT_CHARS * 50)])
+    sent = endpoint.requests[0]["input"]
+    assert sent == ["short", "x" * MAX_INPUT_CHARS]

@@ -28,7 +28,7 @@ class LLMPersonaWriter:
         sandbox = Sandbox(request.folder, max_write_bytes=self.settings.tool_max_write_bytes)
         await run_tools(
             self.model,
-            persona_messages(request),
+            persona_messages(request, self.settings.max_chars),
             sandbox,
             max_steps=self.settings.tool_max_steps,
             time_limit=self.settings.tool_timeout_seconds,

@@ -39,7 +39,7 @@ def parse_json(text: str) -> Any:
     for candidate in _candidates(text):
         try:
             return json.loads(_drop_trailing_commas(candidate), strict=False)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested about 1000 levels deep
             continue
     raise ParseError(f"no JSON value in the model's reply ({len(text)} chars)", reply=text)
 

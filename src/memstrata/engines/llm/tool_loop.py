@@ -10,7 +10,6 @@ was written stays), or raises ``EngineError`` when ``time_limit`` seconds pass.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import re
 from collections.abc import Sequence
@@ -18,6 +17,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field, ValidationError
 
+from memstrata import json_input
 from memstrata.engines.llm.sandbox import Sandbox
 from memstrata.errors import EngineError, InputError
 from memstrata.models import ChatMessage, ToolCall, ToolSpec
@@ -76,8 +76,8 @@ def call_tool(sandbox: Sandbox, call: ToolCall) -> str:
     if spec is None:
         return f"error: unknown tool {call.name!r}; use one of {', '.join(_TOOLS)}"
     try:
-        args = spec[1].model_validate(json.loads(call.arguments or "{}"))
-    except (ValueError, ValidationError) as exc:
+        args = spec[1].model_validate(json_input.loads(call.arguments or "{}"))
+    except (InputError, ValidationError) as exc:
         return f"error: bad arguments for {call.name}: {str(exc)[:300]}"
     try:
         if isinstance(args, EditArgs):

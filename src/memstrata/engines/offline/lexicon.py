@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
+import calendar
+
+from memstrata.retrieval.terms import STOPWORDS as QUERY_STOPWORDS
+
 
 def word_set(text: str) -> frozenset[str]:
     """The whitespace-separated words of ``text`` (word lists read better as paragraphs)."""
     return frozenset(text.split())
 
 
-STOPWORDS = word_set(
+# The English function words search drops from queries, plus what chat adds on top: filler words
+# ("gonna", "kinda") and vague nouns ("thing", "stuff") that never carry a fact. One base list, so
+# the engine and the search agree on what a content word is.
+STOPWORDS = QUERY_STOPWORDS | word_set(
     """
-    a about above after again against all am an and any are aren't as at be because been before being
-    below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down
-    during each few for from further had hadn't has hasn't have haven't having he he'd he'll he's her here
-    here's hers herself him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself
-    let's me more most no nor not of off on once only or other ought our ours ourselves out over own same
-    she she'd she'll she's should shouldn't so some such than that that's the their theirs them themselves
-    then there there's these they they'd they'll they're they've this those through to too under until up
-    very was wasn't we we'd we'll we're we've were weren't what what's when when's where where's which while
-    who who's whom why why's with won't would wouldn't you you'd you'll you're you've your yours yourself
-    yourselves my myself mine also just get got will shall may might must ever even still yet now then
-    gonna wanna gotta kinda sorta cause 'cause 's one ones something anything everything nothing someone
-    anyone everyone way ways thing things stuff lot lots much many bit well back
+    mine even still yet now gonna wanna gotta kinda sorta cause 'cause 's one ones something anything
+    everything nothing someone anyone everyone way ways stuff bit well back
     """
 )
 
@@ -86,6 +83,18 @@ BASE_VERBS = word_set(
     """
 )
 
+# Irregular past forms: after "I" they are verbs already in the past, never base forms to conjugate.
+IRREGULAR_PAST = word_set(
+    """
+    was were went had did made said got came saw took knew thought told became left felt brought began
+    kept held wrote stood heard meant met ran paid sat spoke led grew lost fell sent built understood
+    drew broke spent chose sought threw caught dealt won forgot fought ate drank drove bought wore
+    flew hung hid sang sank swam rang shook slept swept struck taught tore woke bent blew bled dug fled
+    froze forgave lent overcame rode shone slid spun stole stung swore swung sprang underwent withdrew
+    wept found gave sold mistook
+    """
+)  # not "bit", "lay", "rose", "shot", "stuck", "fed": as often a noun or a present state
+
 # Modals and past forms after which nothing is conjugated.
 NO_CONJUGATE = word_set(
     """
@@ -94,21 +103,9 @@ NO_CONJUGATE = word_set(
     """
 )
 
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
+# English names from the standard library (its C locale: Python never sets another by itself).
+WEEKDAYS = tuple(d.lower() for d in calendar.day_name)
+MONTHS = tuple(m.lower() for m in calendar.month_name[1:])
 MONTH_ABBREV = {m[:3]: i + 1 for i, m in enumerate(MONTHS)} | {"sept": 9}
 
 NUMBER_WORDS = {

@@ -67,8 +67,8 @@ _FENCE = re.compile(
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f]")
 _BLANK_RUN = re.compile(r"\n(?:[ \t]*\n){2,}")
 _SLASH_COMMAND = re.compile(r"^/[A-Za-z][\w-]*(?:\s|$)")
-_NOT_WORD = re.compile(r"[^\w\s]+")
-_SPACES = re.compile(r"\s+")
+_WORD = re.compile(r"\w+")
+_NOISE_WORDS = max(len(n.split()) for n in NOISE)
 
 
 def sanitize(role: Role, content: str) -> str | None:
@@ -110,6 +110,13 @@ def is_slash_command(text: str) -> bool:
 
 
 def is_noise(text: str) -> bool:
-    """Whether the text is a bare acknowledgement or sentinel (``NOISE``), or has no word at all."""
-    normalised = _SPACES.sub(" ", _NOT_WORD.sub(" ", text.lower())).strip()
-    return normalised == "" or normalised in NOISE
+    """Whether the text is a bare acknowledgement or sentinel (``NOISE``), or has no word at all.
+
+    Reads words only until there are more than any ``NOISE`` entry has: a long message costs no
+    more than a short one (normalising all of it took gigabytes for a 50 MB message)."""
+    words: list[str] = []
+    for match in _WORD.finditer(text):
+        words.append(match.group().lower())
+        if len(words) > _NOISE_WORDS:
+            return False
+    return not words or " ".join(words) in NOISE

@@ -17,16 +17,12 @@ from typing import Any
 from memstrata.errors import StoreError
 from memstrata.layers.l2.scene_file import format_time, parse_time
 from memstrata.models import Atom, Scene, SceneEntry
+from memstrata.retrieval.terms import STOPWORDS
 
 INDEX_VERSION = 1
 _WORD = re.compile(r"[^\W_]{3,}", re.UNICODE)
-# Words that say nothing about a topic; scene bodies are full of them.
-_FILLER_WORDS = (
-    "the and for with that this was were are has have had but not you your our their they them she "
-    "her his him its from about into than then there what when where which who will would could "
-    "should said says asked answered shared photo really very just also some more most much"
-)
-_FILLER = frozenset(_FILLER_WORDS.split())
+# Words that say nothing about a topic: the shared stopwords, and the verbs atoms are told with.
+_FILLER = STOPWORDS | frozenset("said says asked answered shared photo".split())
 
 
 def rebuild(

@@ -4,7 +4,8 @@ capture   pending += turns; attempts reset (new activity); fire now when pending
           threshold (warm-up: 1, 2, 4, ... up to N by completed runs), else (re)arm the idle timer
 success   pending = 0, runs += 1, timer cleared, failures cleared
 failure   attempts += 1; retry after ``retry_delay`` until ``max_attempts``, then wait for activity
-restart   a session with unprocessed messages is due at once (unless failing: backoff stays)
+restart   a session with unprocessed messages is due at once (unless failing: backoff stays); its
+          last activity is at least its last message's (a kill may have lost the capture's update)
 """
 
 from __future__ import annotations
@@ -51,11 +52,13 @@ def on_failure(state: SessionState, error: str, now: int, s: PipelineSettings) -
     return state
 
 
-def on_restart(state: SessionState, now: int) -> SessionState:
+def on_restart(state: SessionState, now: int, last_recorded: int) -> SessionState:
     # The process that armed the idle timer is gone: resume its backlog at once. A session in
     # retry backoff keeps its backoff, and one that gave up waits for new activity.
     if state.attempts == 0:
         state.fire_at = now
+    # A kill between a capture's commit and its state update lost the activity time: the log has it.
+    state.last_activity = max(state.last_activity, last_recorded)
     return state
 
 

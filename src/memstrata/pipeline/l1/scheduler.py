@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from functools import partial
 
 from memstrata.models import SessionState, SessionStatus, Tenant
 from memstrata.pipeline.keyed import KeyedRuns, StateBook, claimed, lease_key, log_failure
@@ -65,7 +66,10 @@ class Scheduler:
         now = self._clock.now_ms()
         backlog = self._store.pipeline.backlog()
         for tenant, key, _ in backlog:
-            self._mutate(tenant, key, lambda st: rules.on_restart(st, now))
+            last = self._store.messages.last(tenant, key)
+            self._mutate(
+                tenant, key, partial(rules.on_restart, now=now, last_recorded=last.recorded_at if last else 0)
+            )
         return len(backlog)
 
     # --- running --------------------------------------------------------------------------------

@@ -11,9 +11,10 @@ L2 timer (per tenant, downward-only: it may move earlier, never later)
                          armed as after L1; a tenant whose L2 gave up still waits for new atoms
 L3 triggers (after L2, or explicit)
   every trigger_every_n atoms consolidated since the last persona; no persona yet; a scene-writer
-  ``[PERSONA_UPDATE_REQUEST]``; an explicit request. A trigger bumps ``l3_requested``; a run that
-  succeeds sets ``l3_done`` to the value it started from, so triggers during a run make exactly one
-  follow-up. A failed run is not done: it is retried after retry_delay, up to max_attempts.
+  ``[PERSONA_UPDATE_REQUEST]``; an explicit request; a flush (``run_all``) when none is pending.
+  A trigger bumps ``l3_requested``; a run that succeeds sets ``l3_done`` to the value it started
+  from, so triggers during a run make exactly one follow-up. A failed run is not done: it is
+  retried after retry_delay, up to max_attempts.
 """
 
 from __future__ import annotations
@@ -128,6 +129,17 @@ def request_l3(state: TenantState, reasons: list[str]) -> TenantState:
     state.l3_attempts = 0
     state.l3_fire_at = None
     return state
+
+
+def flush_l3(state: TenantState, reason: str) -> TenantState:
+    """A flush wants the persona now: it serves the pending request when there is one (retried at
+    once), else makes one. Counting another would make the counters differ between a clean run
+    and one a crash interrupted, for the same single run."""
+    if state.l3_requested > state.l3_done:
+        state.l3_attempts = 0
+        state.l3_fire_at = None
+        return state
+    return request_l3(state, [reason])
 
 
 def l3_is_due(state: TenantState, now: int, s: PipelineSettings) -> bool:

@@ -231,9 +231,9 @@ class TenantScheduler:
         self._mutate(tenant, lambda st: rules.on_l2_success(st, outcome, now, self._s, self._p))
 
     async def run_l3(self, tenant: Tenant, *, force: bool = False) -> L3Report | None:
-        """One L3 run (when due, or ``force``: an explicit request is added first)."""
+        """One L3 run (when due, or ``force``: the pending request, or a new one, is due now)."""
         if force:
-            await asyncio.to_thread(self.request_persona, tenant, "pipeline flush")
+            await asyncio.to_thread(self._mutate, tenant, lambda st: rules.flush_l3(st, "pipeline flush"))
         async with self.hold(tenant):
             started = False
             snapshot: str | None = None

@@ -79,6 +79,15 @@ class FileSceneStore:
         atomic_write(target, render_scene(scene))
         self._log.fine(tenant, f"{SCENES}/{scene.name}")
 
+    def remove(self, tenant: Tenant, name: str) -> bool:
+        if names.normalise(name) != name:
+            raise StoreError(f"not a normalised scene file name: {name!r}")
+        path = self.layout.scenes(tenant) / name
+        if path.is_symlink() or not path.is_file():
+            return False
+        path.unlink()
+        return True
+
     def tidy(self, tenant: Tenant) -> dict[str, str | None]:
         folder = self._scene_dir(tenant)
         changes: dict[str, str | None] = {}

@@ -118,6 +118,31 @@ class PostgresAtomStore:
             )
         ]
 
+    def delete(self, tenant: Tenant, ids: Sequence[str]) -> list[Atom]:
+        if not ids:
+            return []
+        with self._db.tx() as c:
+            # The atoms named, then every older version pointing at one of them, transitively.
+            found = c.execute(
+                f"""
+                WITH RECURSIVE chain AS (
+                    SELECT seq, id FROM atoms WHERE user_id = %s AND agent_id = %s AND id = ANY(%s)
+                    UNION
+                    SELECT a.seq, a.id FROM atoms a JOIN chain ON a.superseded_by = chain.id
+                    WHERE a.user_id = %s AND a.agent_id = %s
+                )
+                DELETE FROM atoms WHERE seq IN (SELECT seq FROM chain) RETURNING {rows.ATOM_COLS}
+                """,
+                (tenant.user_id, tenant.agent_id, list(ids), tenant.user_id, tenant.agent_id),
+            ).fetchall()
+        return sorted((rows.atom(r) for r in found), key=lambda a: a.seq)
+
+    def tally(self, tenant: Tenant, flt: AtomFilter) -> int:
+        where, params = rows.tenant_clause(tenant)
+        fw, fp = rows.filter_clause(flt)
+        clause = " AND ".join([*where, *fw])
+        return int(self._db.query(f"SELECT count(*) AS n FROM atoms WHERE {clause}", [*params, *fp])[0]["n"])
+
     def list(self, tenant: Tenant | None, flt: AtomFilter, *, limit: int, after_seq: int = 0) -> list[Atom]:
         where, params = rows.tenant_clause(tenant)
         fw, fp = rows.filter_clause(flt)

@@ -100,6 +100,37 @@ class PostgresMessageLog:
         by = {r["seq"]: rows.message(r) for r in found}
         return [by[s] for s in seqs if s in by]
 
+    def get(self, tenant: Tenant, ids: Sequence[str]) -> list[Message]:
+        if not ids:
+            return []
+        found = self._db.query(
+            f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE user_id = %s AND agent_id = %s AND id = ANY(%s) "
+            "ORDER BY seq",
+            (tenant.user_id, tenant.agent_id, list(dict.fromkeys(ids))),
+        )
+        return [rows.message(r) for r in found]
+
+    def delete(
+        self, tenant: Tenant, ids: Sequence[str] = (), session_keys: Sequence[str] = ()
+    ) -> list[Message]:
+        if not ids and not session_keys:
+            return []
+        with self._db.tx() as c:  # the keyword index is a column and vectors cascade: one statement
+            found = c.execute(
+                f"DELETE FROM messages WHERE user_id = %s AND agent_id = %s "
+                f"AND (id = ANY(%s) OR session_key = ANY(%s)) RETURNING {rows.MESSAGE_COLS}",
+                (tenant.user_id, tenant.agent_id, list(ids), list(session_keys)),
+            ).fetchall()
+        return sorted((rows.message(r) for r in found), key=lambda m: m.seq)
+
+    def tally(self, tenant: Tenant, flt: MessageFilter) -> int:
+        where, params = rows.tenant_clause(tenant)
+        fw, fp = rows.filter_clause(flt)
+        clause = " AND ".join([*where, *fw])
+        return int(
+            self._db.query(f"SELECT count(*) AS n FROM messages WHERE {clause}", [*params, *fp])[0]["n"]
+        )
+
     def list(
         self, tenant: Tenant | None, flt: MessageFilter, *, limit: int, after_seq: int = 0
     ) -> list[Message]:

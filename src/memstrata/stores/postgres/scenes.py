@@ -117,6 +117,16 @@ class PostgresSceneStore:
             upsert_scene(c, tenant, scene.name, render_scene(scene))
         self._log.fine(tenant, path)
 
+    def remove(self, tenant: Tenant, name: str) -> bool:
+        if names.normalise(name) != name:
+            raise StoreError(f"not a normalised scene file name: {name!r}")
+        with self._db.tx() as c:
+            gone = c.execute(
+                "DELETE FROM scenes WHERE user_id = %s AND agent_id = %s AND name = %s RETURNING name",
+                (tenant.user_id, tenant.agent_id, name),
+            ).fetchall()
+        return bool(gone)
+
     def tidy(self, tenant: Tenant) -> dict[str, str | None]:
         changes: dict[str, str | None] = {}
         with self._db.tx() as c:

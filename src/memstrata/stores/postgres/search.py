@@ -88,6 +88,15 @@ class PostgresSearchIndex:
                 [(s, tenant.user_id, tenant.agent_id, v) for s, v in zip(seqs, matrix, strict=True)],
             )
 
+    def drop_vectors(self, tenant: Tenant, layer: Layer, seqs: Sequence[int]) -> None:
+        if not seqs or self._dim(layer) is None:
+            return  # (deleting a record deletes its vector already: the foreign key cascades)
+        with self._db.tx() as c:
+            c.execute(
+                f"DELETE FROM {_VECTORS[layer]} WHERE seq = ANY(%s) AND user_id = %s AND agent_id = %s",
+                (list(seqs), tenant.user_id, tenant.agent_id),
+            )
+
     def get_vectors(self, tenant: Tenant, layer: Layer, seqs: Sequence[int]) -> dict[int, Vectors]:
         if not seqs or self._dim(layer) is None:
             return {}

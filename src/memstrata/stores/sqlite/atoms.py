@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
@@ -10,10 +11,11 @@ from memstrata.models import Atom, AtomFilter, Tenant
 from memstrata.stores.sqlite import rows
 from memstrata.stores.sqlite.db import Database
 
+# Only a repeated id is skipped (a retried window): any other constraint failure raises.
 _INSERT = (
-    "INSERT OR IGNORE INTO atoms (id, user_id, agent_id, session_key, type, priority, content, scene_name, "
+    "INSERT INTO atoms (id, user_id, agent_id, session_key, type, priority, content, scene_name, "
     "source_message_ids, metadata, event_time, created_at, updated_at, version, superseded_by) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, agent_id, id) DO NOTHING"
 )
 _CURSOR = (
     "INSERT INTO pipeline_sessions (user_id, agent_id, session_key, cursor) VALUES (?, ?, ?, ?) "
@@ -82,6 +84,25 @@ class SqliteAtomStore:
             )
         ]
 
+    def delete(self, tenant: Tenant, ids: Sequence[str]) -> list[Atom]:
+        removed: dict[int, Atom] = {}
+        with self._db.tx() as c:
+            frontier, column = list(dict.fromkeys(ids)), "id"
+            while frontier:
+                fresh = [a for a in _select(c, tenant, column, frontier) if a.seq not in removed]
+                removed.update((a.seq, a) for a in fresh)
+                c.executemany("DELETE FROM atoms_fts WHERE rowid = ?", [(a.seq,) for a in fresh])
+                c.executemany("DELETE FROM atoms WHERE seq = ?", [(a.seq,) for a in fresh])
+                # An older version points at its successor: follow the chain back to the first.
+                frontier, column = [a.id for a in fresh], "superseded_by"
+        return sorted(removed.values(), key=lambda a: a.seq)
+
+    def tally(self, tenant: Tenant, flt: AtomFilter) -> int:
+        where, params = rows.tenant_clause(tenant)
+        fw, fp = rows.filter_clause(flt)
+        clause = " AND ".join([*where, *fw])
+        return int(self._db.query(f"SELECT COUNT(*) AS n FROM atoms WHERE {clause}", [*params, *fp])[0]["n"])
+
     def list(self, tenant: Tenant | None, flt: AtomFilter, *, limit: int, after_seq: int = 0) -> list[Atom]:
         where, params = rows.tenant_clause(tenant)
         fw, fp = rows.filter_clause(flt)
@@ -98,6 +119,19 @@ class SqliteAtomStore:
         where, params = rows.tenant_clause(tenant)
         clause = " AND ".join([*where, "1 = 1"]) + " AND superseded_by IS NULL"
         return int(self._db.query(f"SELECT COUNT(*) AS n FROM atoms WHERE {clause}", params)[0]["n"])
+
+
+def _select(c: sqlite3.Connection, tenant: Tenant, column: str, keys: list[str]) -> list[Atom]:
+    found: list[Atom] = []
+    for chunk in rows.chunks(keys):
+        cur = c.execute(
+            f"SELECT {rows.ATOM_COLS} FROM atoms WHERE user_id = ? AND agent_id = ? "
+            f"AND {column} IN ({','.join('?' * len(chunk))})",
+            [tenant.user_id, tenant.agent_id, *chunk],
+        )
+        cur.row_factory = sqlite3.Row
+        found += [rows.atom(r) for r in cur.fetchall()]
+    return found
 
 
 def _params(tenant: Tenant, a: Atom) -> tuple[object, ...]:

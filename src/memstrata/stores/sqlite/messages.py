@@ -10,9 +10,12 @@ from memstrata.models import Message, MessageFilter, Tenant
 from memstrata.stores.sqlite import rows
 from memstrata.stores.sqlite.db import Database
 
+# Only a repeated id is skipped: ``OR IGNORE`` would also skip a row breaking NOT NULL or CHECK,
+# and capture would report that loss as a duplicate.
 _INSERT = (
-    "INSERT OR IGNORE INTO messages (id, user_id, agent_id, session_key, session_id, role, name, content, "
-    "timestamp, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO messages (id, user_id, agent_id, session_key, session_id, role, name, content, "
+    "timestamp, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (user_id, agent_id, id) DO NOTHING"
 )
 
 
@@ -23,7 +26,7 @@ class SqliteMessageLog:
     def append(self, items: Sequence[tuple[Message, str]]) -> list[Message]:
         stored: list[Message] = []
         with self._db.tx() as c:
-            # Known ids are skipped before inserting: a failed OR IGNORE would still use up a seq.
+            # Known ids are skipped before inserting: a conflicting insert would still use up a seq.
             known = self._known(c, items)
             for m, body in items:
                 if (m.tenant, m.id) in known:
@@ -104,6 +107,44 @@ class SqliteMessageLog:
         )
         by = {r["seq"]: rows.message(r) for r in found}
         return [by[s] for s in seqs if s in by]
+
+    def get(self, tenant: Tenant, ids: Sequence[str]) -> list[Message]:
+        found: list[Message] = []
+        for chunk in rows.chunks(list(dict.fromkeys(ids))):
+            found += [
+                rows.message(r)
+                for r in self._db.query(
+                    f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE user_id = ? AND agent_id = ? "
+                    f"AND id IN ({','.join('?' * len(chunk))})",
+                    [tenant.user_id, tenant.agent_id, *chunk],
+                )
+            ]
+        return sorted(found, key=lambda m: m.seq)
+
+    def delete(
+        self, tenant: Tenant, ids: Sequence[str] = (), session_keys: Sequence[str] = ()
+    ) -> list[Message]:
+        removed: list[Message] = []
+        with self._db.tx() as c:
+            for column, keys in (("id", ids), ("session_key", session_keys)):
+                for chunk in rows.chunks(list(dict.fromkeys(keys))):
+                    where = f"user_id = ? AND agent_id = ? AND {column} IN ({','.join('?' * len(chunk))})"
+                    params = [tenant.user_id, tenant.agent_id, *chunk]
+                    cur = c.execute(f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE {where}", params)
+                    cur.row_factory = sqlite3.Row
+                    found = [rows.message(r) for r in cur.fetchall()]
+                    c.executemany("DELETE FROM messages_fts WHERE rowid = ?", [(m.seq,) for m in found])
+                    c.execute(f"DELETE FROM messages WHERE {where}", params)
+                    removed += found
+        return sorted(removed, key=lambda m: m.seq)
+
+    def tally(self, tenant: Tenant, flt: MessageFilter) -> int:
+        where, params = rows.tenant_clause(tenant)
+        fw, fp = rows.filter_clause(flt)
+        clause = " AND ".join([*where, *fw])
+        return int(
+            self._db.query(f"SELECT COUNT(*) AS n FROM messages WHERE {clause}", [*params, *fp])[0]["n"]
+        )
 
     def list(
         self, tenant: Tenant | None, flt: MessageFilter, *, limit: int, after_seq: int = 0

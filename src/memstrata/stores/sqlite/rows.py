@@ -50,6 +50,11 @@ def atom(row: sqlite3.Row) -> Atom:
     )
 
 
+def chunks(items: list[str], size: int = 500) -> list[list[str]]:
+    """``items`` in slices small enough for one ``IN (...)`` list."""
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
 def tenant_clause(tenant: Tenant | None, alias: str = "") -> tuple[list[str], list[object]]:
     if tenant is None:
         return [], []

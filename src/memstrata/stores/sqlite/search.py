@@ -112,11 +112,24 @@ class SqliteSearchIndex:
         blobs = [np.asarray(v, dtype=np.float32).tobytes() for v in vectors]
         with self._db.tx() as c:
             c.executemany(
-                "INSERT OR REPLACE INTO vectors (layer, seq, user_id, agent_id, vec) VALUES (?, ?, ?, ?, ?)",
+                # An upsert, not OR REPLACE: that deletes the old row first and would fill a NULL
+                # with a column default instead of raising.
+                "INSERT INTO vectors (layer, seq, user_id, agent_id, vec) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT (layer, seq) DO UPDATE SET user_id = excluded.user_id, "
+                "agent_id = excluded.agent_id, vec = excluded.vec",
                 [
                     (str(layer), s, tenant.user_id, tenant.agent_id, b)
                     for s, b in zip(seqs, blobs, strict=True)
                 ],
+            )
+        with self._cache_lock:
+            self._cache.pop((tenant, layer), None)
+
+    def drop_vectors(self, tenant: Tenant, layer: Layer, seqs: Sequence[int]) -> None:
+        with self._db.tx() as c:
+            c.executemany(
+                "DELETE FROM vectors WHERE layer = ? AND seq = ? AND user_id = ? AND agent_id = ?",
+                [(str(layer), s, tenant.user_id, tenant.agent_id) for s in seqs],
             )
         with self._cache_lock:
             self._cache.pop((tenant, layer), None)
@@ -157,7 +170,10 @@ class SqliteSearchIndex:
     def reset_vectors(self, model: str) -> None:
         with self._db.tx() as c:
             c.execute("DELETE FROM vectors")
-            c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (_MODEL_KEY, model))
+            c.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (_MODEL_KEY, model),
+            )
         with self._cache_lock:
             self._cache.clear()
 

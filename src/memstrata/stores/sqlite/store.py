@@ -32,6 +32,15 @@ class _MirroredMessageLog(SqliteMessageLog):
             self._keeper.committed(stored)
         return stored
 
+    def delete(
+        self, tenant: Tenant, ids: Sequence[str] = (), session_keys: Sequence[str] = ()
+    ) -> list[Message]:
+        with self._db.lock:  # a deleted record leaves the mirror too (rewritten from the table)
+            removed = super().delete(tenant, ids, session_keys)
+            if removed:
+                self._keeper.repair()
+        return removed
+
 
 class _MirroredAtomStore(SqliteAtomStore):
     def __init__(self, db: Database, keeper: MirrorKeeper) -> None:
@@ -49,6 +58,13 @@ class _MirroredAtomStore(SqliteAtomStore):
             stored = super().commit(tenant, new, superseded, cursor)
             self._keeper.committed(stored)
         return stored
+
+    def delete(self, tenant: Tenant, ids: Sequence[str]) -> list[Atom]:
+        with self._db.lock:  # a deleted record leaves the mirror too (rewritten from the table)
+            removed = super().delete(tenant, ids)
+            if removed:
+                self._keeper.repair()
+        return removed
 
 
 class SqliteStore:

@@ -37,7 +37,9 @@ def test_brackets_commas_and_escaped_quotes_inside_strings_are_left_alone() -> N
     assert parse_json(reply) == {"text": 'she said "[a, ]" then }', "list": ["x,]"]}
 
 
-@pytest.mark.parametrize("reply", ["", "no json here", '[{"a": 1', '{"a": }', "```json\n```"])
+@pytest.mark.parametrize(
+    "reply", ["", "no json here", '[{"a": 1', '{"a": }', "```json\n```", "[" * 5_000 + "]" * 5_000]
+)
 def test_unparseable_replies_raise_parse_error_carrying_the_reply(reply: str) -> None:
     with pytest.raises(ParseError) as caught:
         parse_json(reply)

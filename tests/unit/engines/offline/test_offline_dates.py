@@ -6,8 +6,8 @@ from datetime import date
 
 import pytest
 
-from memstrata.engines.offline.dates import is_past, resolve
-from memstrata.engines.offline.daymath import next_weekday, previous_weekday, season_span
+from memstrata.engines.offline.l1.dates import is_past, resolve
+from memstrata.engines.offline.l1.daymath import next_weekday, previous_weekday, season_span
 
 ANCHOR = date(2023, 5, 8)  # a Monday
 D = date.fromisoformat
@@ -43,6 +43,7 @@ D = date.fromisoformat
         ("I will visit on Friday", "2023-05-12", "2023-05-12"),
         ("Let's meet next Friday", "2023-05-12", "2023-05-12"),
         ("I joined a group last Tues.", "2023-05-02", "2023-05-02"),
+        ("Last Fri I took my kids to a pottery workshop", "2023-05-05", "2023-05-05"),
         ("I'm leaving in two weeks", "2023-05-22", "2023-05-22"),
         ("We went to Spain last summer", "2022-06-01", "2022-08-31"),
         ("I moved here in 2016", "2016-01-01", "2016-12-31"),
@@ -133,3 +134,49 @@ def test_seasons(season: str, which: str, anchor: str, label: str) -> None:
 )
 def test_a_month_without_a_year_follows_its_clause_tense(text: str, expected: str) -> None:
     assert expected in resolve(text, date(2026, 3, 20)).text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # said on 2 March 2026 about the coming June, though the clause is in the past tense
+        ("My partner Tom stayed in Porto until June.", "until June 2026"),
+        ("We booked a cabin for next June.", "next June 2026"),
+        ("We went there last June.", "last June 2025"),
+        ("Last June we moved.", "Last June 2025"),
+        ("Last August I told him about the trivia night.", "Last August 2025"),
+        ("I lived there until February.", "until February 2026"),
+    ],
+)
+def test_a_month_reads_against_its_marker_and_the_message_date(text: str, expected: str) -> None:
+    assert expected in resolve(text, date(2026, 3, 2)).text
+
+
+def test_until_a_month_takes_the_nearest_one() -> None:
+    r = resolve("I will be away until March", date(2025, 12, 10))
+    assert "until March 2026" in r.text and r.start == D("2026-03-01")
+
+
+@pytest.mark.parametrize(
+    ("text", "since"),
+    [
+        ("I've been playing for about four months now", "since around January 2023"),
+        ("Seven years now, and I finally found my muses", "since around 2016"),
+        ("I have been married for 3 years", "since around 2020"),
+        ("We've known each other for two weeks", "since around 24 April 2023"),
+        ("5 years already! Time flies", "since around 2018"),
+    ],
+)
+def test_a_duration_up_to_now_says_since_when(text: str, since: str) -> None:
+    r = resolve(text, ANCHOR)
+    assert f"({since})" in r.text
+    assert r.end == ANCHOR
+
+
+def test_a_duration_in_the_past_is_no_since() -> None:
+    r = resolve("I went to Spain for two weeks", ANCHOR)
+    assert "since" not in r.text
+
+
+def test_for_a_month_name_may_be_a_person() -> None:
+    assert resolve("I baked a cake for June", ANCHOR).start is None

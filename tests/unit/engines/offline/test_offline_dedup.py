@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from memstrata.engines.offline import OfflineDeduplicator
-from memstrata.engines.offline.dedup import decide, jaccard, normalise, tokens
+from memstrata.engines.offline.l1.dedup import decide, jaccard, normalise, tokens
 from memstrata.models import Atom, AtomDraft, AtomType, DedupAction, Tenant
 
 

@@ -275,3 +275,66 @@ def test_assistant_questions_give_the_users_answers_context(window: WindowFactor
 def test_thanks_is_no_answer(window: WindowFactory) -> None:
     turns = [("Bo", "Have you tried the new bakery on Main Street?"), ("Ann", "Thanks!")]
     assert extract_window(window(turns)) == []
+
+
+# The demo conversation's sentences, said on 9 March 2026 (the assistant asks, Maya answers).
+MARCH_9 = 1_773_050_400_000  # 2026-03-09 10:00 UTC
+
+
+def test_an_allergy_is_a_standing_fact_not_an_event_dated_with_the_answer(window: WindowFactory) -> None:
+    turns = [
+        ("Assistant", "Nice! How long have you been climbing?", "assistant"),
+        ("Maya", "Since 2019. I'm allergic to peanuts, by the way, so I skip the gym cafe snacks."),
+    ]
+    drafts = extract_window(window(turns, start_ms=MARCH_9))
+    allergy = find(drafts, "allergic to peanuts")
+    assert allergy.content == "Maya is allergic to peanuts, by the way, so Maya skips the gym cafe snacks."
+    assert allergy.type is AtomType.PERSONA
+    assert "activity_start" not in allergy.metadata
+    since = find(drafts, "climbing")
+    assert "Since 2019." in since.content and "peanuts" not in since.content
+
+
+def test_a_job_a_home_and_a_partner_are_persona_even_when_told_as_news(window: WindowFactory) -> None:
+    turns = [
+        ("Maya", "Hi! I just started a new job as a data engineer at a bike-sharing startup in Lisbon."),
+        ("Assistant", "Congratulations! How is the first week going?", "assistant"),
+        (
+            "Maya",
+            "Busy. I moved here from Porto last week, so I'm still unpacking. My partner Tom stayed in Porto until June.",
+        ),
+    ]
+    drafts = extract_window(window(turns, start_ms=MARCH_9 - 7 * 86_400_000))
+    assert find(drafts, "data engineer").type is AtomType.PERSONA
+    assert find(drafts, "moved here from Porto").type is AtomType.PERSONA
+    tom = find(drafts, "partner Tom")
+    assert tom.type is AtomType.PERSONA
+    assert "until June 2026" in tom.content
+
+
+def test_an_event_with_family_in_it_stays_an_event(window: WindowFactory) -> None:
+    turns = [
+        ("Ann", "I went hiking with my sister last week."),
+        ("Ann", "I took my kids to the zoo, they loved it."),
+    ]
+    drafts = extract_window(window(turns))
+    assert find(drafts, "hiking").type is AtomType.EPISODIC
+    assert find(drafts, "zoo").type is AtomType.EPISODIC
+    assert find(drafts, "zoo").content.startswith("Ann took Ann's kids to the zoo")
+
+
+def test_family_with_an_ed_adjective_is_still_a_fact(window: WindowFactory) -> None:
+    drafts = extract_window(
+        window([("Mel", "I'm lucky to have my husband and kids; they keep me motivated.")])
+    )
+    assert find(drafts, "husband").type is AtomType.PERSONA
+
+
+def test_a_vegan_recipe_is_no_diet(window: WindowFactory) -> None:
+    turns = [
+        ("Nate", "I taught people vegan ice cream recipes on my show."),
+        ("Nate", "I'm vegan, so no dairy for me."),
+    ]
+    drafts = extract_window(window(turns))
+    assert find(drafts, "recipes").type is AtomType.EPISODIC
+    assert find(drafts, "so no dairy").type is AtomType.PERSONA

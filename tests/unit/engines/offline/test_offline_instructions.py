@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memstrata.engines.offline.instructions import PRIORITY, STRICT_PRIORITY, detect
+from memstrata.engines.offline.l1.instructions import PRIORITY, STRICT_PRIORITY, detect
 
 
 @pytest.mark.parametrize(

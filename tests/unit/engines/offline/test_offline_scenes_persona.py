@@ -3,12 +3,13 @@ readable scenes, and a persona that names the person."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
-from memstrata.engines.offline.persona_l3 import OfflinePersonaWriter
-from memstrata.engines.offline.scenes_l2 import OfflineSceneWriter, founding_minimum
+from memstrata.engines.offline.l2.writer import OfflineSceneWriter, founding_minimum
+from memstrata.engines.offline.l3.writer import OfflinePersonaWriter
 from memstrata.layers.l2.scene_file import DELETED, parse_scene
 from memstrata.models import (
     Atom,
@@ -77,14 +78,28 @@ def cooking(n: int) -> Atom:
 
 
 async def test_one_new_scene_per_batch_the_rest_wait_then_settle(tmp_path: Path) -> None:
+    music = [atom(n, f"Ann played violin piece {n}.", "music") for n in (6, 7)]
+    await consolidate(tmp_path, music)
     atoms = [hiking(1), hiking(2), hiking(3), cooking(4), cooking(5)]
-    result = await consolidate(tmp_path, atoms, final=False)
-    assert listing(tmp_path) == ["outdoors.md"]
+    result = await consolidate(tmp_path, atoms, {"music.md": music}, final=False)
+    assert listing(tmp_path) == ["music.md", "outdoors.md"]
     assert set(result.placed) == {"a1", "a2", "a3"} and result.deferred == ("a4", "a5")
 
-    settled = await consolidate(tmp_path, atoms[3:], {"outdoors.md": atoms[:3]}, final=True)
-    assert listing(tmp_path) == ["food.md", "outdoors.md"]
+    members = {"music.md": music, "outdoors.md": atoms[:3]}
+    settled = await consolidate(tmp_path, atoms[3:], members, final=True)
+    assert listing(tmp_path) == ["food.md", "music.md", "outdoors.md"]
     assert settled.placed == {"a4": "food.md", "a5": "food.md"} and settled.deferred == ()
+
+
+async def test_a_first_batch_founds_a_scene_per_topic_its_atoms_share(tmp_path: Path) -> None:
+    music = [atom(n, f"Ann played violin piece {n}.", "music") for n in (6, 7)]
+    stray = atom(9, "Ann fixed the sink.", "sink-fixed")
+    result = await consolidate(
+        tmp_path, [hiking(1), hiking(2), hiking(3), cooking(4), cooking(5), *music, stray]
+    )
+    assert listing(tmp_path) == ["food.md", "music.md", "outdoors.md"]
+    assert result.placed["a4"] == "food.md" and result.placed["a6"] == "music.md"
+    assert result.placed["a9"] in {"food.md", "music.md", "outdoors.md"} and result.deferred == ()
 
 
 async def test_atoms_update_the_scene_that_owns_their_topic(tmp_path: Path) -> None:
@@ -175,7 +190,7 @@ def test_the_founding_minimum_grows_with_the_tenant() -> None:
     assert founding_minimum(4000, 15) == 54
 
 
-async def test_the_persona_names_the_person_and_keeps_instructions_and_topics(tmp_path: Path) -> None:
+async def test_the_persona_is_a_profile_of_standing_facts_with_instructions(tmp_path: Path) -> None:
     facts = [
         atom(1, "Ann works as a nurse at the city hospital.", "work", AtomType.PERSONA, 80),
         atom(2, "Ann loves night shifts.", "work", AtomType.PERSONA, 60),
@@ -183,8 +198,22 @@ async def test_the_persona_names_the_person_and_keeps_instructions_and_topics(tm
             3, "Ann instructed the assistant: answer in short bullet points.", "x", AtomType.INSTRUCTION, -1
         ),
         atom(4, "Ann said: so true", "work", AtomType.PERSONA, 40),
+        atom(6, "Ann is allergic to peanuts, by the way.", "health", AtomType.PERSONA, 80),
+        atom(7, "Ann works as a nurse at the city hospital now.", "work", AtomType.PERSONA, 80),
     ]
-    events = (atom(5, "Ann ran a marathon on 7 May 2023.", "fitness", AtomType.EPISODIC, 60),)
+    events = (
+        atom(5, "Ann ran a marathon on 7 May 2023.", "fitness", AtomType.EPISODIC, 60),
+        Atom(
+            "a8",
+            T,
+            AtomType.EPISODIC,
+            "Ann is moving to Lisbon on 14 June 2023.",
+            55,
+            "home",
+            metadata={"speaker": "Ann", "message_time": MAY_8, "activity_start": "2023-06-14"},
+            seq=8,
+        ),
+    )
     scenes = (Scene("work.md", "Work: nurse, hospital (Ann; 2 memories, May 2023)", 5, NOW, NOW, "# Work"),)
     request = PersonaRequest(
         T,
@@ -199,11 +228,34 @@ async def test_the_persona_names_the_person_and_keeps_instructions_and_topics(tm
         events,
     )
     body = await OfflinePersonaWriter().write(request)
-    assert body.startswith("# Persona\n\nThese memories are about Ann.")
-    assert "## Ann\n\nAnn works as a nurse at the city hospital." in body
-    assert "Likes and preferences:\n\n- Ann loves night shifts." in body
-    assert "- **2023-05-13** Ann ran a marathon on 7 May 2023." in body
+    assert "Lisbon" not in body  # the move was planned for June 2023: long past by NOW
+    request = replace(request, now=MAY_8)
+    body = await OfflinePersonaWriter().write(request)
+    assert body.startswith("# Persona\n\nWhat these memories say about Ann")
+    assert "\n## Ann\n" in body
+    assert "- Health: Ann is allergic to peanuts (May 2023)." in body  # filler gone, dated
+    assert body.count("works as a nurse") == 1  # the repeat is left out
+    assert "- Likes: Ann loves night shifts." in body
+    assert "- Plans: Ann is moving to Lisbon on 14 June 2023." in body  # still to come on 8 May
+    assert "marathon" not in body  # a past event lives in its scene
     assert "- Ann instructed the assistant: answer in short bullet points. (always)" in body
-    assert "- **Work**: Work: nurse, hospital" in body
     assert "so true" not in body
     assert body == await OfflinePersonaWriter().write(request)  # deterministic
+
+
+async def test_the_persona_stays_within_its_budget(tmp_path: Path) -> None:
+    hobbies = "chess judo origami pottery fencing rowing karate archery sailing juggling".split()
+    places = "Peru Chad Fiji Laos Oman Mali Cuba Iran Togo Niue".split()
+    facts = [
+        atom(n, f"Ann practises {h} with friends from {p} on weekends.", "hobby", AtomType.PERSONA, 70)
+        for n, (h, p) in enumerate(zip(hobbies, places, strict=True), start=1)
+    ]
+    request = PersonaRequest(
+        T, DirectoryFolder(tmp_path, only="persona.md"), "", True, (), (), tuple(facts), (), NOW, ()
+    )
+    sizes = []
+    for limit in (300, 800):
+        body = await OfflinePersonaWriter(limit).write(request)
+        assert len(body) <= limit and "Ann practises" in body
+        sizes.append(body.count("Ann practises"))
+    assert sizes[0] < sizes[1]

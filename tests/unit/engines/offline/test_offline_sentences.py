@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from memstrata.engines.offline.scenes import FALLBACK_SCENE, scene_name
-from memstrata.engines.offline.sentences import clean_caption, split_message, split_sentences
+from memstrata.engines.offline.l1.labels import FALLBACK_SCENE, scene_name
+from memstrata.engines.offline.l1.sentences import clean_caption, split_message, split_sentences
 
 
 def test_split_on_end_marks_newlines_and_spaced_dashes() -> None:

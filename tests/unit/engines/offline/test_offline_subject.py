@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memstrata.engines.offline.subject import possessive, rewrite
+from memstrata.engines.offline.l1.subject import possessive, rewrite
 
 
 @pytest.mark.parametrize(
@@ -70,3 +70,28 @@ def test_possessive_of_names_ending_in_s() -> None:
     assert possessive("James") == "James'"
     assert possessive("Ross") == "Ross's"
     assert possessive("User") == "User's"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # "so I skip" said by Maya: the verb agrees with the new subject, known verb or not
+        (
+            "I'm allergic to peanuts, by the way, so I skip the gym cafe snacks.",
+            "Maya is allergic to peanuts, by the way, so Maya skips the gym cafe snacks.",
+        ),
+        ("I commute by train", "Maya commutes by train"),
+        ("I really crave sushi", "Maya really craves sushi"),
+        ("I swam there", "Maya swam there"),
+        ("I gonna try", "Maya gonna try"),
+    ],
+)
+def test_verb_agrees_with_the_rewritten_subject(text: str, expected: str) -> None:
+    assert rewrite(text, "Maya", None).text == expected
+
+
+def test_unknown_words_after_i_stay_in_a_past_sentence() -> None:
+    assert (
+        rewrite("I swam and I dove yesterday", "Maya", None, past=True).text
+        == "Maya swam and Maya dove yesterday"
+    )

@@ -1,0 +1,193 @@
+"""The HTTP gateway under load: N agents capturing and recalling against one `memstrata serve`.
+
+    python bench/gateway_load.py [--clients 50] [--seconds 20] [--think-ms 200] [--embedder hashing]
+
+Each client is an agent of its own tenant, running turns until the time is up: `POST /v1/recall`
+for the user's message, a pause standing for the model call (`--think-ms`), `POST /v1/capture` of
+the user's message and the reply, the same pause again for the user's next message. Every tenth
+turn a `GET /v1/health` rides along as the same-run baseline (the cost of the HTTP path alone).
+The server is a real `memstrata serve` subprocess on loopback with the pipeline running in the
+background (L1 and L2 work competes with the requests, as in production); the load generator runs
+in this process, on the same machine. `--think-ms 0` saturates the server instead.
+
+Prints requests/s and p50/p95/p99 per route (client-side, wall clock), the server's peak RSS, and
+checks that every message a 200 acknowledged is stored exactly once (and nothing else is).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _synthetic import queries, sentences
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_server(home: Path, port: int, embedder: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    if embedder != "default":
+        env["MEMSTRATA_EMBEDDING__PROVIDER"] = embedder
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memstrata", "serve", "--port", str(port), "--data-dir", str(home)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/v1/health", timeout=1).status_code == 200:
+                return proc
+        except httpx.TransportError:
+            time.sleep(0.1)
+    proc.kill()
+    raise SystemExit(f"the server did not start: {proc.communicate()[1].decode()[-2000:]}")
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.ms: dict[str, list[float]] = defaultdict(list)
+        self.errors: list[str] = []
+        self.acked: dict[str, list[str]] = defaultdict(list)  # user -> message ids stored
+
+    async def timed(self, name: str, call: Any) -> httpx.Response | None:
+        t0 = time.perf_counter()
+        try:
+            r: httpx.Response = await call
+        except httpx.HTTPError as exc:
+            self.errors.append(f"{name}: {type(exc).__name__}")
+            return None
+        self.ms[name].append((time.perf_counter() - t0) * 1000)
+        if r.status_code != 200:
+            self.errors.append(f"{name}: {r.status_code} {r.text[:200]}")
+        return r
+
+
+async def agent(n: int, http: httpx.AsyncClient, stats: Stats, until: float, think: float) -> None:
+    user, rng = f"agent-{n}", random.Random(n)
+    said, asked = sentences(400, seed=n), queries(400, seed=n + 10_000)
+    turn = 0
+    while time.monotonic() < until:
+        await stats.timed(
+            "recall", http.post("/v1/recall", json={"query": asked[turn % 400], "user_id": user})
+        )
+        await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+        ids = [f"{user}-{turn}-u", f"{user}-{turn}-a"]
+        body = {
+            "user_id": user,
+            "session_key": f"chat-{turn // 20}",
+            "messages": [
+                {"role": "user", "content": said[turn % 400], "id": ids[0]},
+                {"role": "assistant", "content": f"Noted about {said[(turn + 7) % 400]}", "id": ids[1]},
+            ],
+        }
+        r = await stats.timed("capture", http.post("/v1/capture", json=body))
+        if r is not None and r.status_code == 200:
+            stats.acked[user] += [m["id"] for m in r.json()["stored"]]
+        if turn % 10 == 0:
+            await stats.timed("health", http.get("/v1/health"))
+        turn += 1
+        await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+
+
+async def stored_ids(http: httpx.AsyncClient, user: str) -> list[str]:
+    ids: list[str] = []
+    after = 0
+    while True:
+        page = (
+            await http.get("/v1/messages", params={"user_id": user, "after_seq": after, "limit": 1000})
+        ).json()
+        if not page:
+            return ids
+        ids += [m["id"] for m in page]
+        after = page[-1]["seq"]
+
+
+async def run(url: str, clients: int, seconds: float, think: float) -> tuple[Stats, float, bool]:
+    stats = Stats()
+    limits = httpx.Limits(max_connections=clients + 5, max_keepalive_connections=clients + 5)
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as http:
+        started = time.monotonic()
+        await asyncio.gather(*(agent(n, http, stats, started + seconds, think) for n in range(clients)))
+        elapsed = time.monotonic() - started
+        once = True
+        for n in range(clients):
+            user = f"agent-{n}"
+            stored = await stored_ids(http, user)
+            once &= sorted(stored) == sorted(stats.acked[user]) and len(stored) == len(set(stored))
+    return stats, elapsed, once
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--clients", type=int, default=50)
+    p.add_argument("--seconds", type=float, default=20.0)
+    p.add_argument("--think-ms", type=float, default=200.0, help="Pause for the model, and for the user.")
+    p.add_argument(
+        "--embedder", default="hashing", help="hashing (default), none, or default (the installed model)."
+    )
+    a = p.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        port = free_port()
+        server = start_server(Path(tmp) / "data", port, a.embedder)
+        try:
+            stats, elapsed, once = asyncio.run(
+                run(f"http://127.0.0.1:{port}", a.clients, a.seconds, a.think_ms / 1000)
+            )
+            rss = peak_rss_mb(server.pid)
+            embedder = httpx.get(f"http://127.0.0.1:{port}/v1/health").json()["embedder"]
+        finally:
+            server.terminate()
+            server.wait(timeout=120)
+    total = sum(len(v) for v in stats.ms.values())
+    print(f"{'route':<8} {'n':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'mean ms':>8}")
+    for name in ("capture", "recall", "health"):
+        v = stats.ms[name]
+        print(
+            f"{name:<8} {len(v):>7} {pct(v, 0.5):>8.1f} {pct(v, 0.95):>8.1f} {pct(v, 0.99):>8.1f} {statistics.fmean(v) if v else 0:>8.1f}"
+        )
+    for err in stats.errors[:10]:
+        print("error:", err)
+    captured = sum(len(v) for v in stats.acked.values())
+    cap, rec = stats.ms["capture"], stats.ms["recall"]
+    print(
+        f"gateway_load: {a.clients} clients, {elapsed:.0f} s, think {a.think_ms:.0f} ms, embedder {embedder}: "
+        f"{total / elapsed:.0f} req/s; capture p99 {pct(cap, 0.99):.1f} ms, recall p95 {pct(rec, 0.95):.1f} ms; "
+        f"health p95 {pct(stats.ms['health'], 0.95):.1f} ms (baseline); peak server RSS {rss:.0f} MB; "
+        f"{captured} messages captured, each stored exactly once: {'yes' if once else 'NO'}; errors {len(stats.errors)}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+"""``python -m memstrata``: the ``memstrata`` command."""
+
+from memstrata.cli.main import run
+
+run()

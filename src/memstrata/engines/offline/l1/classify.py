@@ -1,0 +1,189 @@
+"""What a sentence is worth: small talk to skip, a question, an instruction, or a fact of some type.
+
+The rules look at the speaker's own words (before pronouns are rewritten): first-person cues
+("my sister", "I love", "I work as") make lasting persona facts; dates, past-tense events and plans
+make episodic facts; imperatives addressed to the assistant make instructions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from memstrata.engines.offline.l1.sentences import lower_words
+from memstrata.engines.offline.lexicon import GENERIC, IRREGULAR_PAST, STOPWORDS
+from memstrata.models import AtomType
+
+_I = re.IGNORECASE
+_RELATION = re.compile(
+    r"\b(?:my|our)\s+(?:\w+\s+)?(?:husband|wife|partner|boyfriend|girlfriend|fianc[ée]e?|spouse|son|sons|"
+    r"daughters?|kids?|children|child|baby|babies|mom|mum|mother|dad|father|parents?|sisters?|brothers?|"
+    r"siblings?|grand\w+|aunt|uncle|cousins?|niece|nephew|family|friends?|bff|roommate|neighbou?rs?|boss|"
+    r"co-?workers?|colleagues?|dogs?|cats?|pets?|puppy|kitten)\b|\b(?:married|divorced|engaged|single "
+    r"parent|widowed|pregnant)\b",
+    _I,
+)
+_PREFERENCE = re.compile(
+    r"\b(?:i|we|i've|we've|i've always|i always)\s+(?:\w+\s+)?(?:love|loved|like|liked|enjoy|enjoyed|adore|"
+    r"hate|hated|prefer|dislike|disliked)\b|\bfavou?rite\b|\bfave\b|\bfan of\b|\bpassionate about\b|"
+    r"\bcan't stand\b|\bobsessed with\b|\bi'm (?:really |so |big )?into\b",
+    _I,
+)
+_IDENTITY = re.compile(
+    r"\b(?:i am|i'm)\s+(?:a|an)\s+\w+|\bmy name is\b|\bcall me\b|\bi work\b|\bmy (?:job|career|work)\b|"
+    r"\bi live\b|\b(?:i'm|i am) from\b|\bgrew up\b|\bmoved (?:here|to|from)\b|\bi study\b|\bmy major\b|"
+    r"\byears old\b|\bi identify\b|\bmy (?:home|hometown|country)\b",
+    _I,
+)
+# Standing facts: health, work, home and partners. They describe how things are, so they are persona
+# even when told as news with a date ("I just started a new job", "I moved here last week").
+_STANDING = re.compile(
+    r"\b(?:allerg(?:y|ies|ic)|intoleran(?:t|ce)|(?:i'm|i am|i've been|we're|we are) (?:a )?(?:vegetarian|vegan)|"
+    r"diabetic|diabetes|asthma|celiac|coeliac|"
+    r"diagnosed with|i work(?:ed)? (?:as|at|for|in)|(?:i'm|i am) working (?:as|at|for)|(?:my|new|a) job (?:as|at)|"
+    r"(?:i|we) (?:just )?(?:started|began) (?:a |my )?(?:new )?(?:job|position|role|working)|"
+    r"i (?:live|lived) in|(?:i|we) (?:just )?moved (?:here|to|from|in)|grew up in|(?:i'm|i am) from|"
+    r"i was born in|my hometown|my favou?rite \w+(?: \w+)? (?:is|are)|"
+    r"my (?:husband|wife|partner|boyfriend|girlfriend|fianc[ée]e?|spouse) (?-i:[A-Z])|"
+    r"(?:i'm|i am|i got|we got|we're|we are) (?:married|engaged|divorced))",
+    _I,
+)
+# Past tense that tells of an event: an irregular past verb or a time gone by (not an "-ed" word,
+# which is as often an adjective: "married", "excited", "motivated").
+_EVENT_PAST = re.compile(rf"\b(?:{'|'.join(sorted(IRREGULAR_PAST))}|last|ago|yesterday)\b", _I)
+_HABIT = re.compile(
+    r"\b(?:i|we)\s+(?:\w+\s+)?(?:have|own|play|paint|read|write|run|swim|hike|cook|bake|draw|dance|sing|"
+    r"practice|practise|volunteer|collect|go)\b|\bhobby|hobbies|\bevery (?:day|week|morning|weekend)\b",
+    _I,
+)
+_PLAN = re.compile(
+    r"\b(?:going to|gonna|plan|plans|planning|will|i'll|we'll|want to|wanna|hope to|hoping to|intend|"
+    r"thinking (?:about|of)|looking forward|can't wait|upcoming|about to|next)\b",
+    _I,
+)
+_FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'll|i'd|we|us|our|ours|we're|we've)\b", _I)
+_QUESTION_START = re.compile(
+    r"^(?:what|when|where|who|whom|whose|why|how|which|do|does|did|are|is|was|were|have|has|had|can|"
+    r"could|would|will|should|any|anything)\b",
+    _I,
+)
+_ANSWER_WORDS = r"yeah|yes|yep|yup|sure|totally|absolutely|definitely|true|right|exactly|indeed"
+_FILLER_WORDS = (
+    r"oh|wow|whoa|hey|hi|hello|well|so|also|haha|hahaha|lol|omg|aw+|ah|ok|okay|honestly|anyway|anyways|btw|"
+    r"by the way|oh my gosh|oh wow"
+)
+_FILLER = re.compile(rf"^(?:(?:{_FILLER_WORDS}|{_ANSWER_WORDS})\b[\s,!.:;-]*)+", _I)
+_FILLER_ONLY = re.compile(rf"^(?:(?:{_FILLER_WORDS})\b[\s,!.:;-]*)+", _I)
+_ANSWER_START = re.compile(rf"^(?:{_ANSWER_WORDS}|no|nope|nah|not|of course|maybe|probably|kind of)\b", _I)
+# A reaction to what was said ("That sounds great", "Must be fun", "Wow, ..."), not an answer.
+_REACTION_WORDS = frozenset(("sounds", "sound", "looks", "seems", "must", "wow", "congrats", "glad", "aww"))
+_LEAD_NAME = re.compile(r"^([A-Z][a-z]+)\s*[,!.:]+\s*")
+_TRAIL_NAME = re.compile(r",\s*([A-Z][a-z]+)\s*([!.?]*)$")
+_UNSEGMENTED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_THANKS = re.compile(r"^(?:thanks|thank you|thank u|thx|ty|congrats|congratulations|aw+|wow)\b", _I)
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """An atom's type and priority."""
+
+    type: AtomType
+    priority: int
+
+
+def strip_filler(sentence: str, names: Collection[str] = (), *, keep_answer: bool = False) -> str:
+    """``"Yeah, I painted it"`` -> ``"I painted it"``; ``"Hey Mel, I ..."`` -> ``"I ..."``.
+
+    Drops leading interjections and a leading or trailing vocative naming one of ``names``. With
+    ``keep_answer`` a leading "yes"/"no" stays (it is the answer to a question). The sentence is
+    returned unchanged when nothing would be left.
+    """
+    rest = (_FILLER_ONLY if keep_answer else _FILLER).sub("", sentence.strip())
+    lead = _LEAD_NAME.match(rest)
+    if lead and lead.group(1).lower() in names:
+        rest = rest[lead.end() :]
+    trail = _TRAIL_NAME.search(rest)
+    if trail and trail.group(1).lower() in names:
+        rest = rest[: trail.start()] + trail.group(2)
+    if not any(c.isalnum() for c in rest):
+        return sentence.strip()
+    return rest[:1].upper() + rest[1:]
+
+
+def is_reaction(sentence: str) -> bool:
+    """A sentence that reacts to the other speaker ("That sounds amazing!", "Must be fun")."""
+    return any(w in _REACTION_WORDS for w in lower_words(sentence)[:5])
+
+
+def is_answer_start(sentence: str) -> bool:
+    """A sentence opening like an answer: "Yes, ...", "No, ...", "Not really", "Definitely"."""
+    return bool(_ANSWER_START.match(sentence.strip()))
+
+
+def content_words(text: str, names: Collection[str] = ()) -> list[str]:
+    """Words that can carry a fact: not stopwords, not reactions or fillers, not the given names."""
+    return [w for w in lower_words(text) if w not in STOPWORDS and w not in GENERIC and w not in names]
+
+
+def is_question(sentence: str) -> bool:
+    """A sentence that asks rather than tells."""
+    s = sentence.strip()
+    return s.endswith(("?", "？")) or (bool(_QUESTION_START.match(s)) and s.endswith("?!"))
+
+
+def is_thanks(sentence: str) -> bool:
+    """A sentence that starts as thanks or a reaction ("Thanks, Mel!", "Aww ...")."""
+    return bool(_THANKS.match(sentence.strip()))
+
+
+def is_first_person(sentence: str) -> bool:
+    """Whether the speaker talks about themselves (I, me, my, we, our ...)."""
+    return bool(_FIRST_PERSON.search(sentence))
+
+
+def is_standing(sentence: str) -> bool:
+    """Whether the sentence states a standing fact: health, work, home or a partner."""
+    return bool(_STANDING.search(sentence))
+
+
+def _weight(word: str) -> int:
+    """How many words a token stands for: a run of unsegmented script (CJK) packs several."""
+    return 1 + len(word) // 3 if _UNSEGMENTED.search(word) else 1
+
+
+def worth_keeping(sentence: str, names: Collection[str], *, dated: bool) -> bool:
+    """False for greetings, thanks, reactions and other sentences with too few content words."""
+    n = sum(_weight(w) for w in content_words(sentence, names))
+    if n >= 2:
+        return True
+    return n == 1 and (dated or is_first_person(sentence))
+
+
+def classify(sentence: str, *, dated: bool, past: bool) -> Kind:
+    """Type and priority of a fact sentence, judged on the speaker's own words.
+
+    persona 60-80: standing facts (health, work, home, partner) 80 whatever the tense or date,
+    relationships and identity 80, preferences 75, habits and possessions 70, other first-person
+    present facts 60. episodic 40-60: dated 60, plans 55, past events 50, other 40.
+    """
+    if is_standing(sentence):
+        return Kind(AtomType.PERSONA, 80)
+    relation = bool(_RELATION.search(sentence)) or bool(_IDENTITY.search(sentence))
+    if dated:
+        return Kind(AtomType.EPISODIC, 60)
+    if _PLAN.search(sentence) and not relation:
+        return Kind(AtomType.EPISODIC, 55)
+    if past and (not relation or _EVENT_PAST.search(sentence)):
+        # "I took my kids to the park" is an event, family in it or not; "I'm lucky to have my
+        # husband, he keeps me motivated" is no event for its "-ed" word
+        return Kind(AtomType.EPISODIC, 50)
+    if relation:
+        return Kind(AtomType.PERSONA, 80)
+    if _PREFERENCE.search(sentence):
+        return Kind(AtomType.PERSONA, 75)
+    if _HABIT.search(sentence):
+        return Kind(AtomType.PERSONA, 70)
+    if is_first_person(sentence):
+        return Kind(AtomType.PERSONA, 60)
+    return Kind(AtomType.EPISODIC, 40)

@@ -1,0 +1,306 @@
+"""Offline L1 extraction: a window of messages -> standalone atom drafts.
+
+Per new message of the window (background messages only give context):
+
+- each sentence worth keeping becomes one atom, with the speaker named as subject ("I" -> the
+  speaker's name, "you" -> the other participant) and relative dates resolved against the
+  message's day; a sentence whose subject is not the speaker is attributed ("Mel said: ...");
+- an answer to the other speaker's question is stored together with the question, so that
+  "Since 2016." still says what it answers;
+- photo captions ("[shares a photo: ...]") become "<speaker> shared a photo of ...";
+- sentences a user addresses to the assistant as rules become instructions;
+- the assistant's own messages only yield what they confirm about the user.
+
+Greetings, thanks, reactions and questions without a fact are skipped. Deterministic and fast:
+regular expressions and word lists only.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from memstrata.engines.offline.l1.classify import (
+    Kind,
+    classify,
+    content_words,
+    is_answer_start,
+    is_question,
+    is_reaction,
+    is_standing,
+    is_thanks,
+    strip_filler,
+    worth_keeping,
+)
+from memstrata.engines.offline.l1.context import Speech, participant_names, speaker_label, speech
+from memstrata.engines.offline.l1.dates import Resolved, is_past, resolve
+from memstrata.engines.offline.l1.dedup import normalise
+from memstrata.engines.offline.l1.instructions import Instruction
+from memstrata.engines.offline.l1.instructions import detect as detect_instruction
+from memstrata.engines.offline.l1.labels import INSTRUCTION_SCENE, scene_name
+from memstrata.engines.offline.l1.sentences import split_message, words
+from memstrata.engines.offline.l1.subject import rewrite
+from memstrata.models import AtomDraft, AtomType, ExtractionWindow, Message, Role
+
+log = logging.getLogger(__name__)
+
+_ADVICE = re.compile(
+    r"\b(?:should|could|might|may|can|try|consider|recommend|suggest|let me|let's|if you|here's|here is|"
+    r"would you|do you|feel free)\b",
+    re.IGNORECASE,
+)
+_SPEAKER_WITHIN = 8  # words: a statement naming its speaker this early needs no "<name> said:"
+_CONTINUES = re.compile(
+    r"^(?:it|it's|its|that|that's|this|these|those|they|they're|them|their|he|he's|his|she|she's|her|"
+    r"there|there's)\b",
+    re.IGNORECASE,
+)
+_NEW_TOPIC = re.compile(
+    r"\b(?:by the way|btw|speaking of|on another note|anyway)\b|^(?:also|oh and|and also)\b", re.I
+)
+_ACK = re.compile(r"^(?:got it|noted|understood|sure|okay|ok|of course|great|perfect|thanks)[,.!:]*\s+", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractOptions:
+    """Knobs of the offline extractor (defaults are the measured best)."""
+
+    answer_words: int = 8  # an answer shorter than this many words also takes its next sentence
+    max_answer_sentences: int = 2
+    photo_atoms: bool = True
+    join_pronouns: bool = True  # a sentence opening with "it"/"they"/"he"... continues the one before
+    max_unit_words: int = 40  # ... unless that one is already this long
+
+
+@dataclass(slots=True)
+class _Builder:
+    """Collects the drafts of one message."""
+
+    sp: Speech
+    sources: tuple[str, ...]
+    drafts: list[AtomDraft] = field(default_factory=list)
+
+    def add(self, content: str, kind: Kind, resolved: Resolved | None, scene_text: str) -> None:
+        """Append a draft with the message's metadata (mentioned_at, message_time, speaker, and the
+        activity span when dates were found); the scene label comes from ``scene_text``."""
+        metadata: dict[str, Any] = {
+            "mentioned_at": self.sp.day.isoformat(),
+            "message_time": self.sp.message.timestamp,
+            "speaker": self.sp.me,
+        }
+        if resolved is not None and resolved.start is not None and resolved.end is not None:
+            metadata["activity_start"] = resolved.start.isoformat()
+            metadata["activity_end"] = resolved.end.isoformat()
+        scene = (
+            INSTRUCTION_SCENE if kind.type is AtomType.INSTRUCTION else scene_name(scene_text, self.sp.names)
+        )
+        self.drafts.append(AtomDraft(kind.type, content, kind.priority, scene, self.sources, metadata))
+
+
+def _speaker_early(text: str, me: str) -> bool:
+    """Whether the speaker is named within the statement's first words ("On Monday Ann went ...")."""
+    head = " ".join(text.split()[: _SPEAKER_WITHIN + len(me.split()) - 1])
+    return re.search(rf"(?<!\w){re.escape(me)}(?!\w)", head) is not None
+
+
+def _capitalised(text: str) -> str:
+    """``text`` with its first letter upper-cased, unless it opens with a non-word (a URL, code)."""
+    first = text.split(" ", 1)[0]
+    code_like = any(mark in first for mark in ("://", "(", "=", "/", "_"))
+    return text[:1].upper() + text[1:] if text[:1].isalpha() and not code_like else text
+
+
+def _units(sentences: Sequence[str], names: frozenset[str], opts: ExtractOptions) -> list[str]:
+    """Sentences grouped into statements: one that opens with a pronoun ("It was ...", "He ...")
+    continues the sentence before it, which usually names what the pronoun means. Sentences
+    without content (thanks, reactions) neither join nor are joined."""
+    units: list[list[str]] = []
+    has_content: list[bool] = []
+    for sentence in sentences:
+        plain = strip_filler(sentence, names)
+        content = bool(content_words(plain, names)) and not is_thanks(sentence)
+        joins = (
+            opts.join_pronouns
+            and units
+            and has_content[-1]
+            and _CONTINUES.match(plain)
+            and not is_question(sentence)
+            and not is_question(units[-1][-1])
+            and sum(len(words(x)) for x in units[-1]) < opts.max_unit_words
+        )
+        if joins:
+            units[-1].append(sentence)
+        else:
+            units.append([sentence])
+            has_content.append(content)
+    return [" ".join(u) for u in units]
+
+
+def _statement(sp: Speech, text: str, *, keep_answer: bool = False) -> tuple[str, Resolved]:
+    """Text with people named and dates resolved (the speaker is not attributed here)."""
+    plain = strip_filler(text, sp.names, keep_answer=keep_answer)
+    resolved = resolve(rewrite(plain, sp.me, sp.other, past=is_past(plain)).text, sp.day)
+    return _capitalised(resolved.text), resolved
+
+
+def _instruction(sp: Speech, sentence: str) -> Instruction | None:
+    """The instruction in a user's sentence to the assistant (None in talk between people)."""
+    if sp.message.role != Role.USER or not sp.to_assistant:
+        return None
+    return detect_instruction(strip_filler(sentence, sp.names), sp.me)
+
+
+def _sentence_atom(b: _Builder, sentence: str) -> None:
+    sp = b.sp
+    instruction = _instruction(sp, sentence)
+    if instruction is not None:
+        kind = Kind(AtomType.INSTRUCTION, instruction.priority)
+        b.add(instruction.content, kind, None, instruction.content)
+        return
+    if is_question(sentence):
+        return
+    content, resolved = _statement(sp, sentence)
+    if not worth_keeping(sentence, sp.names, dated=resolved.start is not None):
+        return
+    if not _speaker_early(content, sp.me):
+        content = f"{sp.me} said: {content}"
+    kind = classify(sentence, dated=resolved.start is not None, past=is_past(sentence))
+    b.add(content, kind, resolved, sentence)
+
+
+def _question_before(context: Sequence[Message], i: int, sp: Speech) -> tuple[Speech, str] | None:
+    """The other speaker's question that message ``i`` answers, if the message right before asks one."""
+    if i == 0 or speaker_label(context[i - 1]) == sp.me:
+        return None
+    prev = speech(context, i - 1, sp.names)
+    sentences = split_message(prev.message.content).sentences
+    for sentence in reversed(sentences[-2:]):
+        if is_question(sentence):
+            question = strip_filler(sentence, sp.names)
+            return (prev, question) if content_words(question, sp.names) else None
+    return None
+
+
+def _answer_span(sentences: Sequence[str], names: frozenset[str], opts: ExtractOptions) -> list[int]:
+    """Indexes of the sentences that answer a question: the first ones, skipping leading thanks,
+    greetings and reactions (a bare "Yes." is kept: with its question it says something)."""
+    chosen: list[int] = []
+    for j, sentence in enumerate(sentences):
+        empty = not content_words(strip_filler(sentence, names), names)
+        lead_in = is_thanks(sentence) or is_reaction(sentence) or empty
+        if not chosen and lead_in and not is_answer_start(sentence) and j + 1 < len(sentences):
+            continue
+        if is_question(sentence):
+            break
+        if chosen and _stands_alone(sentence):
+            break
+        chosen.append(j)
+        n_words = sum(len(words(sentences[k])) for k in chosen)
+        if n_words >= opts.answer_words or len(chosen) >= opts.max_answer_sentences:
+            break
+    said = " ".join(sentences[j] for j in chosen)
+    if chosen and not content_words(strip_filler(said, names), names) and not is_answer_start(said):
+        return []  # "Thanks!" answers nothing
+    return chosen
+
+
+def _stands_alone(sentence: str) -> bool:
+    """A sentence after the answer that starts a fact of its own ("I'm allergic to peanuts, by the
+    way"): it becomes its own atom rather than part of the answer."""
+    return is_standing(sentence) or _NEW_TOPIC.search(sentence) is not None
+
+
+def _qa_atom(b: _Builder, asker: Speech, question: str, answer: Sequence[str]) -> None:
+    sp = b.sp
+    q_text, _ = _statement(asker, question)
+    a_raw = " ".join(strip_filler(s, sp.names, keep_answer=True) for s in answer)
+    a_text, resolved = _statement(sp, a_raw, keep_answer=True)
+    content = f"{asker.me} asked: {q_text} {sp.me} answered: {a_text}"
+    kind = classify(a_raw, dated=resolved.start is not None, past=is_past(a_raw))
+    b.add(content, kind, resolved, f"{question} {a_raw}")
+
+
+def _photo_atoms(b: _Builder, captions: Sequence[str]) -> None:
+    for caption in captions:
+        kind = Kind(AtomType.EPISODIC, 45)
+        b.add(f"{b.sp.me} shared a photo of {caption}.", kind, None, caption)
+
+
+def _assistant_atoms(b: _Builder, sentences: Sequence[str]) -> None:
+    """Facts about the user that an assistant message states back ("Noted: you prefer tea")."""
+    sp = b.sp
+    for sentence in sentences:
+        plain = _ACK.sub("", sentence.strip())
+        if is_question(plain) or _ADVICE.search(plain):
+            continue
+        rewritten = rewrite(plain, sp.me, sp.other)
+        if not rewritten.second_person or rewritten.first_person:
+            continue
+        resolved = resolve(rewritten.text, sp.day)
+        if not worth_keeping(plain, sp.names, dated=resolved.start is not None):
+            continue
+        kind = classify(plain, dated=resolved.start is not None, past=is_past(plain))
+        b.add(resolved.text, Kind(kind.type, min(kind.priority, 60)), resolved, plain)
+
+
+def _message_atoms(
+    context: Sequence[Message], i: int, names: frozenset[str], new_ids: frozenset[str], opts: ExtractOptions
+) -> list[AtomDraft]:
+    sp = speech(context, i, names)
+    parts = split_message(sp.message.content)
+    b = _Builder(sp, (sp.message.id,))
+    if sp.message.role == Role.ASSISTANT:
+        _assistant_atoms(b, parts.sentences)
+        return b.drafts
+    units = _units(parts.sentences, names, opts)
+    used: set[int] = set()
+    asked = _question_before(context, i, sp)
+    if asked is not None:
+        span = _answer_span(units, names, opts)
+        if span and _instruction(sp, units[span[0]]) is None:
+            q_id = asked[0].message.id
+            qa = _Builder(sp, (q_id, sp.message.id) if q_id in new_ids else (sp.message.id,))
+            _qa_atom(qa, asked[0], asked[1], [units[j] for j in span])
+            b.drafts.extend(qa.drafts)
+            used.update(span)
+    for j, unit in enumerate(units):
+        if j not in used:
+            _sentence_atom(b, unit)
+    if opts.photo_atoms:
+        _photo_atoms(b, parts.captions)
+    return b.drafts
+
+
+def extract_window(window: ExtractionWindow, options: ExtractOptions | None = None) -> list[AtomDraft]:
+    """Atom drafts for the window's new messages, in message order, without duplicate texts.
+
+    Every draft's ``source_message_ids`` name only messages of ``window.new``.
+    """
+    opts = options or ExtractOptions()
+    context = (*window.background, *window.new)
+    names = participant_names(context)
+    new_ids = frozenset(m.id for m in window.new)
+    seen: set[str] = set()
+    out: list[AtomDraft] = []
+    for i in range(len(window.background), len(context)):
+        for draft in _message_atoms(context, i, names, new_ids, opts):
+            key = normalise(draft.content)
+            if key not in seen:
+                seen.add(key)
+                out.append(draft)
+    log.debug("offline extraction: %d messages -> %d atoms", len(window.new), len(out))
+    return out
+
+
+class OfflineExtractor:
+    """The ``Extractor`` port without a model: see the module docstring for what it extracts."""
+
+    def __init__(self, options: ExtractOptions | None = None) -> None:
+        self.options = options or ExtractOptions()
+
+    async def extract(self, window: ExtractionWindow) -> list[AtomDraft]:
+        """Atom drafts for ``window`` (never raises on odd text: unparseable parts are skipped)."""
+        return extract_window(window, self.options)

@@ -1,0 +1,233 @@
+"""Naming the people in a sentence: first person becomes the speaker, second person the listener.
+
+``rewrite("I love my dog", me="Caroline", other="Melanie")`` gives ``"Caroline loves Caroline's dog"``.
+The rest of the sentence is kept word for word (keyword search matches those words). Verbs right
+after a rewritten subject are put in the third person ("so I skip" -> "so Maya skips"): known base
+verbs always; another plain lowercase word in that place only in a sentence not about the past
+(where it could be an irregular past form) and when it cannot be a past form, a participle or a
+function word.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from memstrata.engines.offline.lexicon import (
+    ADVERBS,
+    BASE_VERBS,
+    IRREGULAR_3SG,
+    IRREGULAR_PAST,
+    NO_CONJUGATE,
+    STOPWORDS,
+    word_set,
+)
+
+# Letter runs (any script, inner apostrophes kept): "Jérôme" is one word, never "J", "r", "me".
+_WORD_SPLIT = re.compile(r"([^\W\d_]+(?:'[^\W\d_]+)*)")
+
+# Past participles after which "I'd" / "you'd" means "had", not "would".
+_PARTICIPLES = word_set(
+    "been gone had done seen never already just made taken got gotten known heard felt met"
+)
+# Words before a subject "you": clause starts, conjunctions, verbs of thinking.
+_SUBJECT_BEFORE = word_set(
+    """
+    if when because so but and as since while what how where why who until once before after than that
+    cause think hope bet guess know sure glad seems feel believe wish hear heard thought knew whether
+    though although unless whenever wherever whatever
+    """
+)
+# "Are you ...?" -> "Is Melanie ...?": the auxiliary agrees with the new third-person subject.
+_INVERTED = {
+    "are": "is",
+    "were": "was",
+    "have": "has",
+    "do": "does",
+    "don't": "doesn't",
+    "aren't": "isn't",
+    "weren't": "wasn't",
+    "haven't": "hasn't",
+    "am": "is",
+}
+_WH = word_set("what when where who why how which whose and so but then")
+# Forms that read the same in the past: not conjugated when the sentence is about the past.
+_SAME_IN_PAST = word_set("read put cut hit set let quit hurt cost spread bet")
+# Auxiliaries before a subject mark an inverted question ("can I ...", "should you ...").
+_AUX_BEFORE = NO_CONJUGATE | frozenset(_INVERTED) | word_set("does doesn't is isn't")
+# Words that follow a subject without being a base verb.
+_NOT_BASE = word_set("gonna wanna gotta myself yourself alone too both either neither personally")
+_FIRST_CONTRACTIONS = {"i'm": "is", "i've": "has", "i'll": "will"}
+_SECOND_CONTRACTIONS = {"you're": "is", "you've": "has", "you'll": "will"}
+
+
+@dataclass(frozen=True, slots=True)
+class Rewritten:
+    """A rewritten sentence and which persons it mentioned."""
+
+    text: str
+    first_person: bool
+    second_person: bool
+
+
+def possessive(name: str) -> str:
+    """``Caroline`` -> ``Caroline's``; ``the assistant`` -> ``the assistant's``."""
+    return f"{name}'" if name.endswith("s") and not name.endswith("ss") else f"{name}'s"
+
+
+def _match_case(original: str, replacement: str) -> str:
+    if original[:1].isupper() and replacement[:1].islower():
+        return replacement[:1].upper() + replacement[1:]
+    return replacement
+
+
+def _third_person(verb: str, *, guess: bool = False) -> str | None:
+    """The third-person singular of a base verb, or None when ``verb`` is not one we know (with
+    ``guess``, any plain lowercase word that cannot be a past form, participle or function word)."""
+    low = verb.lower()
+    if low in IRREGULAR_3SG:
+        return _match_case(verb, IRREGULAR_3SG[low])
+    if low not in BASE_VERBS and not (guess and _verb_like(verb)):
+        return None
+    if low.endswith("y") and low[-2:-1] not in "aeiou":
+        return verb[:-1] + "ies"
+    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    return verb + "s"
+
+
+def _verb_like(word: str) -> bool:
+    """A word that, right after a subject, reads as a present base verb."""
+    return (
+        word.isalpha()
+        and word.islower()
+        and len(word) > 1
+        and word not in STOPWORDS
+        and word not in IRREGULAR_PAST
+        and word not in _NOT_BASE
+        and not word.endswith(("ed", "ing", "en", "ly"))
+    )
+
+
+class _Sentence:
+    """Token list with helpers to look at neighbouring words."""
+
+    def __init__(self, text: str, past: bool) -> None:
+        self.tokens = _WORD_SPLIT.split(text)  # separators at even indexes, words at odd ones
+        self.word_at = list(range(1, len(self.tokens), 2))
+        self.question = text.rstrip().endswith("?")
+        self.past = past
+
+    def word(self, k: int) -> str | None:
+        """Word ``k`` as written, or None past either end."""
+        return self.tokens[self.word_at[k]] if 0 <= k < len(self.word_at) else None
+
+    def lower(self, k: int) -> str:
+        """Word ``k`` lowercased, or "" past either end."""
+        w = self.word(k)
+        return w.lower() if w is not None else ""
+
+    def hyphenated(self, k: int) -> bool:
+        """Whether word ``k`` is part of a hyphenated compound ("me-time")."""
+        i = self.word_at[k]
+        before = self.tokens[i - 1] if i > 0 else ""
+        after = self.tokens[i + 1] if i + 1 < len(self.tokens) else ""
+        return before.endswith("-") or after.startswith("-")
+
+    def filler(self, k: int) -> bool:
+        """Whether word ``k`` ("you") starts the filler "you know": set off by a comma or the start
+        of the text before, and by punctuation or the end after ("It was, you know, fine")."""
+        if self.lower(k + 1) != "know":
+            return False
+        i = self.word_at[k]
+        opened = k == 0 or "," in self.tokens[i - 1] or "-" in self.tokens[i - 1]
+        if i + 3 >= len(self.tokens) - 1:
+            return opened  # "... you know" ends the text
+        return opened and self.tokens[i + 3].strip()[:1] in (",", ".", "!", "?", ";", "-")
+
+    def set(self, k: int, value: str) -> None:
+        """Replace word ``k``."""
+        self.tokens[self.word_at[k]] = value
+
+    def conjugate_after(self, k: int) -> None:
+        """Put the verb after the subject at word ``k`` (skipping adverbs) in the third person."""
+        j = k + 1
+        while self.lower(j) in ADVERBS:
+            j += 1
+        verb = self.word(j)
+        if verb is None or verb.lower() in NO_CONJUGATE or (self.past and verb.lower() in _SAME_IN_PAST):
+            return
+        joined = self.tokens[self.word_at[j] - 1].strip() == ""  # "I, too, ..." is no subject-verb pair
+        third = _third_person(verb, guess=joined and not self.past)
+        if third is not None:
+            self.set(j, third)
+
+    def invert_before(self, k: int) -> bool:
+        """Fix "are you" -> "is <name>" in a question; True when the auxiliary before word ``k``
+        was changed (only an auxiliary opening a clause: "have you" in "lucky to have you" stays)."""
+        prev = self.lower(k - 1)
+        opens_clause = k == 1 or self.lower(k - 2) in _WH or self.lower(k - 3) in _WH
+        if self.question and prev in _INVERTED and opens_clause:
+            self.set(k - 1, _match_case(self.word(k - 1) or prev, _INVERTED[prev]))
+            return True
+        return False
+
+
+def _rewrite_first(s: _Sentence, k: int, low: str, me: str) -> bool:
+    if low == "i":
+        if not s.invert_before(k) and s.lower(k - 1) not in _AUX_BEFORE | {"and", "or", "nor"}:
+            s.conjugate_after(k)
+        s.set(k, me)
+    elif low in _FIRST_CONTRACTIONS:
+        s.set(k, f"{me} {_FIRST_CONTRACTIONS[low]}")
+    elif low == "i'd":
+        s.set(k, f"{me} {'had' if s.lower(k + 1) in _PARTICIPLES else 'would'}")
+    elif low in {"me", "myself"}:
+        s.set(k, me)
+    elif low in {"my", "mine", "our", "ours"}:
+        s.set(k, possessive(me))
+    else:
+        return False
+    return True
+
+
+def _rewrite_second(s: _Sentence, k: int, low: str, other: str) -> bool:
+    if low == "you" and s.filler(k):
+        return False
+    if low == "you":
+        inverted = s.invert_before(k)
+        prev = s.lower(k - 1)
+        after_clause_start = k == 0 or prev in _SUBJECT_BEFORE or prev.removesuffix("s") in _SUBJECT_BEFORE
+        if not inverted and after_clause_start and prev not in _AUX_BEFORE:
+            s.conjugate_after(k)
+        s.set(k, other)
+    elif low in _SECOND_CONTRACTIONS:
+        s.set(k, f"{other} {_SECOND_CONTRACTIONS[low]}")
+    elif low == "you'd":
+        s.set(k, f"{other} {'had' if s.lower(k + 1) in _PARTICIPLES else 'would'}")
+    elif low in {"your", "yours"}:
+        s.set(k, possessive(other))
+    elif low in {"yourself", "yourselves"}:
+        s.set(k, other)
+    else:
+        return False
+    return True
+
+
+def rewrite(text: str, me: str, other: str | None, *, past: bool = False) -> Rewritten:
+    """``text`` with I/me/my/mine/myself/our/ours (and I'm, I've, I'll, I'd) replaced by ``me`` and,
+    when ``other`` is given, you/your/yours/yourself (and you're, you've, you'll, you'd) by ``other``.
+
+    ``past`` says the sentence is about the past, so "I read" stays "read" rather than "reads".
+    """
+    s = _Sentence(text, past)
+    first = second = False
+    for k in range(len(s.word_at)):
+        low = s.lower(k)
+        if s.hyphenated(k):
+            continue
+        if _rewrite_first(s, k, low, me):
+            first = True
+        elif other is not None and _rewrite_second(s, k, low, other):
+            second = True
+    return Rewritten("".join(s.tokens), first, second)

@@ -1,0 +1,1 @@
+"""Offline L2: atoms -> topic scenes (grouping into scenes, rendering their Markdown)."""

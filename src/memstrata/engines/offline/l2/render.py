@@ -1,0 +1,88 @@
+"""The Markdown of an offline scene: a title, a lead paragraph, profile facts, preferences, a dated
+timeline and instructions, each list chosen by priority (then recency) and capped, so a scene stays
+readable however many atoms it holds (the index keeps every atom id)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from memstrata.engines.offline import atom_text as st
+from memstrata.models import Atom, AtomType
+
+MAX_FACTS = 15
+MAX_PREFERENCES = 10
+MAX_EVENTS = 25
+MAX_INSTRUCTIONS = 10
+SUMMARY_KEYWORDS = 4
+
+
+def title_of(name: str) -> str:
+    """``family-plans.md`` -> ``Family plans``."""
+    words = name.removesuffix(".md").replace("_", " ").replace("-", " ").split()
+    return " ".join(words).capitalize() or "Scene"
+
+
+def _top(atoms: Sequence[Atom], keep: Callable[[Atom], bool], limit: int) -> list[Atom]:
+    """Up to ``limit`` atoms passing ``keep``, strict instructions and high priority first (quoted
+    reactions last), newer first among equals, one per distinct statement."""
+    ranked = sorted(
+        (a for a in atoms if keep(a)), key=lambda a: (a.priority != -1, st.is_quoted(a), -a.priority, -a.seq)
+    )
+    seen: set[str] = set()
+    out = []
+    for a in ranked:
+        key = st.fold(st.statement(a))
+        if key and key not in seen:
+            seen.add(key)
+            out.append(a)
+        if len(out) == limit:
+            break
+    return out
+
+
+def summary(name: str, members: Sequence[Atom], vocab: st.Vocabulary) -> str:
+    """One line: title, distinctive words, who, how many memories over which months."""
+    words = vocab.keywords(members, SUMMARY_KEYWORDS, _title_words(name))
+    days = sorted(st.said_on(a) for a in members)
+    who = st.join_names(st.people(members, 2)) or "the user"
+    span = (
+        f"{days[0]:%b %Y}"
+        if days[0].replace(day=1) == days[-1].replace(day=1)
+        else (f"{days[0]:%b %Y} to {days[-1]:%b %Y}")
+    )
+    topic = f"{title_of(name)}: {', '.join(words)}" if words else title_of(name)
+    return f"{topic} ({who}; {len(members)} memories, {span})"
+
+
+def body(name: str, members: Sequence[Atom], vocab: st.Vocabulary) -> str:
+    """The scene's Markdown body."""
+    facts = _top(members, lambda a: a.type == AtomType.PERSONA and not st.is_preference(a), MAX_FACTS)
+    prefs = _top(members, st.is_preference, MAX_PREFERENCES)
+    events = _top(members, lambda a: a.type == AtomType.EPISODIC, MAX_EVENTS)
+    rules = _top(members, lambda a: a.type == AtomType.INSTRUCTION, MAX_INSTRUCTIONS)
+    lines = [f"# {title_of(name)}", "", _lead(name, members, vocab)]
+    for heading, chosen in (("Profile", facts), ("Preferences", prefs), ("Instructions", rules)):
+        if chosen:
+            lines += ["", f"## {heading}", "", *(f"- {st.statement(a)}" for a in chosen)]
+    if events:
+        dated = sorted(((st.when(a), a) for a in events), key=lambda x: (x[0][0], x[1].seq))
+        lines += ["", "## Timeline", "", *(f"- **{label}** {st.statement(a)}" for (_, label), a in dated)]
+    shown = len(facts) + len(prefs) + len(events) + len(rules)
+    if shown < len(members):
+        lines += ["", f"_{shown} of {len(members)} memories shown; the scene index lists every atom id._"]
+    return "\n".join(lines)
+
+
+def _title_words(name: str) -> frozenset[str]:
+    return frozenset(title_of(name).lower().split())
+
+
+def _lead(name: str, members: Sequence[Atom], vocab: st.Vocabulary) -> str:
+    words = vocab.keywords(members, 6, _title_words(name))
+    who = st.join_names(st.people(members, 3)) or "the user"
+    days = sorted(st.said_on(a) for a in members)
+    about = f" ({', '.join(words)})" if words else ""
+    return (
+        f"What {who} said about {title_of(name).lower()}{about}: {len(members)} memories "
+        f"from {days[0]:%-d %B %Y} to {days[-1]:%-d %B %Y}."
+    )

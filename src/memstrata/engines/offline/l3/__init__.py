@@ -1,0 +1,1 @@
+"""Offline L3: scenes and atoms -> the persona document."""

@@ -1,0 +1,126 @@
+"""Search across layers, and recall before a prompt."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from collections.abc import Iterable
+
+from memstrata import arguments as args
+from memstrata.facade.core import FacadeCore
+from memstrata.models import (
+    DEFAULT,
+    AtomFilter,
+    Layer,
+    MessageFilter,
+    SearchResult,
+    Tenant,
+)
+from memstrata.recall import Budgets, RecallResult, gather, heated, recall_sources, warm_scenes
+from memstrata.retrieval.search import SearchRequest
+
+log = logging.getLogger(__name__)
+
+
+class SearchMethods(FacadeCore):
+    async def search(
+        self,
+        query: str,
+        *,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+        limit: int = 10,
+        layers: Iterable[str | Layer] = ("L1",),
+        mode: str = "hybrid",
+        type: str | None = None,
+        scene: str | None = None,
+        session_key: str | None = None,
+        since: int | None = None,
+        until: int | None = None,
+        include_superseded: bool = False,
+    ) -> SearchResult:
+        """Search memory atoms (L1) and/or raw messages (L0) of one tenant, fused into one ranking."""
+        req = SearchRequest(
+            args.tenant(user_id, agent_id),
+            args.query(query),
+            tuple(args.layer(x) for x in layers),
+            args.limit(limit),
+            MessageFilter(session_key, since, until),
+            AtomFilter(args.atom_type(type), scene, since, until, include_superseded),
+            args.plan(mode, self.settings),
+        )
+        return await asyncio.to_thread(self._searcher.search, req)
+
+    async def search_conversations(
+        self,
+        query: str,
+        *,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+        limit: int = 10,
+        session_key: str | None = None,
+        mode: str = "hybrid",
+        since: int | None = None,
+        until: int | None = None,
+    ) -> SearchResult:
+        """Search raw messages (L0) only."""
+        return await self.search(
+            query,
+            user_id=user_id,
+            agent_id=agent_id,
+            limit=limit,
+            layers=("L0",),
+            mode=mode,
+            session_key=session_key,
+            since=since,
+            until=until,
+        )
+
+    async def recall(
+        self,
+        query: str,
+        *,
+        session_key: str | None = None,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+    ) -> RecallResult:
+        """Context for the next prompt: ``system_context`` (persona, scene navigation, tools guide)
+        and ``prepend_context`` (relevant memories). Never raises into the agent's turn: within
+        ``recall.timeout_ms`` it returns what is ready and says what was left out and why."""
+        tenant, r = args.tenant(user_id, agent_id), self.settings.recall
+        budgets = Budgets(**r.model_dump(exclude={"timeout_ms"}))
+        text = args.query(query)
+        request = SearchRequest(
+            tenant, text, (Layer.L1, Layer.L0), r.candidates, plan=args.plan("hybrid", self.settings)
+        )
+        sources = recall_sources(self._upper, tenant, lambda: self._searcher.search(request))
+        result = await gather(sources, budgets, r.timeout_ms, text)
+        upper = self._upper
+        if upper is not None and (
+            unreadable := upper.persona.problems(tenant) + upper.scenes.problems(tenant)
+        ):
+            notes = tuple(f"left out: {p}" for p in unreadable)
+            result = dataclasses.replace(result, degradations=result.degradations + notes)
+        self._warm(heated(result.hits), tenant)
+        return result
+
+    def _warm(self, atom_ids: list[str], tenant: Tenant) -> None:
+        """Raise the heat of the recalled atoms' scenes, after the answer, under the tenant's lock
+        (the L2 writer takes it too). A read-only memory leaves heat to the writer."""
+        upper = self._upper
+        if self.read_only or upper is None or not atom_ids:
+            return
+
+        async def warm() -> None:
+            async with self._pipeline.tenants_hold(tenant):
+                await asyncio.to_thread(warm_scenes, upper.scenes, tenant, atom_ids)
+
+        task = asyncio.ensure_future(warm())
+        self._warming.add(task)
+        task.add_done_callback(self._warmed)
+
+    def _warmed(self, task: asyncio.Future[None]) -> None:
+        self._warming.discard(task)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            log.warning("raising scene heat after recall failed: %s", exc)

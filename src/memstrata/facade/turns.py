@@ -1,0 +1,87 @@
+"""The host turn lifecycle: ``before_prompt`` and ``turn_committed`` (logic in
+``layers/host_turns.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import re
+from collections.abc import Mapping, Sequence
+
+from memstrata import arguments as args
+from memstrata.errors import InputError
+from memstrata.facade.capture import CaptureMethods
+from memstrata.facade.search import SearchMethods
+from memstrata.layers import host_turns
+from memstrata.layers.host_turns import PromptMark, PromptMarks, TurnMessage, TurnResult
+from memstrata.layers.l0.recorder import CaptureResult
+from memstrata.models import (
+    DEFAULT,
+)
+from memstrata.recall import RecallResult
+
+
+class TurnMethods(CaptureMethods, SearchMethods):
+    @functools.cached_property
+    def _marks(self) -> PromptMarks:
+        t = self.settings.turns
+        return PromptMarks(t.cache_sessions, int(t.cache_ttl_seconds * 1000))
+
+    @functools.cached_property
+    def _noise(self) -> tuple[re.Pattern[str], ...]:
+        return host_turns.compile_patterns(self.settings.turns.noise_patterns)
+
+    async def before_prompt(
+        self,
+        prompt: str,
+        *,
+        session_key: str = DEFAULT,
+        transcript_length: int | None = None,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+    ) -> RecallResult:
+        """A host is about to call its model with the user's ``prompt``: recall for it, and remember
+        the clean prompt and ``transcript_length`` (messages before the prompt) for the session's
+        ``turn_committed``. Returns recall's ``system_context`` and ``prepend_context``."""
+        if transcript_length is not None and transcript_length < 0:
+            raise InputError("must be 0 or more", item="transcript_length")
+        tenant = args.tenant(user_id, agent_id)
+        clean = host_turns.clean_prompt(prompt, self._noise)
+        self._marks.put((tenant, session_key), PromptMark(clean, transcript_length, self._clock.now_ms()))
+        return await self.recall(clean or prompt, session_key=session_key, user_id=user_id, agent_id=agent_id)
+
+    async def turn_committed(
+        self,
+        messages: Sequence[TurnMessage | Mapping[str, object]],
+        *,
+        session_key: str = DEFAULT,
+        session_id: str | None = None,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+    ) -> TurnResult:
+        """A turn is over: store what is new in ``messages`` (the host may send its whole
+        transcript), cleaned, the polluted prompt replaced by the clean one ``before_prompt`` saw."""
+        tenant = args.tenant(user_id, agent_id)
+        transcript = [host_turns.as_turn_message(m, i) for i, m in enumerate(messages)]
+        mark = self._marks.pop((tenant, session_key), self._clock.now_ms())
+        last = await asyncio.to_thread(self._store.messages.last, tenant, session_key)
+        plan = host_turns.plan_commit(
+            transcript,
+            session_key=session_key,
+            mark=mark,
+            last_timestamp=last.timestamp if last is not None else None,
+            extra=self._noise,
+        )
+        done = CaptureResult(())
+        if plan.messages:
+            done = await self.capture(
+                plan.messages,
+                session_key=session_key,
+                session_id=session_id,
+                user_id=user_id,
+                agent_id=agent_id,
+            )
+        dropped = plan.dropped + done.dropped
+        return TurnResult(
+            done.stored, done.duplicates, dropped, plan.method, plan.replaced, done.degradations
+        )

@@ -1,0 +1,190 @@
+"""The gateway's outer layers, as plain ASGI middleware (outermost first):
+
+    RequestIds   every request gets an id (a sane ``x-request-id`` is kept), echoed in the
+                 response header and in error bodies; one log line per request
+    BearerAuth   ``Authorization: Bearer <key>``, compared in constant time, on every path but
+                 health, when a key is configured
+    BodyLimit    request bodies over the limit get 413, counted while they stream in (a
+                 ``Content-Length`` is not trusted); the rest of such a body is drained unread
+
+They answer errors themselves, in the shape of the path's API family (``errors.render``).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hmac
+import json
+import logging
+import re
+import secrets
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from memstrata.gateway.errors import Problem, render
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+log = logging.getLogger("memstrata.gateway")
+request_id: contextvars.ContextVar[str] = contextvars.ContextVar("memstrata_request_id", default="-")
+OPEN_PATHS = frozenset({"/health", "/v1/health"})
+_SANE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+def header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+async def answer(send: Send, scope: Scope, problem: Problem) -> None:
+    """Send ``problem`` as the whole response, in the shape of the path's API family."""
+    rid = request_id.get()
+    status, body = render(problem, scope.get("path", ""), rid)
+    raw = json.dumps(body).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(raw)).encode()),
+                (b"x-request-id", rid.encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": raw})
+
+
+class RequestIds:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = header(scope, b"x-request-id")
+        rid = given if given and _SANE_ID.match(given) else f"req-{secrets.token_hex(8)}"
+        token = request_id.set(rid)
+        status = [0]
+        started = time.perf_counter()
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = message["status"]
+                message["headers"] = [*message.get("headers", []), (b"x-request-id", rid.encode())]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        except Exception:
+            log.exception("%s unhandled error in %s %s", rid, scope.get("method"), scope.get("path"))
+            if status[0]:
+                raise
+            status[0] = 500
+            await answer(send, scope, Problem(500, "internal_error", "internal error (see the server log)"))
+        finally:
+            elapsed = (time.perf_counter() - started) * 1000
+            log.info("%s %s %s %d %.1fms", rid, scope.get("method"), scope.get("path"), status[0], elapsed)
+            request_id.reset(token)
+
+
+class BearerAuth:
+    def __init__(self, app: ASGIApp, key: str | None) -> None:
+        self.app = app
+        self._key = key.encode() if key else None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or self._key is None or scope.get("path") in OPEN_PATHS:
+            await self.app(scope, receive, send)
+            return
+        given = header(scope, b"authorization") or ""
+        scheme, _, token = given.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            await answer(send, scope, Problem(401, "unauthorized", "Unauthorized: missing Bearer token"))
+            return
+        if not hmac.compare_digest(token.strip().encode(), self._key):
+            await answer(send, scope, Problem(401, "unauthorized", "Unauthorized: invalid token"))
+            return
+        await self.app(scope, receive, send)
+
+
+class BodyLimit:
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") not in _BODY_METHODS:
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size, more = 0, True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            chunk = bytes(message.get("body", b""))
+            more = bool(message.get("more_body", False))
+            size += len(chunk)
+            if size > self.limit:
+                await self._drain(receive, more)
+                await answer(send, scope, _too_large(self.limit))
+                return
+            chunks.append(chunk)
+        await self.app(scope, _replay(b"".join(chunks), receive), send)
+
+    async def _drain(self, receive: Receive, more: bool) -> None:
+        """Read (and drop) the rest of an oversized body, up to a cap, so the client gets the 413
+        instead of a reset connection; past the cap the connection is closed after the answer."""
+        seen = 0
+        while more and seen < 32 * self.limit:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            seen += len(message.get("body", b""))
+            more = bool(message.get("more_body", False))
+
+
+def _too_large(limit: int) -> Problem:
+    return Problem(413, "payload_too_large", f"Request body exceeds {limit} bytes limit")
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+class SecretFilter(logging.Filter):
+    """Redacts configured secrets and any bearer token from log records."""
+
+    _BEARER = re.compile(r"(?i)(bearer\s+)[^\s'\",]+")
+
+    def __init__(self, secrets_: list[str]) -> None:
+        super().__init__()
+        self._secrets = [s for s in secrets_ if s]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        text = record.getMessage()
+        clean = self._BEARER.sub(r"\1***", text)
+        for s in self._secrets:
+            clean = clean.replace(s, "***")
+        if clean != text:
+            record.msg, record.args = clean, None
+        return True

@@ -1,0 +1,219 @@
+"""Response models of the native API: the facade's records on the wire.
+
+Each model has exactly the fields of the record it carries (a test pins this), so the HTTP client
+turns the JSON back into the same dataclasses the library returns. Models are built from the
+records with ``from_attributes``; nothing here is imported by the core.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Wire(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
+
+class TenantOut(Wire):
+    user_id: str
+    agent_id: str
+
+
+class MessageOut(Wire):
+    """An L0 message. Times are epoch milliseconds."""
+
+    id: str
+    tenant: TenantOut
+    session_key: str
+    session_id: str
+    role: str
+    content: str
+    timestamp: int
+    recorded_at: int
+    name: str | None = None
+    seq: int = Field(description="Store-assigned, strictly increasing: the cursor.")
+
+
+class AtomOut(Wire):
+    """An L1 memory atom; ``superseded_by`` is set on versions a newer one replaced."""
+
+    id: str
+    tenant: TenantOut
+    type: str
+    content: str
+    priority: int
+    scene_name: str
+    source_message_ids: list[str]
+    metadata: dict[str, Any]
+    session_key: str
+    created_at: int
+    updated_at: int
+    version: int
+    superseded_by: str | None
+    seq: int
+
+
+class HitOut(Wire):
+    layer: str
+    id: str
+    score: float
+    content: str
+    source_message_ids: list[str]
+    metadata: dict[str, Any]
+
+
+class SearchOut(Wire):
+    """Ranked hits; ``strategy`` is what ran, ``degradations`` why it differs from what was asked."""
+
+    hits: list[HitOut]
+    strategy: str
+    degradations: list[str]
+
+
+class RecallOut(Wire):
+    """The context to inject before a prompt."""
+
+    system_context: str
+    prepend_context: str
+    hits: list[HitOut]
+    strategy: str
+    degradations: list[str]
+    timings_ms: dict[str, float]
+
+
+class CaptureOut(Wire):
+    stored: list[MessageOut]
+    duplicates: list[str] = Field(description="Ids already stored: skipped.")
+    dropped: list[str] = Field(description="Ids dropped as noise (empty, slash commands, ...).")
+    degradations: list[str]
+    repeated: list[str] = Field(description="Ids given more than once in this request: the first counts.")
+
+
+class TurnOut(Wire):
+    stored: list[MessageOut]
+    duplicates: list[str]
+    dropped: list[str]
+    method: str = Field(description="How new messages were found: id, position, timestamp or all.")
+    replaced: bool = Field(description="The turn's user message was replaced by the clean prompt.")
+    degradations: list[str]
+
+
+class SceneOut(Wire):
+    name: str
+    summary: str
+    heat: int
+    created: int
+    updated: int
+    body: str
+
+
+class SceneEntryOut(Wire):
+    name: str
+    summary: str
+    heat: int
+    created: int
+    updated: int
+    atom_ids: list[str]
+
+
+class PersonaOut(Wire):
+    tenant: TenantOut
+    body: str
+    navigation: str
+    updated: int
+
+
+class CountsOut(Wire):
+    messages: int
+    atoms: int
+    scenes: int
+    persona: int
+
+
+class SessionStatusOut(Wire):
+    tenant: TenantOut
+    session_key: str
+    cursor: int
+    pending: int
+    lag: int
+    fire_at: int | None
+    attempts: int
+    last_error: str | None
+
+
+class TenantStatusOut(Wire):
+    tenant: TenantOut
+    l2_cursor: int
+    l2_fire_at: int | None
+    l2_attempts: int
+    l2_error: str | None
+    new_atoms: int
+    l3_pending: bool
+    l3_attempts: int
+    l3_error: str | None
+    last_l2: int | None
+    last_l3: int | None
+
+
+class StatusOut(Wire):
+    sessions: list[SessionStatusOut]
+    messages: int
+    atoms: int
+    embedder: str | None
+    vectors_note: str | None
+    tenants: list[TenantStatusOut]
+    strategy: str = Field(description="The search strategy in force: hybrid, or keyword.")
+    unembedded: int = Field(description="Records waiting for a vector.")
+    read_only: bool
+    problems: list[str] = Field(description="What is degraded, in words.")
+
+
+class ImportOut(Wire):
+    sessions: int
+    stored: int
+    duplicates: int
+    repeated: int
+    dropped: int
+    degradations: list[str]
+
+
+class RunAllOut(Wire):
+    l1: int
+    upper: int
+
+
+class DeletedOut(BaseModel):
+    deleted: list[str] = Field(description="Ids deleted (for atoms: with their older versions).")
+
+
+class DoneOut(BaseModel):
+    ok: bool = True
+
+
+class RunsOut(BaseModel):
+    runs: int
+
+
+class RepairedOut(BaseModel):
+    repaired: list[str] = Field(description="One line per repair; empty when nothing needed one.")
+
+
+class EmbeddedOut(BaseModel):
+    embedded: int
+
+
+class PipelineHealth(BaseModel):
+    sessions: int
+    lag: int = Field(description="Stored messages not yet extracted into atoms, all sessions.")
+    failing: int = Field(description="Sessions and tenants whose last run failed.")
+
+
+class HealthOut(BaseModel):
+    status: str = Field(description="ok, or degraded when a pipeline stage keeps failing.")
+    version: str
+    store: str
+    embedder: str | None
+    pipeline: PipelineHealth
+    last_errors: list[str]

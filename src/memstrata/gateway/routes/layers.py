@@ -1,0 +1,65 @@
+"""L2 scenes and the L3 persona: list, read, write, delete."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request, Response
+
+from memstrata.errors import NotFoundError
+from memstrata.gateway.context import Mem, reply, reply_list, tenant, tenant_of, who
+from memstrata.gateway.records import DoneOut, PersonaOut, SceneEntryOut, SceneOut
+from memstrata.gateway.requests import PersonaIn, SceneIn
+from memstrata.gateway.routes.messages import IdQuery
+
+router = APIRouter(prefix="/v1", tags=["L2 scenes and L3 persona"])
+
+
+@router.get("/scenes", response_model=list[SceneEntryOut])
+async def list_scenes(
+    mem: Mem, request: Request, user_id: IdQuery = None, agent_id: IdQuery = None
+) -> Response:
+    """The tenant's scene index: one entry per scene, with the atom ids it consolidates."""
+    found = await mem.scenes(**who(tenant(request, user_id, agent_id)))
+    return reply_list(SceneEntryOut, found)
+
+
+@router.get("/scenes/{path:path}", response_model=SceneOut)
+async def read_scene(
+    mem: Mem, path: str, request: Request, user_id: IdQuery = None, agent_id: IdQuery = None
+) -> Response:
+    """One scene: ``<name>.md`` or ``scene_blocks/<name>.md``."""
+    return reply(SceneOut, await mem.read_scene(path, **who(tenant(request, user_id, agent_id))))
+
+
+@router.put("/scenes/{path:path}", response_model=SceneOut)
+async def write_scene(mem: Mem, path: str, body: SceneIn, request: Request) -> Response:
+    """Create or replace a scene (a normalised name: lowercase letters, digits, ``-``, ``_``,
+    ending in ``.md``); ``create: false`` answers 404 when it does not exist."""
+    found = await mem.write_scene(
+        path, body.content, summary=body.summary, create=body.create, **who(tenant_of(request, body))
+    )
+    return reply(SceneOut, found)
+
+
+@router.delete("/scenes/{path:path}", response_model=DoneOut)
+async def delete_scene(
+    mem: Mem, path: str, request: Request, user_id: IdQuery = None, agent_id: IdQuery = None
+) -> Response:
+    """Delete a scene file and its index entry (404 when there is none)."""
+    if not await mem.delete_scene(path, **who(tenant(request, user_id, agent_id))):
+        raise NotFoundError("scene", path)
+    return reply(DoneOut, DoneOut())
+
+
+@router.get("/persona", response_model=PersonaOut | None)
+async def read_persona(
+    mem: Mem, request: Request, user_id: IdQuery = None, agent_id: IdQuery = None
+) -> Response:
+    """The persona (body and scene navigation apart); ``null`` before the first one."""
+    found = await mem.persona(**who(tenant(request, user_id, agent_id)))
+    return reply(PersonaOut, found)  # null before the first persona
+
+
+@router.put("/persona", response_model=PersonaOut)
+async def write_persona(mem: Mem, body: PersonaIn, request: Request) -> Response:
+    """Replace the persona body; the scene navigation is regenerated."""
+    return reply(PersonaOut, await mem.write_persona(body.body, **who(tenant_of(request, body))))

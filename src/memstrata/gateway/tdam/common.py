@@ -1,0 +1,95 @@
+"""TDAM's tenant fields, envelope and time format.
+
+Tenants come from the body (``team_id``, ``agent_id``, ``user_id``, ``session_id``, ``task_id``)
+or the ``x-tdai-{team,agent,user,session,task}-id`` headers, body first. memstrata's tenant is
+(user, agent): a TDAM team maps to the user (TDAM keys its profiles by ``team || user``); a
+``team_id`` of ``default`` counts as no team, so ``user_id`` then isolates.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from fastapi import Request
+from pydantic import BaseModel, ConfigDict, StringConstraints, model_validator
+
+from memstrata import arguments as args
+from memstrata.errors import InputError
+from memstrata.gateway.middleware import request_id
+from memstrata.gateway.requests import _check_text
+from memstrata.models import DEFAULT, Tenant
+
+IdText = Annotated[str, StringConstraints(max_length=512)]
+
+
+class TdamBody(BaseModel):
+    """A TDAM request body: unknown fields are ignored (as TDAM's zod objects strip them)."""
+
+    model_config = ConfigDict(extra="ignore")
+    team_id: IdText | None = None
+    agent_id: IdText | None = None
+    user_id: IdText | None = None
+    task_id: IdText | None = None
+
+    @model_validator(mode="after")
+    def _unicode(self) -> TdamBody:
+        for name in type(self).model_fields:
+            _check_text(getattr(self, name), name)
+        return self
+
+
+def _pick(request: Request, value: str | None, name: str) -> str | None:
+    if value:
+        return value
+    found = request.headers.get(f"x-tdai-{name}-id")
+    if found is not None and len(found) > 512:
+        raise InputError("must be at most 512 characters", item=f"x-tdai-{name}-id")
+    return found or None
+
+
+def tenant(request: Request, body: TdamBody | None = None) -> Tenant:
+    """memstrata's tenant for a TDAM request (see the module docstring)."""
+    team = _pick(request, body.team_id if body else None, "team")
+    user = _pick(request, body.user_id if body else None, "user")
+    agent = _pick(request, body.agent_id if body else None, "agent")
+    owner = team if team and team != DEFAULT else user
+    return args.tenant(owner or DEFAULT, agent or DEFAULT)
+
+
+def ids(request: Request, body: TdamBody | None = None) -> dict[str, str]:
+    """The ``team_id``/``agent_id``/``user_id`` TDAM echoes in its answers."""
+    out = {
+        name: found
+        for name in ("team", "agent", "user")
+        if (found := _pick(request, getattr(body, f"{name}_id", None) if body else None, name))
+    }
+    return {f"{k}_id": v for k, v in out.items()}
+
+
+def ok(data: Any = None) -> dict[str, Any]:
+    """TDAM's success envelope; ``data`` is left out when None (as ``scenario/rm`` answers)."""
+    body: dict[str, Any] = {"code": 0, "message": "ok", "request_id": request_id.get()}
+    if data is not None:
+        body["data"] = data
+    return body
+
+
+def iso(ms: int | None) -> str | None:
+    """Epoch ms as TDAM's ISO 8601 (``2026-03-01T10:00:00.000Z``)."""
+    if ms is None:
+        return None
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def millis(text: str | None, item: str) -> int | None:
+    """An ISO 8601 time as epoch ms (UTC when it names no zone)."""
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return round(moment.timestamp() * 1000)
+    except (ValueError, OverflowError):
+        raise InputError(f"not an ISO 8601 time: {text!r}", item=item) from None

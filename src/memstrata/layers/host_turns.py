@@ -1,0 +1,267 @@
+"""The host turn lifecycle: what an agent host sends around each model call, made into clean L0.
+
+A host calls ``before_prompt`` with the user's prompt (and, when it knows it, how many messages
+its transcript held before that prompt), then ``turn_committed`` after the reply with its
+transcript: often the whole of it, every turn, with recall's context pasted into the user's
+message and its own markers sprinkled in. This module decides, purely, what is new in such a
+transcript and what it should look like stored:
+
+1. **What is new**: by message id when every message has one (the store skips ids it holds);
+   else by position, against the transcript length remembered at ``before_prompt``; else by a
+   timestamp cursor (messages at or after the session's last stored one); else all of it.
+2. **Stable ids**: a message without an id gets one made of the session, its position in the
+   transcript and its cleaned text, so the same transcript committed again (a retry, a host that
+   resends everything) stores nothing twice.
+3. **The polluted prompt**: the turn's user message (the first user message at or after the
+   remembered position, else the last user message) is replaced by the clean prompt remembered at
+   ``before_prompt``: the host stored it with recall's context pasted in.
+4. **Host noise**: line-leading time stamps (``[Tue 2026-03-03 10:00 UTC]``), ``[media attached]``
+   placeholders, reply directives (``[[reply_to_current]]``), host metadata blocks and ``System:``
+   exec lines are cut, with any configured patterns; messages that are host events (session
+   bootstrap, pre-compaction flush) or that L0 would drop anyway are dropped. L0's own sanitizing
+   (injected memory blocks, images, code) runs on top.
+
+Only ``user`` and ``assistant`` messages are stored; others (system, tool) still count as
+positions in the transcript.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from memstrata.errors import ConfigError, InputError
+from memstrata.layers.l0.sanitize import sanitize, strip_memory_blocks
+from memstrata.layers.l0.times import epoch_ms
+from memstrata.models import Message, NewMessage, Role
+
+Method = Literal["id", "position", "timestamp", "all"]
+_CHAT_ROLES = frozenset({"user", "assistant"})
+
+_STAMP = re.compile(
+    r"^[ \t]*\[(?:[A-Z][a-z]{2},? )?\d{4}-\d{2}-\d{2}[ T]\d{1,2}:\d{2}(?::\d{2})?"
+    r"(?:\s*(?:[A-Z]{2,5})?(?:[+-]\d{1,2}(?::?\d{2})?)?)?\][ \t]*",
+    re.MULTILINE,
+)
+_NOISE = (
+    re.compile(r"\[media attached(?::[^\]\n]*)?\][ \t]*\n?", re.IGNORECASE),
+    re.compile(r"\[\[reply_to[^\]\n]*\]\][ \t]*"),
+    re.compile(
+        r"<(current_task_context|history_task_context|relevant-scenes)\b[^>]*>.*?</\1\s*>",
+        re.IGNORECASE | re.DOTALL,
+    ),
+    re.compile(
+        r"(?:Conversation info|Sender|Thread starter|Replied message|Forwarded message context|"
+        r"Chat history since last reply)\s*\(untrusted[^)\n]*\):\s*```json\s*.*?```",
+        re.DOTALL,
+    ),
+    re.compile(r"^System:\s*\[[^\n]*$", re.MULTILINE),
+    re.compile(r"To send an image back,.*?Keep caption in the text body\.\s*", re.DOTALL),
+)
+_HOST_EVENTS = re.compile(
+    r"^(?:\(session bootstrap\)$|A new session was started via|✅\s*New session started|"
+    r"Pre-compaction memory flush)"
+)
+_BLANK_RUN = re.compile(r"\n(?:[ \t]*\n){2,}")
+
+
+@dataclass(frozen=True, slots=True)
+class TurnMessage:
+    """One message of a host transcript. ``timestamp`` is epoch ms when the host gave one."""
+
+    role: str
+    content: str
+    id: str | None = None
+    name: str | None = None
+    timestamp: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PromptMark:
+    """What ``before_prompt`` remembers for a session until its ``turn_committed``."""
+
+    clean_text: str
+    count: int | None  # transcript length before the prompt, when the host said
+    at: int  # ms
+
+
+@dataclass(frozen=True, slots=True)
+class CommitPlan:
+    """What ``turn_committed`` hands to capture: new messages with ids, and how they were found."""
+
+    messages: tuple[NewMessage, ...]
+    method: Method
+    skipped: int  # chat messages of the transcript judged already stored (before id dedup)
+    replaced: bool  # the turn's user message was replaced by the clean prompt
+    dropped: tuple[str, ...]  # ids of host noise and messages L0 drops
+
+
+@dataclass(frozen=True, slots=True)
+class TurnResult:
+    """What ``turn_committed`` did: stored messages (with seq), ids already stored, ids dropped as
+    noise, how the new messages were found, and whether the polluted prompt was replaced."""
+
+    stored: tuple[Message, ...]
+    duplicates: tuple[str, ...]
+    dropped: tuple[str, ...]
+    method: Method
+    replaced: bool
+    degradations: tuple[str, ...] = ()
+
+
+# --- text -----------------------------------------------------------------------------------------
+
+
+def compile_patterns(patterns: Sequence[str]) -> tuple[re.Pattern[str], ...]:
+    """The configured noise patterns, compiled (multiline). A bad one is a ``ConfigError``."""
+    try:
+        return tuple(re.compile(p, re.MULTILINE) for p in patterns)
+    except re.error as exc:
+        raise ConfigError(f"turns.noise_patterns: not a regular expression: {exc}") from exc
+
+
+def strip_noise(text: str, extra: Sequence[re.Pattern[str]] = ()) -> str:
+    """``text`` without host noise (the module's rule 4) and matches of ``extra``, trimmed."""
+    text = text.replace("\r\n", "\n")
+    for pattern in (*_NOISE, *extra):
+        text = pattern.sub("", text)
+    text = _STAMP.sub("", text)
+    return _BLANK_RUN.sub("\n\n", text).strip()
+
+
+def is_host_event(text: str) -> bool:
+    """Whether a message is the host talking to itself (session bootstrap, compaction flush)."""
+    return _HOST_EVENTS.match(text.strip()) is not None
+
+
+def clean_prompt(text: str, extra: Sequence[re.Pattern[str]] = ()) -> str:
+    """The user's prompt as they wrote it: without injected memory blocks and host noise."""
+    return strip_noise(strip_memory_blocks(text), extra)
+
+
+def text_of(content: object, item: str) -> str:
+    """A message's text: a string, or the text parts of a list of content parts
+    (``[{"type": "text", "text": ...}, {"type": "image_url", ...}]``)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = [p.get("text") for p in content if isinstance(p, Mapping) and p.get("type") == "text"]
+        return "\n".join(p for p in parts if isinstance(p, str))
+    raise InputError("content must be a string or a list of content parts", item=item)
+
+
+def as_turn_message(m: TurnMessage | Mapping[str, object], i: int) -> TurnMessage:
+    """A transcript item as a ``TurnMessage``; timestamps may be epoch ms/s or ISO 8601."""
+    if isinstance(m, TurnMessage):
+        return m
+    item = f"messages[{i}]"
+    if not isinstance(m, Mapping):
+        raise InputError("a message must be a mapping", item=item)
+    role, mid, name = m.get("role"), m.get("id"), m.get("name")
+    if not isinstance(role, str):
+        raise InputError("role must be a string", item=f"{item}.role")
+    for key, value in (("id", mid), ("name", name)):
+        if value is not None and not isinstance(value, str):
+            raise InputError(f"{key} must be a string", item=f"{item}.{key}")
+    return TurnMessage(
+        role=role,
+        content=text_of(m.get("content", ""), f"{item}.content"),
+        id=str(mid) if mid else None,
+        name=str(name) if name else None,
+        timestamp=epoch_ms(m.get("timestamp"), f"{item}.timestamp"),
+    )
+
+
+def stable_id(session_key: str, index: int, role: Role, text: str, timestamp: int | None) -> str:
+    """An id for a message the host gave none: same session, position, role, time and cleaned
+    text, same id."""
+    raw = f"{session_key}\x1f{index}\x1f{role}\x1f{timestamp if timestamp is not None else ''}\x1f{text}"
+    return "t-" + hashlib.blake2b(raw.encode("utf-8"), digest_size=12).hexdigest()
+
+
+# --- the commit plan ------------------------------------------------------------------------------
+
+
+def plan_commit(
+    transcript: Sequence[TurnMessage],
+    *,
+    session_key: str,
+    mark: PromptMark | None,
+    last_timestamp: int | None,
+    extra: Sequence[re.Pattern[str]] = (),
+) -> CommitPlan:
+    """The new messages of ``transcript``, cleaned and with ids (see the module docstring).
+    ``last_timestamp`` is the event time of the session's last stored message, if any."""
+    chat = [(i, m) for i, m in enumerate(transcript) if m.role.lower() in _CHAT_ROLES]
+    method, selected = _select(chat, len(transcript), mark, last_timestamp)
+    target = _turn_prompt(selected, mark)
+    ready: list[NewMessage] = []
+    dropped: list[str] = []
+    for i, m in selected:
+        role = Role(m.role.lower())
+        text = mark.clean_text if mark is not None and i == target else m.content
+        cleaned = strip_noise(text, extra)
+        final = None if is_host_event(cleaned) else sanitize(role, cleaned)
+        mid = m.id or stable_id(session_key, i, role, final if final is not None else cleaned, m.timestamp)
+        if final is None:
+            dropped.append(mid)
+            continue
+        ready.append(NewMessage(role, final, id=mid, name=m.name, timestamp=m.timestamp))
+    return CommitPlan(tuple(ready), method, len(chat) - len(selected), target is not None, tuple(dropped))
+
+
+def _select(
+    chat: list[tuple[int, TurnMessage]], length: int, mark: PromptMark | None, last_timestamp: int | None
+) -> tuple[Method, list[tuple[int, TurnMessage]]]:
+    if chat and all(m.id for _, m in chat):
+        return "id", chat
+    if mark is not None and mark.count is not None and 0 <= mark.count <= length:
+        return "position", [(i, m) for i, m in chat if i >= mark.count]
+    if last_timestamp is not None and chat and all(m.timestamp is not None for _, m in chat):
+        # At or after: a message sharing the last stored one's millisecond is kept; its stable
+        # id (or the host's) makes it a duplicate if it was that one.
+        return "timestamp", [(i, m) for i, m in chat if (m.timestamp or 0) >= last_timestamp]
+    return "all", chat
+
+
+def _turn_prompt(selected: list[tuple[int, TurnMessage]], mark: PromptMark | None) -> int | None:
+    """The transcript index of the user message ``before_prompt`` saw, or None."""
+    if mark is None or not mark.clean_text:
+        return None
+    users = [i for i, m in selected if m.role.lower() == Role.USER]
+    if mark.count is not None:
+        return next((i for i in users if i >= mark.count), None)
+    return users[-1] if users else None
+
+
+# --- what before_prompt remembers -----------------------------------------------------------------
+
+
+class PromptMarks:
+    """Prompt marks by session, bounded (oldest forgotten first) and expiring after ``ttl_ms``.
+    Thread-safe; kept in memory: after a restart ``turn_committed`` falls back to timestamps and
+    stable ids, which still store nothing twice."""
+
+    def __init__(self, capacity: int, ttl_ms: int) -> None:
+        self._marks: OrderedDict[Hashable, PromptMark] = OrderedDict()
+        self._capacity = capacity
+        self._ttl = ttl_ms
+        self._lock = threading.Lock()
+
+    def put(self, key: Hashable, mark: PromptMark) -> None:
+        with self._lock:
+            self._marks.pop(key, None)
+            self._marks[key] = mark
+            while len(self._marks) > self._capacity:
+                self._marks.popitem(last=False)
+
+    def pop(self, key: Hashable, now: int) -> PromptMark | None:
+        """The session's mark (used once), or None when there is none or it expired."""
+        with self._lock:
+            mark = self._marks.pop(key, None)
+        return mark if mark is not None and now - mark.at <= self._ttl else None

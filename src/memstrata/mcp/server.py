@@ -1,0 +1,184 @@
+"""The MCP server (official ``mcp`` SDK): the agent tools over one memory.
+
+    memory_search        memory atoms (facts, events, instructions)
+    conversation_search  the raw past messages
+    read_scene           a whole scene document from the navigation
+    remember             store a note, or a turn (the user's message and the reply)
+    recall               the context for a prompt (persona, scene navigation, memories)
+
+Served over stdio (``memstrata mcp``) and streamable HTTP (``/mcp`` in the gateway). The tenant
+comes from the configuration, or, over HTTP, from the connection's ``x-memstrata-user-id`` /
+``x-memstrata-agent-id`` headers. A turn may make at most 3 searches (as ``MemoryTools``): a turn
+is the ``turn_id`` a call names, else the stretch of a connection between ``recall`` /
+``remember`` calls (an agent recalls at the start of a turn and remembers at its end).
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable, Mapping
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from memstrata.errors import MemstrataError
+from memstrata.models import DEFAULT, Tenant
+from memstrata.recall import TOOLS_GUIDE
+from memstrata.tools import SCHEMAS, TurnLimiter, hit_json
+
+USER_HEADER = "x-memstrata-user-id"
+AGENT_HEADER = "x-memstrata-agent-id"
+Limit = Annotated[int, Field(ge=1, le=20, description="How many results.")]
+Query = Annotated[
+    str, Field(min_length=1, max_length=2000, description="What to look for, in a few precise words.")
+]
+TurnId = Annotated[
+    str | None, Field(max_length=200, description="The agent's turn; at most 3 searches per turn.")
+]
+
+
+class Turns:
+    """Turn numbers per connection: ``recall`` and ``remember`` start a new turn."""
+
+    def __init__(self) -> None:
+        self._numbers: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def current(self, connection: str, turn_id: str | None) -> str:
+        if turn_id:
+            return f"id:{turn_id}"
+        with self._lock:
+            return f"{connection}#{self._numbers.get(connection, 0)}"
+
+    def next(self, connection: str) -> None:
+        with self._lock:
+            self._numbers[connection] = self._numbers.get(connection, 0) + 1
+            if len(self._numbers) > 10_000:  # forget the oldest connections
+                for key in itertools.islice(list(self._numbers), 1_000):
+                    self._numbers.pop(key, None)
+
+
+def _connection(ctx: Context) -> str:
+    headers = _headers(ctx)
+    return headers.get("mcp-session-id", "http") if headers is not None else "local"
+
+
+def _headers(ctx: Context) -> Mapping[str, str] | None:
+    try:
+        return ctx.headers
+    except ValueError:  # no request (a direct call)
+        return None
+
+
+def build_server(
+    memory: Callable[[], Any],
+    *,
+    user_id: str = DEFAULT,
+    agent_id: str = DEFAULT,
+    limiter: TurnLimiter | None = None,
+) -> MCPServer:
+    """An MCP server whose tools call ``memory()`` (an ``AsyncMemory`` or the HTTP client)."""
+    # log_level: the SDK configures the root logger when nothing else has; keep it quiet then.
+    server: MCPServer = MCPServer(name="memstrata", instructions=TOOLS_GUIDE, log_level="WARNING")
+    limits = limiter or TurnLimiter()
+    turns = Turns()
+
+    def tenant(ctx: Context) -> dict[str, str]:
+        headers = _headers(ctx) or {}
+        t = Tenant(headers.get(USER_HEADER) or user_id, headers.get(AGENT_HEADER) or agent_id)
+        return {"user_id": t.user_id, "agent_id": t.agent_id}
+
+    def count(ctx: Context, turn_id: str | None) -> None:
+        try:
+            limits.count(turns.current(_connection(ctx), turn_id))
+        except MemstrataError as exc:
+            raise ToolError(exc.message) from exc
+
+    @server.tool(description=SCHEMAS["memory_search"]["description"])
+    async def memory_search(
+        query: Query,
+        ctx: Context,
+        limit: Limit = 5,
+        type: Literal["persona", "episodic", "instruction"] | None = None,
+        scene: Annotated[str | None, Field(max_length=200)] = None,
+        turn_id: TurnId = None,
+    ) -> list[dict[str, Any]]:
+        count(ctx, turn_id)
+        hits = await _call(
+            memory().search(query, limit=limit, type=type, scene=scene, layers=("L1",), **tenant(ctx))
+        )
+        return [hit_json(h) for h in hits]
+
+    @server.tool(description=SCHEMAS["conversation_search"]["description"])
+    async def conversation_search(
+        query: Query,
+        ctx: Context,
+        limit: Limit = 5,
+        session_key: Annotated[str | None, Field(max_length=512)] = None,
+        turn_id: TurnId = None,
+    ) -> list[dict[str, Any]]:
+        count(ctx, turn_id)
+        hits = await _call(
+            memory().search_conversations(query, limit=limit, session_key=session_key, **tenant(ctx))
+        )
+        return [hit_json(h) for h in hits]
+
+    @server.tool(description=SCHEMAS["read_scene"]["description"])
+    async def read_scene(
+        path: Annotated[str, Field(min_length=1, max_length=512)], ctx: Context
+    ) -> dict[str, Any]:
+        scene = await _call(memory().read_scene(path, **tenant(ctx)))
+        return {"path": f"scene_blocks/{scene.name}", "summary": scene.summary, "body": scene.body}
+
+    @server.tool(
+        description="Store something in long-term memory: a note (what to remember, as the user "
+        "said it), or a whole turn (the user's message and your reply). It is distilled into "
+        "memories in the background."
+    )
+    async def remember(
+        content: Annotated[
+            str, Field(min_length=1, max_length=20_000, description="The note, or the user's message.")
+        ],
+        ctx: Context,
+        reply: Annotated[
+            str | None, Field(max_length=20_000, description="Your reply, to store a turn.")
+        ] = None,
+        session_key: Annotated[str, Field(min_length=1, max_length=512)] = "mcp",
+    ) -> dict[str, Any]:
+        turns.next(_connection(ctx))
+        messages = [{"role": "user", "content": content}]
+        if reply:
+            messages.append({"role": "assistant", "content": reply})
+        done = await _call(memory().capture(messages, session_key=session_key, **tenant(ctx)))
+        return {"stored": [m.id for m in done.stored], "dropped": list(done.dropped)}
+
+    @server.tool(
+        description="The long-term context for the user's next message: who the user is "
+        "(persona), the scene navigation and the memories relevant to the message. Call it at the "
+        "start of a turn."
+    )
+    async def recall(
+        query: Annotated[str, Field(max_length=20_000, description="The user's message.")],
+        ctx: Context,
+        session_key: Annotated[str | None, Field(max_length=512)] = None,
+    ) -> dict[str, Any]:
+        turns.next(_connection(ctx))
+        r = await _call(memory().recall(query, session_key=session_key, **tenant(ctx)))
+        return {
+            "system_context": r.system_context,
+            "prepend_context": r.prepend_context,
+            "degradations": list(r.degradations),
+        }
+
+    return server
+
+
+async def _call(pending: Any) -> Any:
+    """Await a memory call; memstrata errors become tool errors the model can read."""
+    try:
+        return await pending
+    except MemstrataError as exc:
+        raise ToolError(exc.message) from exc

@@ -1,0 +1,119 @@
+"""The two context strings, within ONE character budget shared by every part.
+
+    system_context   <user-persona> persona profile </user-persona>            <= persona_chars
+                     <scene-navigation> one line per scene </scene-navigation>  <= navigation_chars
+                     <memory-tools-guide> how to search further </memory-tools-guide>
+    prepend_context  <relevant-memories>
+                     - [date] memory, best first (a scene excerpt first when one scene dominates)
+                     </relevant-memories>                                        the rest of total_chars
+
+The persona and navigation are query-independent, so they get capped shares; the query-dependent
+memories get everything the system part leaves of ``total_chars`` (at least ``min_memories_share``
+of it: the persona is cut further rather than starve them). Everything that comes from memory is
+escaped, so no stored text can close a block or open a new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from memstrata.layers.l3.persona_doc import SCENE_DIR, escape_tags
+from memstrata.models import Hit, SceneEntry
+from memstrata.recall.excerpt import Excerpt
+from memstrata.recall.select import SelectOptions, select
+from memstrata.recall.text import cut
+
+MAX_SEARCH_CALLS_PER_TURN = 3
+TOOLS_GUIDE = (
+    "When this is not enough: memory_search(query, limit=5, type?, scene?) finds memories, "
+    "conversation_search(query, limit=5, session_key?) past messages, read_scene(path) a scene listed "
+    f"above. Make at most {MAX_SEARCH_CALLS_PER_TURN} search calls per turn; prefer one precise query."
+)
+_MEMORIES_OPEN, _MEMORIES_CLOSE = "<relevant-memories>\n", "\n</relevant-memories>"
+
+
+@dataclass(frozen=True, slots=True)
+class Budgets:
+    """Character budgets of one recall (defaults: the measured best, see docs/benchmarks.md)."""
+
+    total_chars: int = 4_000  # everything injected: system_context + prepend_context
+    persona_chars: int = 1_000  # the persona's share at most
+    navigation_chars: int = 300  # the scene navigation's share at most
+    line_chars: int = 300  # one memory line at most
+    excerpt_chars: int = 0  # a scene excerpt at most (0: never; it measured no better, see docs)
+    candidates: int = 30  # search hits considered for the memory lines
+    min_memories_share: float = 0.4  # of total_chars, kept for the memories whatever the persona
+
+    def select_options(self) -> SelectOptions:
+        return SelectOptions(line_chars=self.line_chars)
+
+
+def navigation_lines(scenes: Sequence[SceneEntry], limit: int) -> str:
+    """Every scene, hottest first, within ``limit`` characters: the hottest as ``- scene_blocks/
+    <name>: summary`` lines, as many as leave room to name the others on one ``- also in
+    scene_blocks/: a.md, b.md`` line (which names as many as fit when even it is too long)."""
+    ordered = sorted(scenes, key=lambda e: (-e.heat, e.name))
+    full = [escape_tags(cut(f"- {SCENE_DIR}/{e.name}: {' '.join(e.summary.split())}", 160)) for e in ordered]
+    names = [escape_tags(e.name) for e in ordered]
+
+    def render(k: int) -> str:
+        rest = f"- also in {SCENE_DIR}/: {', '.join(names[k:])}" if k < len(names) else ""
+        return "\n".join([*full[:k], rest] if rest else full[:k])
+
+    for k in range(len(ordered), -1, -1):
+        text = render(k)
+        if len(text) <= limit:
+            return text
+    return cut(render(0), limit) if limit >= 40 else ""
+
+
+def system_block(persona_body: str | None, scenes: Sequence[SceneEntry], b: Budgets) -> str:
+    """``<user-persona>``, ``<scene-navigation>`` and ``<memory-tools-guide>``, within their shares
+    (the persona also within what ``min_memories_share`` leaves of the total)."""
+    guide = f"<memory-tools-guide>\n{TOOLS_GUIDE}\n</memory-tools-guide>"
+    nav = navigation_lines(scenes, b.navigation_chars) if scenes else ""
+    nav_block = f"<scene-navigation>\n{nav}\n</scene-navigation>" if nav else ""
+    parts = []
+    if persona_body and persona_body.strip():
+        wrapper = len("<user-persona>\n\n</user-persona>\n\n")
+        left = int(b.total_chars * (1 - b.min_memories_share)) - len(guide) - len(nav_block) - wrapper - 4
+        limit = min(b.persona_chars, left)
+        if limit >= 40:
+            parts.append(f"<user-persona>\n{escape_tags(cut(persona_body, limit))}\n</user-persona>")
+    if nav_block:
+        parts.append(nav_block)
+    parts.append(guide)
+    return "\n\n".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class Memories:
+    """The ``<relevant-memories>`` block and the hits it shows, best first."""
+
+    block: str
+    hits: tuple[Hit, ...]
+
+
+def memories_block(
+    hits: Sequence[Hit],
+    room: int,
+    b: Budgets,
+    scene_excerpt: Callable[[Sequence[Hit]], Excerpt | None] | None = None,
+    given: str = "",
+) -> Memories:
+    """The memory lines that fit in ``room`` characters (block tags included): a scene excerpt
+    first when ``scene_excerpt`` finds one scene that the hits point at strongly; nothing that
+    ``given`` (the system context) already says."""
+    room -= len(_MEMORIES_OPEN) + len(_MEMORIES_CLOSE)
+    head = ""
+    if scene_excerpt is not None and b.excerpt_chars > 0 and room > 2 * b.excerpt_chars:
+        found = scene_excerpt(hits)
+        if found is not None:
+            head = escape_tags(found.render(b.excerpt_chars))
+            room -= len(head) + 1
+    chosen = select(hits[: b.candidates], room, b.select_options(), given)
+    lines = ([head] if head else []) + [line for _, line in chosen]
+    if not lines:
+        return Memories("", ())
+    return Memories(_MEMORIES_OPEN + "\n".join(lines) + _MEMORIES_CLOSE, tuple(h for h, _ in chosen))

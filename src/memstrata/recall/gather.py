@@ -1,0 +1,112 @@
+"""Reading the sources of a recall concurrently, within a timeout, and assembling what is ready."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from memstrata.models import Hit, SceneEntry, SearchResult
+from memstrata.recall.assemble import Budgets, memories_block, system_block
+from memstrata.recall.excerpt import Excerpt, excerpt_for
+from memstrata.recall.select import content_terms
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RecallResult:
+    """What ``recall`` returns: the two context strings, and how they were made. ``hits`` are the
+    memories shown in ``prepend_context``, best first."""
+
+    system_context: str
+    prepend_context: str
+    hits: tuple[Hit, ...] = ()
+    strategy: str = "none"
+    degradations: tuple[str, ...] = ()
+    timings_ms: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Sources:
+    """Where recall reads from: blocking callables, each run in a worker thread, all at once.
+    ``scene_body`` (a scene's Markdown body by file name, None when it is gone) is read after the
+    search, only when the hits point at one scene strongly."""
+
+    persona: Callable[[], str | None]
+    scenes: Callable[[], list[SceneEntry]]
+    memories: Callable[[], SearchResult]
+    scene_body: Callable[[str], str | None] | None = None
+
+
+def _excerpt_finder(
+    query: str, scenes: Sequence[SceneEntry], sources: Sources
+) -> Callable[[Sequence[Hit]], Excerpt | None] | None:
+    read = sources.scene_body
+    if read is None or not scenes:
+        return None
+    terms = content_terms(query)
+
+    def find(hits: Sequence[Hit]) -> Excerpt | None:
+        try:
+            return excerpt_for(terms, hits, scenes, read, content_terms)
+        except Exception as exc:  # noqa: BLE001 - a scene file that cannot be read costs the excerpt only
+            log.warning("recall: scene excerpt left out: %s", exc)
+            return None
+
+    return find
+
+
+async def gather(sources: Sources, budgets: Budgets, timeout_ms: int, query: str = "") -> RecallResult:
+    """Read every source concurrently and assemble what is ready within ``timeout_ms``.
+
+    Never raises: a source that fails or is late is left out and named in ``degradations``.
+    """
+    timings: dict[str, float] = {}
+
+    async def timed(name: str, fn: Callable[[], Any]) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return await asyncio.to_thread(fn)
+        finally:
+            timings[name] = round((time.perf_counter() - t0) * 1000, 2)
+
+    started = time.perf_counter()
+    parts = {"persona": sources.persona, "scenes": sources.scenes, "memories": sources.memories}
+    tasks = {name: asyncio.ensure_future(timed(name, fn)) for name, fn in parts.items()}
+    await asyncio.wait(tasks.values(), timeout=timeout_ms / 1000)
+    got: dict[str, Any] = {}
+    notes: list[str] = []
+    for name, task in tasks.items():
+        if not task.done():
+            task.cancel()  # the worker thread finishes on its own; its answer is dropped
+            notes.append(f"{name} not ready within {timeout_ms} ms: left out")
+        elif (exc := task.exception()) is not None:
+            log.warning("recall: %s failed: %s", name, exc)
+            notes.append(f"{name} failed ({type(exc).__name__}: {exc}): left out")
+        else:
+            got[name] = task.result()
+    found: SearchResult | None = got.get("memories")
+    if found is not None:
+        notes.extend(found.degradations)
+    scenes: list[SceneEntry] = got.get("scenes") or []
+    system = system_block(got.get("persona"), scenes, budgets)
+    memories = memories_block(
+        found.hits if found is not None else (),
+        budgets.total_chars - len(system) - 1,
+        budgets,
+        _excerpt_finder(query, scenes, sources),
+        given=got.get("persona") or "",
+    )
+    timings["total"] = round((time.perf_counter() - started) * 1000, 2)
+    return RecallResult(
+        system_context=system,
+        prepend_context=memories.block,
+        hits=memories.hits,
+        strategy=found.strategy if found is not None else "none",
+        degradations=tuple(notes),
+        timings_ms=timings,
+    )

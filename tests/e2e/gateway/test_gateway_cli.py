@@ -1,0 +1,107 @@
+"""``memstrata serve`` as users run it: a subprocess that owns its directory (the lock names its
+URL), serves CLI commands given ``--url``, and on SIGTERM drains the L1 work it captured."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from memstrata import Memory
+
+SEED = {"sessions": [{"sessionKey": "cli", "userId": "maya", "conversations": [[
+    {"role": "user", "content": "I work as a carpenter in Porto."},
+    {"role": "assistant", "content": "A fine trade."},
+]]}]}  # fmt: skip
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memstrata", *args], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "MEMSTRATA_EMBEDDING__PROVIDER": "hashing",
+        "MEMSTRATA_PIPELINE__WARM_UP": "false",  # L1 waits for 5 turns: shutdown has work to drain
+        "HF_HUB_OFFLINE": "1",
+    }
+
+
+@pytest.fixture
+def serving(tmp_path: Path, env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[str], str, Path]]:
+    home, port = tmp_path / "data", free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memstrata", "serve", "--port", str(port), "--data-dir", str(home)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(url + "/v1/health", timeout=1).status_code == 200:
+                break
+        except httpx.TransportError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise AssertionError(f"memstrata serve did not start: {proc.communicate()[1]}")
+        time.sleep(0.1)
+    yield proc, url, home
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+def test_the_cli_is_told_to_go_through_the_server_and_can(
+    serving: tuple[subprocess.Popen[str], str, Path], env: dict[str, str], tmp_path: Path
+) -> None:
+    _, url, home = serving
+    seed = tmp_path / "seed.json"
+    seed.write_text(json.dumps(SEED))
+    locked = cli("import", str(seed), "--data-dir", str(home), env=env)
+    assert locked.returncode == 1 and f"--url {url}" in locked.stderr  # the lock names the server
+    through = cli("--url", url, "import", str(seed), env=env)
+    assert through.returncode == 0, through.stderr
+    found = cli("--url", url, "search", "carpenter", "--user", "maya", "--json", env=env)
+    assert found.returncode == 0 and "carpenter" in found.stdout
+    read_only = cli("inspect", "l0", "--user", "maya", "--data-dir", str(home), "--format", "json", env=env)
+    assert read_only.returncode == 0 and "Porto" in read_only.stdout  # reads never need the server
+
+
+def test_sigterm_drains_the_captured_sessions_then_exits(
+    serving: tuple[subprocess.Popen[str], str, Path],
+) -> None:
+    proc, url, home = serving
+    turns = [{"role": "user", "content": f"I visited {city} last summer."} for city in ("Oslo", "Bergen")]
+    r = httpx.post(url + "/v1/capture", json={"messages": turns, "session_key": "trip", "user_id": "ann"})
+    assert r.status_code == 200
+    status = httpx.get(url + "/v1/status").json()
+    assert any(s["session_key"] == "trip" and s["lag"] == 2 for s in status["sessions"])  # not extracted yet
+    proc.send_signal(signal.SIGTERM)
+    # uvicorn shuts down gracefully, then re-raises the signal for the process manager to see.
+    assert proc.wait(timeout=60) in (0, -signal.SIGTERM)
+    with Memory.open(home, read_only=True) as mem:
+        atoms = mem.atoms(user_id="ann")
+        assert any("Oslo" in a.content for a in atoms)  # extracted on the way out
+        assert not [s for s in mem.status().sessions if s.lag]
