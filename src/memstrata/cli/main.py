@@ -13,6 +13,7 @@ from memstrata.cli import (
     inspect_cmd,
     maintenance_cmd,
     mcp_cmd,
+    migrate_cmd,
     repair_cmd,
     search_cmd,
     serve_cmd,
@@ -68,6 +69,7 @@ import_cmd.register(app)
 search_cmd.register(app)
 maintenance_cmd.register(app)
 repair_cmd.register(app)
+migrate_cmd.register(app)
 demo_cmd.register(app)
 serve_cmd.register(app)
 mcp_cmd.register(app)
