@@ -38,14 +38,17 @@ class _Section(BaseModel):
 
 
 class EmbeddingSettings(_Section):
-    # auto: a configured endpoint, else an installed local model, else none (keyword search only)
-    provider: Literal["auto", "none", "hashing", "sentence-transformers", "openai"] = "auto"
+    # auto: a configured endpoint, else the shipped local MiniLM (numpy, no torch), else
+    # sentence-transformers when installed, else none (keyword search only)
+    provider: Literal["auto", "none", "hashing", "local", "sentence-transformers", "openai"] = "auto"
     model: str = ""  # sentence-transformers name or path; model name for an endpoint
     base_url: str = ""
     api_key: str = ""
     dimensions: int | None = None
     timeout_seconds: float = 30.0
-    batch_size: int | None = None  # None: the adapter's default (16 local: less padding on CPU; 64 HTTP)
+    # None: the adapter's default (16 sentence-transformers, 64 HTTP); the shipped local model
+    # groups texts by length itself and ignores it
+    batch_size: int | None = None
 
 
 class CaptureSettings(_Section):

@@ -14,8 +14,10 @@ from memstrata import FakeClock, Memory
 from memstrata.cli.main import app
 from memstrata.embeddings.hashing import HashingEmbedder
 from memstrata.importers import parse_import
-from memstrata.stores.postgres.store import PostgresStore
 from tests.conftest import LOCOMO
+
+pytest.importorskip("psycopg")
+from memstrata.stores.postgres.store import PostgresStore
 
 TALK = [
     "I'm Caroline. I moved to Lisbon in 2021 to work as a nurse at the children's hospital.",

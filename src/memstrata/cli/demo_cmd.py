@@ -31,6 +31,7 @@ def demo(
     with fail_cleanly():
         sessions = parse_import(sample())
         with Memory.open(home) as mem:
+            console.print(f"[dim]embedder: {mem.status().embedder or 'none (keyword search only)'}[/dim]")
             mem.import_sessions(sessions)  # L0 messages, then L1 atoms, L2 scenes, L3 persona
             _show(mem)
     console.print(f"\n[dim]data directory: {home}  ({time.perf_counter() - started:.1f} s)[/dim]")

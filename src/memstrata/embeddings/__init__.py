@@ -1,2 +1,3 @@
-"""Embedder adapters: ``hashing`` (no dependencies), ``sentence_transformers`` (local, lazy) and
+"""Embedder adapters: ``local`` (the shipped all-MiniLM-L6-v2, int8, run by numpy: the default),
+``hashing`` (no model), ``sentence_transformers`` (other local models, lazy, needs torch) and
 ``openai_compat`` (an HTTP endpoint); ``select.embedder_from_settings`` picks one from settings."""

@@ -6,6 +6,7 @@ import importlib.util
 import logging
 
 from memstrata.embeddings.hashing import HashingEmbedder
+from memstrata.embeddings.local import LocalEmbedder, bundled_local_model
 from memstrata.embeddings.openai_compat import OpenAIEmbedder
 from memstrata.embeddings.sentence_transformers import (
     DEFAULT_MODEL,
@@ -29,10 +30,12 @@ def sentence_transformers_installed() -> bool:
 def embedder_from_settings(s: EmbeddingSettings) -> Embedder | None:
     """The embedder the settings ask for, or None for keyword-only search.
 
-    ``none`` -> None; ``hashing``; ``sentence-transformers`` (default model all-MiniLM-L6-v2);
-    ``openai`` (needs ``base_url`` and ``model``, else ``ConfigError``); ``auto``: the endpoint when
-    ``base_url`` and ``model`` are set, else a local model when sentence-transformers is installed and
-    a model is resolvable (the bundled MiniLM, or one named in settings), else None.
+    ``none`` -> None; ``hashing``; ``local`` (the shipped all-MiniLM-L6-v2, int8, run by numpy;
+    ``ConfigError`` when its files are missing); ``sentence-transformers`` (default model
+    all-MiniLM-L6-v2); ``openai`` (needs ``base_url`` and ``model``, else ``ConfigError``);
+    ``auto``: the endpoint when ``base_url`` and ``model`` are set, else the shipped local model
+    (unless ``model`` names another one), else sentence-transformers when it is installed and a
+    model is resolvable (the bundled MiniLM, or one named in settings), else None.
     Nothing is loaded or contacted here; the choice is logged.
     """
     chosen = _choose(s)
@@ -48,6 +51,8 @@ def _choose(s: EmbeddingSettings) -> Embedder | None:
         return None
     if s.provider == "hashing":
         return HashingEmbedder(s.dimensions or _HASHING_DEFAULT_DIMENSIONS)
+    if s.provider == "local":
+        return _shipped(s)
     if s.provider == "sentence-transformers":
         if not sentence_transformers_installed():
             raise MissingExtraError("sentence-transformers", "local", "Local embeddings")
@@ -61,6 +66,8 @@ def _choose(s: EmbeddingSettings) -> Embedder | None:
         return _endpoint(s)
     if s.base_url or (s.api_key and not s.model):
         log.warning("embeddings: an endpoint needs both embedding.base_url and embedding.model; ignoring it")
+    if not s.model and bundled_local_model() is not None:
+        return _shipped(s)
     if not sentence_transformers_installed():
         log.info("embeddings: sentence-transformers is not installed (pip install 'memstrata[local]')")
         return None
@@ -68,6 +75,18 @@ def _choose(s: EmbeddingSettings) -> Embedder | None:
         log.info("embeddings: no local model configured and the bundled MiniLM is not installed")
         return None
     return _local(s)
+
+
+def _shipped(s: EmbeddingSettings) -> LocalEmbedder:
+    path = bundled_local_model()
+    if path is None:
+        raise ConfigError(
+            "embedding provider 'local' needs the model files shipped in memstrata/embeddings/data"
+        )
+    for field in ("model", "dimensions", "batch_size"):
+        if getattr(s, field):
+            log.warning("embeddings: %s=%s is ignored by the shipped local model", field, getattr(s, field))
+    return LocalEmbedder(path)
 
 
 def _local(s: EmbeddingSettings) -> SentenceTransformerEmbedder:

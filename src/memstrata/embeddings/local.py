@@ -1,0 +1,225 @@
+"""The default local embedder: all-MiniLM-L6-v2 shipped in the package, run by numpy.
+
+No torch, no network, no extra: the weights (int8, 26 MB) and vocabulary live in
+``memstrata/embeddings/data`` (rebuilt by ``scripts/build_local_model.py``). Vectors match
+sentence-transformers' all-MiniLM-L6-v2 to cosine >= 0.999 (tested when both are installed).
+
+Speed choices, each measured (docs/design.md, "Embeddings"):
+- no padding for one text; a batch is sorted by length and cut into groups padded only to their own
+  longest text (attention and pooling masked), at most ``_TOKEN_BUDGET`` tokens per group;
+- input capped at the model's 256 word pieces (tokenizing stops there), so memory does not grow
+  with text length;
+- BLAS runs single-threaded during an embed: on a busy 2-core machine OpenBLAS' own threads wait
+  on each other and a query's p95 went from about 25 ms to over 140 ms.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memstrata.embeddings import tensorfile
+from memstrata.embeddings.minilm import Config, MiniLM
+from memstrata.embeddings.wordpiece import WordPieceTokenizer
+from memstrata.errors import EmbeddingError
+from memstrata.models import Vectors
+
+log = logging.getLogger(__name__)
+
+LOCAL_MODEL = "all-MiniLM-L6-v2-int8"
+DATA_DIR = Path(__file__).resolve().parent / "data"
+_WEIGHTS = "all-MiniLM-L6-v2-int8.safetensors"
+_VOCAB = "vocab.txt"
+# A padded group holds at most _TOKEN_BUDGET tokens (matrix products still large enough for full
+# BLAS speed, activations 1.5 MB each) and at most _SCORE_BUDGET attention scores per head (texts x
+# width^2; 12 heads x 4 bytes x 2**17 = 6.3 MB), so memory per group is bounded for long texts too.
+_TOKEN_BUDGET = 1024
+_SCORE_BUDGET = 1 << 17
+_MAX_GROUP = 64
+# A batch of more tokens than this is cut into at least one group per worker, so the pipeline's
+# small batches (a session's messages, a run's atoms) use every core, as torch's threads would.
+_SPLIT_ABOVE = 128
+# Groups of one batch run on this many threads (numpy releases the GIL in its kernels): the
+# parallelism BLAS threads would give, without their busy-waiting when the machine is loaded.
+_WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
+_pool_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+# At most _WORKERS forward passes at once in the process, whoever calls: the pipeline embeds from
+# several threads, and each pass holds ~30 MB of activations (and glibc keeps an arena per thread).
+_passes = threading.BoundedSemaphore(_WORKERS)
+_models_lock = threading.Lock()
+_models: dict[Path, tuple[MiniLM, WordPieceTokenizer]] = {}  # immutable once loaded
+
+
+def bundled_local_model() -> Path | None:
+    """The shipped model directory, or None when its files are missing (e.g. a trimmed install)."""
+    return DATA_DIR if (DATA_DIR / _WEIGHTS).is_file() and (DATA_DIR / _VOCAB).is_file() else None
+
+
+class LocalEmbedder:
+    """Embeds with the shipped MiniLM on CPU; rows L2-normalised float32, 384 dimensions.
+
+    ``name`` and ``dimensions`` read no weights; the model loads on the first ``embed``, once, under
+    a lock (the store embeds from worker threads); after that ``embed`` is thread-safe. A missing or
+    corrupt model file raises ``EmbeddingError``.
+    """
+
+    def __init__(self, model_dir: Path | None = None) -> None:
+        self.model_dir = model_dir or DATA_DIR
+        self.name = f"local:{LOCAL_MODEL}"
+        self._config: Config | None = None
+        self._loaded: tuple[MiniLM, WordPieceTokenizer] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def dimensions(self) -> int:
+        """The vector length, from the model file's header (the weights are not read)."""
+        if self._config is None:
+            self._config = Config.from_metadata(tensorfile.metadata(self.model_dir / _WEIGHTS))
+        return self._config.hidden
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """One unit row per text, in input order; shape ``(len(texts), dimensions)``."""
+        model, tokenizer = self._model()
+        out = np.zeros((len(texts), model.dimensions), dtype=np.float32)
+        if not texts:
+            return out
+        encoded = [tokenizer.encode(text) for text in texts]
+        groups = list(_groups(encoded))
+
+        def run(rows: list[int]) -> Vectors:
+            with _passes:
+                return model.encode([encoded[i] for i in rows])
+
+        try:
+            with single_threaded_blas():
+                if len(groups) == 1 or _WORKERS == 1:
+                    results: Iterator[Vectors] = map(run, groups)
+                else:
+                    results = _executor().map(run, groups)
+                for rows, vectors in zip(groups, results, strict=True):
+                    out[rows] = vectors
+        except (ValueError, IndexError, MemoryError) as exc:  # a corrupt model file or no memory
+            raise EmbeddingError(f"local model {LOCAL_MODEL} failed to embed: {exc!r}") from exc
+        return out
+
+    def _model(self) -> tuple[MiniLM, WordPieceTokenizer]:
+        if self._loaded is None:
+            with self._lock:
+                if self._loaded is None:
+                    self._loaded = self._load()
+        return self._loaded
+
+    def _load(self) -> tuple[MiniLM, WordPieceTokenizer]:
+        """The model of ``model_dir``, loaded once per process: every Memory opened shares it."""
+        key = self.model_dir.resolve()
+        with _models_lock:
+            if key not in _models:
+                path = self.model_dir / _WEIGHTS
+                log.info("loading local embedding model %s from %s", LOCAL_MODEL, path)
+                config = Config.from_metadata(tensorfile.metadata(path))
+                model = MiniLM(tensorfile.load(path), config)
+                tokenizer = WordPieceTokenizer.from_file(self.model_dir / _VOCAB, config.max_length)
+                _models[key] = (model, tokenizer)
+            model, tokenizer = _models[key]
+        self._config = model.config
+        return model, tokenizer
+
+
+def _executor() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="memstrata-embed")
+        return _pool
+
+
+def _groups(encoded: Sequence[Sequence[int]]) -> Iterator[list[int]]:
+    """Indexes of ``encoded`` in groups of similar length, each within the token budget."""
+    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]), reverse=True)
+    total = sum(len(ids) for ids in encoded)
+    budget = _TOKEN_BUDGET if total <= _SPLIT_ABOVE else min(_TOKEN_BUDGET, -(-total // _WORKERS))
+    group: list[int] = []
+    for i in order:
+        # Sorted longest first, so the group's first item sets its padded width.
+        width = len(encoded[group[0]]) if group else len(encoded[i])
+        size = len(group) + 1
+        if group and (size * width > budget or size * width * width > _SCORE_BUDGET or size > _MAX_GROUP):
+            yield group
+            group = []
+        group.append(i)
+    if group:
+        yield group
+
+
+# --- BLAS threads ---------------------------------------------------------------------------------
+
+_blas_lock = threading.Lock()
+_blas_users = 0
+_blas_saved: list[tuple[Any, int]] = []  # (setter, original count) while any embed runs
+_blas_setters: list[tuple[Any, Any]] | None = None  # (getter, setter) per BLAS library, found once
+
+
+@contextmanager
+def single_threaded_blas() -> Iterator[None]:
+    """Limit BLAS to one thread while any caller is inside; the first in sets it, the last out restores.
+
+    Counted rather than nested, because concurrent embeds from the store's worker threads would
+    otherwise restore each other's setting out of order. Without threadpoolctl it does nothing.
+    """
+    global _blas_users
+    with _blas_lock:
+        _blas_users += 1
+        if _blas_users == 1:
+            for get, set_ in _blas_functions():
+                _blas_saved.append((set_, get()))
+                set_(1)
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_users -= 1
+            if _blas_users == 0:
+                for set_, original in _blas_saved:
+                    set_(original)
+                _blas_saved.clear()
+
+
+def _blas_functions() -> list[tuple[Any, Any]]:
+    """Thread-count getter and setter of every BLAS library loaded (called under ``_blas_lock``).
+
+    threadpoolctl finds the libraries (scanning them costs ~0.5 ms, so once). For OpenBLAS its own
+    setter is bypassed: it lets only the first Python thread that ever set a limit change it and
+    silently ignores the others, and embeds run on whichever thread calls them.
+    """
+    global _blas_setters
+    if _blas_setters is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # pragma: no cover - a core dependency; without it only speed suffers
+            _blas_setters = []
+            return _blas_setters
+        found: list[tuple[Any, Any]] = []
+        for lib in ThreadpoolController().select(user_api="blas").lib_controllers:
+            setter = _openblas_setter(lib) if lib.internal_api == "openblas" else lib.set_num_threads
+            if setter is not None:
+                found.append((lib.get_num_threads, setter))
+        _blas_setters = found
+    return _blas_setters
+
+
+def _openblas_setter(lib: Any) -> Any:
+    for prefix in ("", "scipy_"):
+        for suffix in ("", "64_", "_64"):
+            setter = getattr(lib.dynlib, f"{prefix}openblas_set_num_threads{suffix}", None)
+            if setter is not None:
+                return setter
+    return None
