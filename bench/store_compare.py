@@ -9,7 +9,7 @@ For each size N, both stores get the same N atoms in one tenant: synthetic sente
 ``Searcher`` (the path every search takes: store primitives, fusion, hydration) runs ``--queries``
 keyword, vector and hybrid searches of 10 hits over L1; vector recall@10 compares the store's
 vector top-10 with exact cosine top-10 over the same vectors. Index build: PostgreSQL's HNSW index
-built once after the bulk load (``CREATE INDEX``; pgvector defaults m=16, ef_construction=64),
+built once after the bulk load (``CREATE INDEX`` with the store's ``HNSW_OPTIONS``),
 SQLite's first vector query (it loads the tenant's matrix). Capture: ``Memory.capture`` of 2,000
 two-message turns, keyword only (no embedder), per-call p50/p99 and messages/s.
 
@@ -41,6 +41,7 @@ from memstrata.retrieval.documents import atom_body
 from memstrata.retrieval.presets import HYBRID, KEYWORD_ONLY, VECTOR_ONLY, SearchPlan
 from memstrata.retrieval.search import Searcher, SearchRequest
 from memstrata.retrieval.vectors import VectorState
+from memstrata.stores.postgres.search import HNSW_OPTIONS
 from memstrata.stores.postgres.store import PostgresStore
 from memstrata.stores.sqlite.store import SqliteStore
 
@@ -123,7 +124,9 @@ def build_hnsw(store: PostgresStore) -> float:
     with store.db.tx() as c:
         c.execute("SET LOCAL maintenance_work_mem = '4GB'")
         c.execute("SET LOCAL max_parallel_maintenance_workers = 1")
-        c.execute("CREATE INDEX vectors_l1_hnsw ON vectors_l1 USING hnsw (vec vector_cosine_ops)")
+        c.execute(
+            f"CREATE INDEX vectors_l1_hnsw ON vectors_l1 USING hnsw (vec vector_cosine_ops) WITH ({HNSW_OPTIONS})"
+        )
     with store.db.tx() as c:
         c.execute("ANALYZE vectors_l1")
         c.execute("ANALYZE atoms")
@@ -219,22 +222,26 @@ def main() -> int:
     ap.add_argument("--sizes", default="10000,100000")
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--store-url", default=None)
+    ap.add_argument("--stores", default="sqlite,postgres", help="which stores to run (comma-separated)")
     a = ap.parse_args()
+    stores = a.stores.split(",")
     with postgres(a.store_url) as fresh:
-        print(f"sqlite: {capture_rate(Path(tempfile.mkdtemp(prefix='bench-capture-')))}", flush=True)
-        print(f"postgres: {capture_rate(fresh())}", flush=True)
+        if "sqlite" in stores:
+            print(f"sqlite: {capture_rate(Path(tempfile.mkdtemp(prefix='bench-capture-')))}", flush=True)
+        if "postgres" in stores:
+            print(f"postgres: {capture_rate(fresh())}", flush=True)
         for n in (int(x) for x in a.sizes.split(",")):
             data = Data(n, a.queries)
-            sqlite = SqliteStore(Path(tempfile.mkdtemp(prefix=f"bench-compare-{n}-")))
-            try:
-                print(measure("sqlite", sqlite, data), flush=True)
-            finally:
-                sqlite.close()
-            pg = PostgresStore(fresh())
-            try:
-                print(measure("postgres", pg, data), flush=True)
-            finally:
-                pg.close()
+            for name in stores:
+                store: Store = (
+                    SqliteStore(Path(tempfile.mkdtemp(prefix=f"bench-compare-{n}-")))
+                    if name == "sqlite"
+                    else PostgresStore(fresh())
+                )
+                try:
+                    print(measure(name, store, data), flush=True)
+                finally:
+                    store.close()
     return 0
 
 
