@@ -6,13 +6,15 @@ nor change another's records. Blocking: the facade runs these in worker threads,
 tenant's pipeline lock around scene and persona writes (an L2/L3 run would otherwise restore its
 backup over them).
 
-    messages (L0)   get, delete (by id or whole sessions), count
-    atoms (L1)      get, update (a new version supersedes the old one), delete (with its history)
+    messages (L0)   get, delete (by id or whole sessions; atoms left with no source go too), count
+    atoms (L1)      get, update (a new version supersedes the old one), delete (with its history),
+                    pin and time to live (in place, no new version)
     scenes (L2)     write (create or replace; safe names only), delete; the index follows
     persona (L3)    write (the body; scene navigation is regenerated)
 
 Deleting never leaves a record findable: keyword rows go with the record in one transaction and
-vectors right after; the store rewrites its JSONL mirror without it.
+vectors right after; the store rewrites its JSONL mirror without it. A removal returns the scenes
+that held removed atoms, for the facade to have L2/L3 rewrite them (``forgetting.dependants``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from memstrata.errors import ConflictError, InputError, NotFoundError, PathError
+from memstrata.forgetting import dependants
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l2.scene_file import one_line, split_meta
@@ -45,6 +48,15 @@ class Counts:
     atoms: int
     scenes: int
     persona: int  # 1 when the tenant has a persona
+
+
+@dataclass(frozen=True, slots=True)
+class Removal:
+    """What a delete removed: message ids, atom ids (every version) and the scenes that held atoms."""
+
+    messages: tuple[str, ...] = ()
+    atoms: tuple[str, ...] = ()
+    scenes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,10 +88,16 @@ class DataPlane:
             raise NotFoundError("message", message_id, tenant=str(tenant))
         return found[0]
 
-    def delete_messages(self, tenant: Tenant, ids: list[str], session_keys: list[str]) -> list[str]:
+    def delete_messages(self, tenant: Tenant, ids: list[str], session_keys: list[str]) -> Removal:
+        """Delete messages (by id and whole sessions) with their index rows and vectors, and the
+        atoms left with no source (every source deleted; one swept by retention still counts)."""
         removed = self._store.messages.delete(tenant, ids, session_keys)
         self._store.index.drop_vectors(tenant, Layer.L0, [m.seq for m in removed])
-        return [m.id for m in removed]
+        gone = [m.id for m in removed]
+        atoms = (
+            self.delete_atoms(tenant, dependants.orphaned(self._store, tenant, gone)) if gone else Removal()
+        )
+        return Removal(tuple(gone), atoms.atoms, atoms.scenes)
 
     # --- L1 -------------------------------------------------------------------------------------
 
@@ -125,17 +143,32 @@ class DataPlane:
             raise ConflictError(f"atom {atom.id!r} has no current version", tenant=str(tenant))
         return atom
 
-    def delete_atoms(self, tenant: Tenant, ids: list[str]) -> list[str]:
-        """Delete atoms (with their older versions), their vectors and their scene membership."""
-        removed = self._store.atoms.delete(tenant, ids)
-        self._store.index.drop_vectors(tenant, Layer.L1, [a.seq for a in removed])
-        gone = {a.id for a in removed}
-        membership = self._store.members.get(tenant)
-        if gone & set(membership):
-            self._store.members.replace(tenant, {i: n for i, n in membership.items() if i not in gone})
-            if self._upper is not None:
-                self._rebuild_index(self._upper, tenant)
-        return [a.id for a in removed]
+    def delete_atoms(self, tenant: Tenant, ids: list[str]) -> Removal:
+        """Delete atoms (with their older versions), their vectors and their scene membership; the
+        scene index follows now, the scenes' text at the next L2 run."""
+        if not ids:
+            return Removal()
+        dropped = dependants.drop_atoms(self._store, tenant, ids)
+        if dropped.scenes and self._upper is not None:
+            self._rebuild_index(self._upper, tenant)
+        return Removal((), tuple(a.id for a in dropped.atoms), dropped.scenes)
+
+    def pin_atom(self, tenant: Tenant, atom_id: str, pinned: bool) -> Atom:
+        """Pin (or unpin) the current atom in place: a pinned atom is never swept, expired, merged
+        away or superseded by the pipeline. A superseded atom is a ``ConflictError``."""
+        atom = self._current(tenant, self.atom(tenant, atom_id), follow=False)
+        return self._amend(tenant, replace(atom, pinned=pinned))
+
+    def set_ttl(self, tenant: Tenant, atom_id: str, expires_at: int | None) -> Atom:
+        """Give the current atom a time to live (``expires_at``, ms) or none (None), in place."""
+        atom = self._current(tenant, self.atom(tenant, atom_id), follow=False)
+        return self._amend(tenant, replace(atom, expires_at=expires_at))
+
+    def _amend(self, tenant: Tenant, atom: Atom) -> Atom:
+        found = self._store.atoms.amend(tenant, [atom])
+        if not found:
+            raise NotFoundError("atom", atom.id, tenant=str(tenant))
+        return found[0]
 
     # --- L2 -------------------------------------------------------------------------------------
 

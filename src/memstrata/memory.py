@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from memstrata.facade.edits import EditMethods
+from memstrata.facade.exporting import ExportMethods
+from memstrata.facade.forgetting import ForgetMethods
 from memstrata.facade.imports import ImportMethods
 from memstrata.facade.reads import ReadMethods
 from memstrata.facade.turns import TurnMethods
@@ -26,7 +28,7 @@ from memstrata.settings import load_settings
 from memstrata.wiring import assemble
 
 
-class AsyncMemory(TurnMethods, ImportMethods, EditMethods, ReadMethods):
+class AsyncMemory(TurnMethods, ExportMethods, ForgetMethods, ImportMethods, EditMethods, ReadMethods):
     """Long-term memory for one data directory (or database). Use ``await AsyncMemory.open(...)``."""
 
     @classmethod
@@ -90,8 +92,8 @@ class AsyncMemory(TurnMethods, ImportMethods, EditMethods, ReadMethods):
             with contextlib.suppress(asyncio.CancelledError):
                 await self._background
             self._background = None
-        if self._warming:
-            await asyncio.gather(*self._warming, return_exceptions=True)
+        if not self.read_only:
+            await self._pipeline.warm(everything=True)
         if flush and self._scheduler.touched:
             await self._scheduler.flush_touched()
         await asyncio.to_thread(self._store.close)

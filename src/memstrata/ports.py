@@ -6,6 +6,7 @@
     Extractor       extract(window) -> atom drafts          engines/: offline, llm
     Deduplicator    decide(drafts, candidates) -> actions   engines/: offline, llm
     Store parts     MessageLog, AtomStore, SearchIndex, PipelineState, SceneMembers, Leases
+                    (+ Store.tenants, erase, compact: forgetting a tenant for good)
                                                             stores/sqlite, stores/postgres
     SceneStore      L2 scene files, their index and backups  stores/files
     PersonaStore    L3 persona.md and its backups            stores/files
@@ -33,6 +34,7 @@ from memstrata.models import (
     ConsolidationRequest,
     ConsolidationResult,
     DedupDecision,
+    Erased,
     ExtractionWindow,
     FileProblem,
     Layer,
@@ -43,6 +45,7 @@ from memstrata.models import (
     SceneEntry,
     Scored,
     SessionState,
+    SweepState,
     Tenant,
     TenantState,
     ToolSpec,
@@ -162,6 +165,11 @@ class MessageLog(Protocol):
         """How many of the tenant's messages match ``flt``."""
         ...
 
+    def sessions(self, tenant: Tenant | None) -> list[tuple[Tenant, str]]:
+        """Every ``(tenant, session key)`` holding messages (of ``tenant``; with None, of the
+        store), by the seq of its first message."""
+        ...
+
     def list(
         self, tenant: Tenant | None, flt: MessageFilter, *, limit: int, after_seq: int = 0
     ) -> list[Message]:
@@ -174,7 +182,11 @@ class MessageLog(Protocol):
 
 
 class AtomStore(Protocol):
-    """L1: memory atoms, versioned: a superseded atom stays readable."""
+    """L1: memory atoms, versioned: a superseded atom stays readable.
+
+    Every read taking an ``AtomFilter`` with ``at`` set leaves out the atoms expired at that time
+    (``expires_at <= at`` and not pinned), inside the query; so do ``SearchIndex.keyword`` and
+    ``SearchIndex.vector``."""
 
     def commit(
         self,
@@ -206,6 +218,23 @@ class AtomStore(Protocol):
         """How many of the tenant's atoms match ``flt`` (current only, unless it includes history)."""
         ...
 
+    def amend(self, tenant: Tenant, atoms: Sequence[Atom]) -> list[Atom]:
+        """Write the ``metadata``, ``pinned`` and ``expires_at`` of these atoms of ``tenant`` in
+        place, in one transaction: no new version; id, seq and every other field stay. Returns the
+        atoms as now stored (ids the tenant does not have are left out)."""
+        ...
+
+    def citing(self, tenant: Tenant, message_ids: Sequence[str]) -> list[Atom]:
+        """The tenant's atoms, current or not, whose ``source_message_ids`` name any of
+        ``message_ids``, by ascending seq."""
+        ...
+
+    def sweepable(self, now: int, older_than: int | None, limit: int, after_seq: int = 0) -> list[Atom]:
+        """Atoms of every tenant, current or not, that are not pinned and either expired
+        (``expires_at <= now``) or, when ``older_than`` is given, last updated before it (ms);
+        ascending seq after ``after_seq``, at most ``limit``."""
+        ...
+
     def list(self, tenant: Tenant | None, flt: AtomFilter, *, limit: int, after_seq: int = 0) -> list[Atom]:
         """Atoms by ascending seq."""
         ...
@@ -216,7 +245,8 @@ class AtomStore(Protocol):
 
 
 class SearchIndex(Protocol):
-    """Search primitives per layer. Fusion happens in the core, never here."""
+    """Search primitives per layer. Fusion happens in the core, never here. An ``AtomFilter``
+    with ``at`` leaves expired atoms out inside the query (see ``AtomStore``)."""
 
     def keyword(
         self,
@@ -317,6 +347,14 @@ class PipelineState(Protocol):
         """``update_session`` for the tenant's L2/L3 state (every field is saved)."""
         ...
 
+    def sweep(self) -> SweepState:
+        """The retention sweep's state (a fresh one if never saved)."""
+        ...
+
+    def save_sweep(self, state: SweepState) -> None:
+        """Persist every field of the retention sweep's state."""
+        ...
+
 
 class Leases(Protocol):
     """Who does a piece of pipeline work when several processes share one store.
@@ -372,6 +410,24 @@ class Store(Protocol):
     def check(self) -> list[str]:
         """What the store finds wrong with itself, one line each (e.g. mirrors out of step with
         the tables); cheap enough for ``status``."""
+        ...
+
+    def tenants(self) -> list[Tenant]:
+        """Every tenant with anything stored: records, vectors, scene membership or pipeline
+        state; by user, then agent."""
+        ...
+
+    def erase(self, tenant: Tenant) -> Erased:
+        """Remove every row of ``tenant``: messages and atoms (every version) with their keyword
+        index rows, vectors, scene membership, L1 and L2/L3 pipeline state, in one transaction;
+        then the tenant's lines of any mirror (other lines untouched). Idempotent: run again after
+        a crash, it finishes. Other tenants' rows are left exactly as they were."""
+        ...
+
+    def compact(self) -> list[str]:
+        """Give the space of deleted rows back so their bytes are gone from the storage (SQLite:
+        keyword indexes merged, ``VACUUM``, WAL truncated; PostgreSQL: ``VACUUM FULL`` of the
+        tables). Returns what could not be done, in words (empty: done)."""
         ...
 
     def repair(self) -> list[str]:
@@ -482,6 +538,12 @@ class SceneStore(Protocol):
         A writer's operation (call it under the tenant's lock)."""
         ...
 
+    def erase(self, tenant: Tenant) -> int:
+        """Delete everything stored for the tenant's scenes: files, index, snapshots, set-aside
+        copies (the file store: the whole profile folder, so erase the persona first). Returns the
+        files (or records) removed; 0 when there was nothing."""
+        ...
+
 
 class PersonaStore(Protocol):
     """L3 storage of a tenant: ``persona.md`` and its backups."""
@@ -521,6 +583,10 @@ class PersonaStore(Protocol):
     def repair(self, tenant: Tenant) -> list[FileProblem]:
         """Set an unreadable ``persona.md`` aside in ``.backup/`` and restore the newest readable
         backup (when there is none the persona is gone and the next L3 run writes a new one)."""
+        ...
+
+    def erase(self, tenant: Tenant) -> int:
+        """Delete the tenant's persona and every backup of it. Returns the files removed."""
         ...
 
 

@@ -20,8 +20,9 @@ from functools import cache
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -55,6 +56,34 @@ class CaptureSettings(_Section):
     # A longer message is stored cut to this many characters, with a note saying so (and the
     # capture result reports it). Keeps one pasted log or file from costing gigabytes downstream.
     max_message_chars: Annotated[int, Field(ge=1000)] = 200_000
+    # L0 retention: messages said more than this many days ago are deleted by the daily sweep
+    # (None: kept for ever). Never the session's newest ``retention_keep_last`` messages, and
+    # never a message L1 has not extracted yet; the atoms taken from a swept message keep their
+    # text and say so (``metadata.sources_swept``).
+    retention_days: Annotated[float | None, Field(gt=0)] = None
+    retention_keep_last: Annotated[int, Field(ge=0)] = 20
+
+
+class RetentionSettings(_Section):
+    """The daily sweep: L0 retention (``capture.retention_days``), L1 retention, expired atoms."""
+
+    # L1 retention: unpinned atoms (and old versions) not updated for this many days are deleted
+    # by the sweep (None: kept for ever). Expired atoms (``expires_at``) are deleted in any case.
+    atoms_days: Annotated[float | None, Field(gt=0)] = None
+    sweep_at: Annotated[str, Field(pattern=r"^([01]\d|2[0-3]):[0-5]\d$")] = "03:30"  # local time
+    timezone: str = ""  # an IANA name such as Europe/Paris; empty: the machine's local time
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        if value:
+            try:
+                ZoneInfo(value)
+            except (ZoneInfoNotFoundError, ValueError):
+                raise ValueError(
+                    f"unknown time zone {value!r} (use an IANA name like Europe/Paris)"
+                ) from None
+        return value
 
 
 class LLMSettings(_Section):
@@ -161,6 +190,7 @@ class Settings(BaseSettings):
     recall: RecallSettings = Field(default_factory=RecallSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
     turns: TurnSettings = Field(default_factory=TurnSettings)
+    retention: RetentionSettings = Field(default_factory=RetentionSettings)
     # The bearer token of the HTTP gateway (``MEMSTRATA_API_KEY``); required off loopback.
     api_key: SecretStr | None = None
 

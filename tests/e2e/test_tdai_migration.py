@@ -69,11 +69,11 @@ def test_cli_imports_reports_the_bad_line_and_a_second_import_changes_nothing(tm
 def test_cli_wants_exactly_one_of_file_and_from_tdai(tmp_path: Path) -> None:
     d = str(tmp_path / "data")
     code, out = invoke("--data-dir", d, "import")
-    assert code == 2 and "give exactly one of FILE or --from-tdai DIR" in words(out)
+    assert code == 2 and "give exactly one of FILE, --from-tdai DIR or --from-export DIR" in words(out)
     seed = tmp_path / "seed.json"
     seed.write_text('{"sessions": []}')
     code, out = invoke("--data-dir", d, "import", str(seed), "--from-tdai", str(FIXTURE))
-    assert code == 2 and "give exactly one of FILE or --from-tdai DIR" in words(out)
+    assert code == 2 and "give exactly one of FILE, --from-tdai DIR or --from-export DIR" in words(out)
     code, out = invoke("--data-dir", d, "import", "--from-tdai", str(FIXTURE), "--format", "seed")
     assert code == 2 and "applies to FILE only" in words(out)
     code, out = invoke("--data-dir", d, "import", "--from-tdai", str(seed.parent / "nowhere"))

@@ -48,21 +48,34 @@ def import_file(
             file_okay=False,
         ),
     ] = None,
+    from_export: Annotated[
+        Path | None,
+        typer.Option(
+            "--from-export",
+            metavar="DIR",
+            help="Import a `memstrata export` folder (jsonl or tdai layout) instead of FILE.",
+            exists=True,
+            file_okay=False,
+        ),
+    ] = None,
     process: Annotated[
         bool, typer.Option("--process/--no-process", help="Run the pipeline after import.")
     ] = True,
     data_dir: DataDir = None,
 ) -> None:
-    """Import conversation history (FILE) or a TencentDB-Agent-Memory data directory (--from-tdai);
-    re-importing the same input changes nothing."""
-    if (file is None) == (from_tdai is None):
+    """Import conversation history (FILE), a TencentDB-Agent-Memory data directory (--from-tdai)
+    or a memstrata export (--from-export); re-importing the same input changes nothing."""
+    given = [x for x in (file, from_tdai, from_export) if x is not None]
+    if len(given) != 1:
         raise typer.BadParameter(
-            "give exactly one of FILE or --from-tdai DIR", param_hint="FILE / --from-tdai"
+            "give exactly one of FILE, --from-tdai DIR or --from-export DIR",
+            param_hint="FILE / --from-tdai / --from-export",
         )
-    if from_tdai is not None:
+    folder = from_tdai or from_export
+    if folder is not None:
         if fmt is not None:
-            raise typer.BadParameter("applies to FILE only, not to --from-tdai", param_hint="--format")
-        _import_tdai(ctx, from_tdai, process, data_dir)
+            raise typer.BadParameter("applies to FILE only, not to a folder", param_hint="--format")
+        _import_tdai(ctx, folder, process, data_dir, export=from_export is not None)
     else:
         assert file is not None
         _import_seed(ctx, file, fmt, process, data_dir)
@@ -104,10 +117,14 @@ def _exit_on_pipeline_errors(status: Status) -> None:
         raise typer.Exit(1)
 
 
-def _import_tdai(ctx: typer.Context, folder: Path, process: bool, data_dir: Path | None) -> None:
+def _import_tdai(
+    ctx: typer.Context, folder: Path, process: bool, data_dir: Path | None, *, export: bool = False
+) -> None:
     with open_memory(ctx, data_dir, write=True, flush=process) as mem:
-        with console.status("importing the TencentDB-Agent-Memory directory"):
-            report = mem.import_tdai(folder)
+        with console.status(
+            "importing the export" if export else "importing the TencentDB-Agent-Memory directory"
+        ):
+            report = mem.import_export(folder) if export else mem.import_tdai(folder)
         if process:
             with console.status("running the pipeline"):
                 mem.run_all()  # atoms of tenants that came without scenes get scenes and a persona

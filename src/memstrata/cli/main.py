@@ -9,6 +9,7 @@ import typer
 
 from memstrata.cli import (
     demo_cmd,
+    forget_cmd,
     import_cmd,
     inspect_cmd,
     maintenance_cmd,
@@ -70,6 +71,7 @@ search_cmd.register(app)
 maintenance_cmd.register(app)
 repair_cmd.register(app)
 migrate_cmd.register(app)
+forget_cmd.register(app)
 demo_cmd.register(app)
 serve_cmd.register(app)
 mcp_cmd.register(app)

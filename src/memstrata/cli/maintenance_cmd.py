@@ -31,6 +31,8 @@ def status(
         f"{st.messages} messages, {st.atoms} current atoms; embedder: {st.embedder or 'none'}, "
         f"search: {st.strategy}; {st.unembedded} records waiting for a vector"
     )
+    if st.last_sweep is not None:
+        console.print(f"retention sweep last ran {iso(st.last_sweep)} UTC")
     for note in ([st.vectors_note] if st.vectors_note else []) + list(st.problems):
         console.print(f"[yellow]degraded[/yellow] {escape(note)}", soft_wrap=True)
     emit(

@@ -8,6 +8,7 @@ import contextlib
 from collections.abc import Callable
 
 from memstrata.errors import ReadOnlyError
+from memstrata.forgetting.sweep import Sweeper, SweepPolicy
 from memstrata.layers.l0.recorder import Recorder
 from memstrata.models import (
     Tenant,
@@ -36,7 +37,7 @@ class FacadeCore:
         self._clock = parts.clock
         self._vectors = parts.vectors
         self._upper = parts.upper
-        self._searcher = Searcher(parts.store, parts.vectors)
+        self._searcher = Searcher(parts.store, parts.vectors, parts.clock.now_ms)
         p = settings.pipeline
         runner = L1Runner(parts.store, parts.extractor, parts.deduplicator, parts.vectors, parts.clock, p)
         tenants = None
@@ -46,7 +47,14 @@ class FacadeCore:
             parts.store, runner, parts.clock, p, tenants.on_l1_atoms if tenants else None
         )
         backlog = EmbeddingBacklog(parts.store, parts.vectors, parts.clock, p.retry_delay_seconds)
-        self._pipeline = Pipeline(parts.store, self._scheduler, tenants, backlog, parts.clock)
+        sweeper = Sweeper(
+            parts.store,
+            parts.clock,
+            SweepPolicy.of(settings),
+            tenants.hold if tenants else None,
+            tenants.on_removed if tenants else None,
+        )
+        self._pipeline = Pipeline(parts.store, self._scheduler, tenants, backlog, parts.clock, sweeper)
         self._recorder = Recorder(
             parts.store,
             parts.clock,
@@ -58,11 +66,15 @@ class FacadeCore:
         if not self.read_only:
             self._pipeline.recover()
         self._background: asyncio.Task[None] | None = None
-        self._warming: set[asyncio.Future[None]] = set()
 
     def _writable(self, what: str) -> None:
         if self.read_only:
             raise ReadOnlyError(f"cannot {what}: this memory was opened read-only")
+
+    def _forgotten(self, tenant: Tenant) -> None:
+        """Drop what this process holds in memory for an erased tenant (sessions to flush on
+        close; topic classes add their own)."""
+        self._scheduler.forget(tenant)
 
     def _tenant_lock(self, tenant: Tenant) -> contextlib.AbstractAsyncContextManager[object]:
         """The tenant's L2/L3 lock, so a scene or persona edit never races a run."""

@@ -8,7 +8,7 @@ import functools
 from collections.abc import Sequence
 
 from memstrata import arguments as args
-from memstrata.data_plane import AtomChange, Counts, DataPlane
+from memstrata.data_plane import AtomChange, Counts, DataPlane, Removal
 from memstrata.facade.core import FacadeCore
 from memstrata.models import (
     DEFAULT,
@@ -48,10 +48,14 @@ class EditMethods(FacadeCore):
         agent_id: str = DEFAULT,
     ) -> list[str]:
         """Delete the tenant's L0 messages with these ids and every message of these sessions.
-        Returns the ids deleted (atoms extracted from them stay: delete those with ``delete_atoms``)."""
+        Atoms left with no source (every one deleted) are deleted too, and the scenes and persona
+        that held them are rewritten at the next L2/L3 run. Returns the message ids deleted."""
         self._writable("delete messages")
         tenant = args.tenant(user_id, agent_id)
-        return await asyncio.to_thread(self._data.delete_messages, tenant, list(ids), list(session_keys))
+        async with self._tenant_lock(tenant):  # atoms and scene membership may change with them
+            done = await asyncio.to_thread(self._data.delete_messages, tenant, list(ids), list(session_keys))
+            await self._removed(tenant, done)
+        return list(done.messages)
 
     async def get_atom(self, atom_id: str, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> Atom:
         """One L1 atom of the tenant (current or superseded). Raises ``NotFoundError``."""
@@ -83,11 +87,21 @@ class EditMethods(FacadeCore):
     async def delete_atoms(
         self, ids: Sequence[str], *, user_id: str = DEFAULT, agent_id: str = DEFAULT
     ) -> list[str]:
-        """Delete the tenant's atoms with these ids and their older versions; returns the ids deleted."""
+        """Delete the tenant's atoms with these ids and their older versions; returns the ids deleted.
+        The scenes and the persona are rewritten without them at the next L2/L3 run."""
         self._writable("delete atoms")
         tenant = args.tenant(user_id, agent_id)
         async with self._tenant_lock(tenant):  # scene membership changes with them
-            return await asyncio.to_thread(self._data.delete_atoms, tenant, list(ids))
+            done = await asyncio.to_thread(self._data.delete_atoms, tenant, list(ids))
+            await self._removed(tenant, done)
+        return list(done.atoms)
+
+    async def _removed(self, tenant: Tenant, done: Removal) -> None:
+        """Have L2/L3 rewrite the scenes and persona without the removed atoms (call under the
+        tenant's lock)."""
+        if done.atoms:
+            await asyncio.to_thread(self._pipeline.on_removed, tenant, done.scenes)
+            self._pipeline.wake()
 
     async def write_scene(
         self,

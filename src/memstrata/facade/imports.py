@@ -13,7 +13,7 @@ from memstrata.facade.capture import CaptureMethods
 from memstrata.facade.core import Progress
 from memstrata.facade.pipeline import PipelineMethods
 from memstrata.importers.seed import parse_seed
-from memstrata.importers.tdai import TdaiImportReport, read_tdai
+from memstrata.importers.tdai import TdaiData, TdaiImportReport, read_tdai
 from memstrata.importers.tdai_writer import TdaiImport
 from memstrata.importers.types import ImportReport, ImportSession
 from memstrata.layers.l0.recorder import stable_id
@@ -72,6 +72,10 @@ class ImportMethods(CaptureMethods, PipelineMethods):
         """
         self._writable("import")
         data = await asyncio.to_thread(read_tdai, Path(path))
+        return await self._write_import(data)
+
+    async def _write_import(self, data: TdaiData) -> TdaiImportReport:
+        """Write what an import read (TDAI directory or memstrata export), the pipeline held off."""
         writer = TdaiImport(
             self._store, self._upper, self._recorder.record, self._vectors, self._pipeline.on_atoms
         )

@@ -17,7 +17,7 @@ from memstrata.models import (
     SearchResult,
     Tenant,
 )
-from memstrata.recall import Budgets, RecallResult, gather, heated, recall_sources, warm_scenes
+from memstrata.recall import Budgets, RecallResult, gather, heated, recall_sources
 from memstrata.retrieval.search import SearchRequest
 
 log = logging.getLogger(__name__)
@@ -106,21 +106,7 @@ class SearchMethods(FacadeCore):
         return result
 
     def _warm(self, atom_ids: list[str], tenant: Tenant) -> None:
-        """Raise the heat of the recalled atoms' scenes, after the answer, under the tenant's lock
-        (the L2 writer takes it too). A read-only memory leaves heat to the writer."""
-        upper = self._upper
-        if self.read_only or upper is None or not atom_ids:
-            return
-
-        async def warm() -> None:
-            async with self._pipeline.tenants_hold(tenant):
-                await asyncio.to_thread(warm_scenes, upper.scenes, tenant, atom_ids)
-
-        task = asyncio.ensure_future(warm())
-        self._warming.add(task)
-        task.add_done_callback(self._warmed)
-
-    def _warmed(self, task: asyncio.Future[None]) -> None:
-        self._warming.discard(task)
-        if not task.cancelled() and (exc := task.exception()) is not None:
-            log.warning("raising scene heat after recall failed: %s", exc)
+        """Note the recalled atoms: the writer folds them into their scenes' heat in batches (the
+        pipeline, under the tenant's lock). A read-only memory leaves heat to the writer."""
+        if not self.read_only and self._upper is not None:
+            self._pipeline.heat.note(tenant, atom_ids, self._clock.now_ms())

@@ -17,6 +17,7 @@ from memstrata.layers.host_turns import PromptMark, PromptMarks, TurnMessage, Tu
 from memstrata.layers.l0.recorder import CaptureResult
 from memstrata.models import (
     DEFAULT,
+    Tenant,
 )
 from memstrata.recall import RecallResult
 
@@ -30,6 +31,10 @@ class TurnMethods(CaptureMethods, SearchMethods):
     @functools.cached_property
     def _noise(self) -> tuple[re.Pattern[str], ...]:
         return host_turns.compile_patterns(self.settings.turns.noise_patterns)
+
+    def _forgotten(self, tenant: Tenant) -> None:
+        super()._forgotten(tenant)
+        self._marks.drop(lambda key: isinstance(key, tuple) and key[0] == tenant)
 
     async def before_prompt(
         self,

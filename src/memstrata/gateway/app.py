@@ -25,7 +25,7 @@ from starlette.exceptions import HTTPException
 from memstrata.errors import ConfigError, MemstrataError
 from memstrata.gateway.errors import Problem, field_of, problem_of, render
 from memstrata.gateway.middleware import BearerAuth, BodyLimit, RequestIds, SecretFilter, request_id
-from memstrata.gateway.routes import atoms, layers, messages, search, service, turns
+from memstrata.gateway.routes import atoms, forgetting, layers, messages, search, service, turns
 from memstrata.gateway.tdam.router import router as tdam_router
 from memstrata.settings import Settings
 
@@ -93,7 +93,7 @@ def create_app(settings: Settings, open_memory: Opener, *, host: str | None = No
         lifespan=lifespan,
     )
     app.state.store_name = "sqlite"
-    for module in (turns, search, messages, atoms, layers, service):
+    for module in (turns, search, messages, atoms, forgetting, layers, service):
         app.include_router(module.router)
     app.include_router(tdam_router)
     if settings.server.mcp:

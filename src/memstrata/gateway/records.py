@@ -53,6 +53,8 @@ class AtomOut(Wire):
     version: int
     superseded_by: str | None
     seq: int
+    pinned: bool = Field(description="Never swept, expired, merged away or superseded by the pipeline.")
+    expires_at: int | None = Field(description="Leaves search and recall at this time (epoch ms).")
 
 
 class HitOut(Wire):
@@ -168,6 +170,37 @@ class StatusOut(Wire):
     unembedded: int = Field(description="Records waiting for a vector.")
     read_only: bool
     problems: list[str] = Field(description="What is degraded, in words.")
+    last_sweep: int | None = Field(description="When the retention sweep last ran (epoch ms).")
+
+
+class ErasedOut(Wire):
+    messages: int
+    atoms: int
+    vectors: int
+    scene_members: int
+    sessions: int
+    tenant_states: int
+    mirror_lines: int
+
+
+class ForgetOut(Wire):
+    """What forgetting a tenant removed, per layer; ``reclaimed``: the database was rewritten and
+    its WAL truncated, so the bytes are gone from disk (``notes`` says why not)."""
+
+    tenants: list[TenantOut]
+    erased: ErasedOut
+    files: int = Field(description="Profile files removed: scenes, index, persona, backups.")
+    reclaimed: bool
+    notes: list[str]
+
+
+class SweepOut(Wire):
+    at: int
+    messages: int = Field(description="Messages past capture.retention_days, deleted.")
+    marked: int = Field(description="Atoms whose source messages were swept (they keep their text).")
+    expired: int = Field(description="Atoms past their expires_at, deleted.")
+    aged: int = Field(description="Atoms past retention.atoms_days, deleted.")
+    tenants: list[TenantOut]
 
 
 class ImportOut(Wire):

@@ -173,3 +173,14 @@ class ImportIn(TenantBody):
 
 class EmptyIn(Body):
     pass
+
+
+class PinIn(TenantBody):
+    pinned: bool = True
+
+
+class TtlIn(TenantBody):
+    """``expires_at`` (epoch ms or ISO 8601) or ``ttl_seconds`` from now; neither clears it."""
+
+    expires_at: Millis | Annotated[str, StringConstraints(max_length=64)] | None = None
+    ttl_seconds: Annotated[float, Field(gt=0, le=10**11)] | None = None

@@ -67,6 +67,11 @@ def _time(obj: Mapping[str, Any], *keys: str) -> int | None:
     return parse_timestamp(_get(obj, *keys), keys[0])
 
 
+def recorded_at(obj: Mapping[str, Any]) -> int | None:
+    """When the line's message was stored (``recordedAt``), kept by the import; None when absent."""
+    return _time(obj, "recordedAt", "recorded_at")
+
+
 def parse_message(obj: Mapping[str, Any]) -> tuple[Tenant, str, str, NewMessage]:
     """``(tenant, session key, session id, message)`` of one conversations line."""
     role = (_text(obj, "role") or "").lower()
@@ -115,6 +120,8 @@ def parse_atom(obj: Mapping[str, Any], day_ms: int) -> Atom:
         updated_at=updated,
         version=version if isinstance(version, int) and not isinstance(version, bool) and version > 0 else 1,
         superseded_by=_superseded_by(obj),
+        pinned=obj.get("pinned") is True,
+        expires_at=_time(obj, "expiresAt", "expires_at"),
     )
 
 

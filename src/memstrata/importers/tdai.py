@@ -5,6 +5,10 @@
     <dir>/scene_blocks/*.md, persona.md    L2/L3 of the default tenant
     <dir>/profiles/<p>/scene_blocks/*.md, profiles/<p>/persona.md   L2/L3 per tenant
 
+A profile's ``.metadata/scene_index.json`` (memstrata's own, as its exports write it) gives which
+scene holds which atom; ``recordedAt`` of a message line is kept as its store time; ``pinned`` and
+``expiresAt`` of a records line are read (memstrata's own fields; TDAM has none).
+
 Field names may be camelCase or snake_case; optional fields may be missing. A line that cannot be
 read is skipped and reported (``TdaiData.skipped``: file and line), never dropped silently. A line's
 tenant comes from its ``userId``/``agentId`` (``default`` when absent); a profile folder's from its
@@ -28,10 +32,12 @@ from memstrata.importers._tdai_fields import (
     parse_atom,
     parse_message,
     profile_tenant,
+    recorded_at,
     with_message_time,
 )
 from memstrata.importers.seed import parse_timestamp
 from memstrata.importers.types import ImportSession
+from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l2.scene_file import is_soft_deleted, parse_scene, parse_time, split_meta
 from memstrata.layers.l3 import persona_doc
@@ -78,6 +84,7 @@ class TdaiProfile:
     scenes: tuple[Scene, ...] = ()
     persona: str | None = None
     renamed: Mapping[str, str] = field(default_factory=dict)
+    membership: Mapping[str, str] = field(default_factory=dict)  # atom id -> scene (from the index)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +98,7 @@ class TdaiData:
     profiles: tuple[TdaiProfile, ...]
     skipped: tuple[SkippedLine, ...] = ()
     duplicates: int = 0
+    recorded: Mapping[tuple[Tenant, str], int] = field(default_factory=dict)  # message store times
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,13 +141,15 @@ def read_tdai(root: Path) -> TdaiData:
     sessions, times, message_dups = reader.messages()
     atoms, atom_dups = reader.atoms(times)
     profiles = reader.profiles()
-    return TdaiData(sessions, atoms, profiles, tuple(reader.skipped), message_dups + atom_dups)
+    dups = message_dups + atom_dups
+    return TdaiData(sessions, atoms, profiles, tuple(reader.skipped), dups, reader.recorded)
 
 
 class _Reader:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.skipped: list[SkippedLine] = []
+        self.recorded: dict[tuple[Tenant, str], int] = {}
 
     def skip(self, path: str, line: int, error: str) -> None:
         log.warning("skipped %s:%d: %s", path, line, error)
@@ -188,6 +198,8 @@ class _Reader:
                 dups += 1
                 continue
             seen.add((tenant, msg.id))
+            if (stored := recorded_at(line.obj)) is not None:
+                self.recorded[(tenant, msg.id)] = stored
             # A message without a time sorts with the one read before it.
             last_ts = msg.timestamp if msg.timestamp is not None else last_ts
             if msg.timestamp is not None:
@@ -224,7 +236,7 @@ class _Reader:
         base = self.root / "profiles"
         for folder in sorted(base.iterdir()) if base.is_dir() else []:
             if folder.is_dir() and not folder.is_symlink() and not folder.name.startswith("."):
-                found.append(self.profile(folder, profile_tenant(folder.name)))
+                found.append(self.profile(folder, _folder_tenant(folder)))
         return tuple(found)
 
     def profile(self, folder: Path, tenant: Tenant) -> TdaiProfile:
@@ -243,7 +255,23 @@ class _Reader:
         persona = self.text(folder / "persona.md") if (folder / "persona.md").is_file() else None
         rel = folder.relative_to(self.root).as_posix()
         renamed = {old: new for old, new in normal.items() if old != new}
-        return TdaiProfile(tenant, rel, scenes, persona_body(persona) if persona else None, renamed)
+        membership = self.membership(folder, normal)
+        body = persona_body(persona) if persona else None
+        return TdaiProfile(tenant, rel, scenes, body, renamed, membership)
+
+    def membership(self, folder: Path, normal: Mapping[str, str]) -> dict[str, str]:
+        """``atom id -> scene`` from memstrata's ``.metadata/scene_index.json`` (scene names as
+        normalised on import); empty when there is none. An unreadable index is reported."""
+        path = folder / ".metadata" / "scene_index.json"
+        if not path.is_file():
+            return {}
+        text = self.text(path)
+        try:
+            entries = scene_index.from_json(text) if text is not None else []
+        except MemstrataError as exc:
+            self.skip(path.relative_to(self.root).as_posix(), 0, exc.message)
+            return {}
+        return {i: normal[e.name] for e in entries if e.name in normal for i in e.atom_ids}
 
     def text(self, path: Path) -> str | None:
         try:
@@ -251,6 +279,20 @@ class _Reader:
         except (OSError, UnicodeDecodeError) as exc:
             self.skip(path.relative_to(self.root).as_posix(), 0, f"unreadable: {exc}")
             return None
+
+
+def _folder_tenant(folder: Path) -> Tenant:
+    """A profile folder's tenant: from its name, or (memstrata's folders named by a hash, for ids
+    too long for a name) from ``.metadata/tenant.json``."""
+    ids = folder / ".metadata" / "tenant.json"
+    if "#" in folder.name and ids.is_file():
+        try:
+            doc = json_input.loads(ids.read_bytes(), str(ids))
+            if isinstance(doc, dict):
+                return Tenant(str(doc["user_id"]), str(doc["agent_id"]))
+        except (OSError, KeyError, InputError) as exc:
+            log.warning("%s: cannot read the tenant (%s); named from the folder", ids, exc)
+    return profile_tenant(folder.name)
 
 
 def _runs(tenant: Tenant, key: str, rows: list[tuple[int, int, str, NewMessage]]) -> Iterator[ImportSession]:

@@ -1,6 +1,7 @@
 """Write a TencentDB-Agent-Memory directory (read by ``importers.tdai``) into a memory, idempotently.
 
-- L0 through the capture path (ids kept; a stored id is skipped), session by session;
+- L0 through the capture path (ids kept, and the store time a line gives; a stored id is
+  skipped), session by session;
 - L1 committed like the L1 runner commits (``atom_commit``), ids kept, together with the L1 cursor of
   the session moved to its last imported message, so the pipeline does not extract them again;
 - L2 scene files and the L3 persona written only where the memory has none of that name yet (so a
@@ -18,7 +19,7 @@ sees a half-imported tenant.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from memstrata.importers.tdai import TdaiData, TdaiImportReport, TdaiProfile
@@ -33,7 +34,8 @@ from memstrata.ports import Store, UpperLayers
 from memstrata.retrieval.vectors import VectorState
 
 log = logging.getLogger(__name__)
-Capture = Callable[[Tenant, str, str, list[NewMessage]], CaptureResult]
+# (tenant, session key, session id, messages, their store times by id) -> what capture did
+Capture = Callable[[Tenant, str, str, list[NewMessage], Mapping[str, int]], CaptureResult]
 Key = tuple[Tenant, str]  # tenant, session key
 BATCH = 500  # messages per capture call
 PAGE = 500  # ids per store lookup, atoms per listing page
@@ -111,7 +113,9 @@ class TdaiImport:
         for s in data.sessions:
             key = (s.tenant, s.session_key)
             for i in range(0, len(s.messages), BATCH):
-                r = self._capture(s.tenant, s.session_key, s.session_id, list(s.messages[i : i + BATCH]))
+                chunk = list(s.messages[i : i + BATCH])
+                stored_at = _stored_at(data, s.tenant, chunk)
+                r = self._capture(s.tenant, s.session_key, s.session_id, chunk, stored_at)
                 t.messages_stored += len(r.stored)
                 t.messages_present += len(r.duplicates)
                 t.messages_dropped += len(r.dropped)
@@ -164,18 +168,19 @@ class TdaiImport:
             scenes.save(p.tenant, scene)
             t.scenes_written += 1
             t.scenes_renamed += scene.name in original
-        entries = self._index(p.tenant, atom_ids) if p.scenes else scenes.index(p.tenant)
+        entries = self._index(p.tenant, atom_ids, p.membership) if p.scenes else scenes.index(p.tenant)
         self._persona(p, entries, t)
         if p.scenes and atom_ids:
             self._skip_consolidated(p.tenant, atom_ids)
 
-    def _index(self, tenant: Tenant, atom_ids: set[str]) -> list[SceneEntry]:
-        """Rebuild the scene index: atoms keep the scene the index gave them; imported ones go to
-        the scene their ``scene_name`` names, else to the most similar scene."""
+    def _index(self, tenant: Tenant, atom_ids: set[str], given: Mapping[str, str]) -> list[SceneEntry]:
+        """Rebuild the scene index: atoms keep the scene the memory's index gave them, else the one
+        the imported index (``given``) names; other imported ones go to the scene their
+        ``scene_name`` names, else to the most similar scene."""
         assert self._upper is not None
         on_disk = self._upper.scenes.load(tenant)
         names = {s.name for s in on_disk}
-        held = self._store.members.get(tenant)
+        held = {**{i: n for i, n in given.items() if i in atom_ids}, **self._store.members.get(tenant)}
         current = [a for a in self._get(tenant, set(held) | atom_ids) if a.superseded_by is None]
         membership = {a.id: held[a.id] for a in current if held.get(a.id) in names}
         loose = [a for a in current if a.id not in membership]
@@ -222,3 +227,9 @@ class TdaiImport:
         for i in range(0, len(wanted), PAGE):
             found += self._store.atoms.get(tenant, wanted[i : i + PAGE])
         return found
+
+
+def _stored_at(data: TdaiData, tenant: Tenant, messages: list[NewMessage]) -> dict[str, int]:
+    """The store times the source gives for these messages, by id."""
+    found = ((m.id, data.recorded.get((tenant, m.id))) for m in messages if m.id)
+    return {mid: t for mid, t in found if t is not None}

@@ -31,7 +31,7 @@ import hashlib
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -259,6 +259,12 @@ class PromptMarks:
             self._marks[key] = mark
             while len(self._marks) > self._capacity:
                 self._marks.popitem(last=False)
+
+    def drop(self, doomed: Callable[[Hashable], bool]) -> None:
+        """Forget the marks whose keys ``doomed`` picks (an erased tenant's)."""
+        with self._lock:
+            for key in [k for k in self._marks if doomed(k)]:
+                del self._marks[key]
 
     def pop(self, key: Hashable, now: int) -> PromptMark | None:
         """The session's mark (used once), or None when there is none or it expired."""

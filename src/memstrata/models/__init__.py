@@ -3,7 +3,8 @@
 records     Tenant, Message, Atom (L0, L1) and their enums
 search      filters per layer, scored store primitives, hits and results
 scenes      Scene, SceneEntry (L2), Persona (L3)
-state       durable pipeline state: SessionState (L1), TenantState (L2/L3)
+state       durable pipeline state: SessionState (L1), TenantState (L2/L3), SweepState
+forgetting  what erasing a tenant, a retention sweep and an export report
 engine_io   what engines see and answer: windows, drafts, dedup, consolidation, persona requests
 chat        chat messages, tool calls and replies
 """
@@ -18,10 +19,11 @@ from memstrata.models.engine_io import (
     ExtractionWindow,
     PersonaRequest,
 )
+from memstrata.models.forgetting import Erased, ExportReport, ForgetReport, SweepReport
 from memstrata.models.records import DEFAULT, Atom, AtomType, Layer, Message, NewMessage, Role, Tenant
 from memstrata.models.scenes import FileProblem, Persona, Scene, SceneEntry
 from memstrata.models.search import AtomFilter, Hit, MessageFilter, Scored, SearchResult, Vectors, layer_of
-from memstrata.models.state import SessionState, TenantState
+from memstrata.models.state import SessionState, SweepState, TenantState
 from memstrata.models.status import SessionStatus, Status, TenantStatus
 
 __all__ = [
@@ -36,8 +38,11 @@ __all__ = [
     "ConsolidationResult",
     "DedupAction",
     "DedupDecision",
+    "Erased",
+    "ExportReport",
     "ExtractionWindow",
     "FileProblem",
+    "ForgetReport",
     "Hit",
     "Layer",
     "Message",
@@ -53,6 +58,8 @@ __all__ = [
     "SessionState",
     "SessionStatus",
     "Status",
+    "SweepReport",
+    "SweepState",
     "Tenant",
     "TenantState",
     "TenantStatus",

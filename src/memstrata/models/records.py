@@ -89,7 +89,11 @@ class Message:
 
 @dataclass(frozen=True, slots=True)
 class Atom:
-    """An L1 memory atom: one standalone statement, linked to the messages it came from."""
+    """An L1 memory atom: one standalone statement, linked to the messages it came from.
+
+    ``pinned`` atoms are never swept, merged away or superseded by the pipeline (only an explicit
+    update replaces them); ``expires_at`` (ms) takes an unpinned atom out of search and recall at
+    that time, and the next sweep deletes it. Both change in place, without a new version."""
 
     id: str
     tenant: Tenant
@@ -105,3 +109,9 @@ class Atom:
     version: int = 1
     superseded_by: str | None = None
     seq: int = 0
+    pinned: bool = False
+    expires_at: int | None = None
+
+    def expired(self, at: int) -> bool:
+        """Whether the atom's time to live is over at ``at`` (ms); a pinned atom never expires."""
+        return not self.pinned and self.expires_at is not None and self.expires_at <= at

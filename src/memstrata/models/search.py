@@ -28,6 +28,9 @@ class AtomFilter:
     since: int | None = None
     until: int | None = None
     include_superseded: bool = False
+    # Leave out atoms expired at this time (ms): ``expires_at <= at`` and not pinned. Search and
+    # recall set it to now; None (listings, the data plane) shows expired atoms until the sweep.
+    at: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,3 +49,19 @@ class TenantState:
     last_l3: int | None = None  # when the last persona was written, ms
     l3_running: bool = False  # a run is in progress (after a crash: restore ``l3_snapshot``)
     l3_snapshot: str | None = None  # persona backup of that run (None: there was no persona)
+    # Forgetting: scenes that held atoms since removed, rewritten from their remaining atoms by
+    # the next L2 run; a whole re-consolidation asked for; the next persona written from scratch.
+    l2_rewrite: tuple[str, ...] = ()
+    l2_rebuild: bool = False
+    l3_fresh: bool = False
+
+
+@dataclass(slots=True)
+class SweepState:
+    """Durable state of the daily retention sweep (one for the whole store)."""
+
+    last_run: int | None = None  # when the last sweep finished, ms (None: never)
+    attempts: int = 0  # consecutive failures
+    last_error: str | None = None
+    retry_at: int | None = None  # after a failure, ms
+    last_report: str | None = None  # what the last sweep removed, in words (counts only)

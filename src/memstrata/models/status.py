@@ -41,7 +41,8 @@ class Status:
     """A memory's health. ``embedder`` names the model (None: keyword search only); ``strategy``
     is what a default search runs now (``hybrid`` or ``keyword``); ``vectors_note`` says why stored
     vectors cannot be used; ``unembedded`` counts records waiting for a vector; ``problems`` lists
-    what the store found wrong (unreadable files, mirrors out of step, embedding failures)."""
+    what the store found wrong (unreadable files, mirrors out of step, embedding failures, a
+    failing retention sweep); ``last_sweep`` is when the retention sweep last ran."""
 
     sessions: tuple[SessionStatus, ...]
     messages: int
@@ -53,3 +54,4 @@ class Status:
     unembedded: int = 0
     read_only: bool = False
     problems: tuple[str, ...] = ()
+    last_sweep: int | None = None  # when the retention sweep last ran, ms

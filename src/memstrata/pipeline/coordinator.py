@@ -1,5 +1,5 @@
 """The whole pipeline: the embedding backlog, L1 per session, then L2 and L3 per tenant (when the
-memory has them).
+memory has them), and the daily retention sweep (``forgetting.sweep``).
 
 ``run_due`` drives everything that is due to idle; ``run_all`` processes every backlog now, due or
 not (import, CLI); ``serve`` is the background loop. ``exclusive()`` holds every stage off while a
@@ -10,18 +10,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from memstrata.errors import ConfigError
+from memstrata.forgetting.sweep import Sweeper
 from memstrata.models import Status, Tenant
 from memstrata.pipeline.embedding import EmbeddingBacklog
 from memstrata.pipeline.l1.scheduler import Scheduler
 from memstrata.pipeline.upper.scheduler import TenantScheduler
 from memstrata.ports import Clock, Store
+from memstrata.recall.heat import HeatLedger
 from memstrata.retrieval.vectors import VectorState
 
 IDLE_POLL_SECONDS = 5.0
+HEAT_FLUSH_SECONDS = 10.0  # recalls' heat notes wait at most about this long (plus a poll)
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,14 +47,17 @@ class Pipeline:
         tenants: TenantScheduler | None,
         embedding: EmbeddingBacklog,
         clock: Clock,
+        sweeper: Sweeper | None = None,
     ) -> None:
         self._store = store
         self.sessions = sessions
         self.tenants = tenants
         self.embedding = embedding
+        self.sweeper = sweeper
         self._clock = clock
         self._wake: asyncio.Event | None = None
         self._exclusive: asyncio.Lock | None = None
+        self.heat = HeatLedger()
 
     @contextlib.asynccontextmanager
     async def exclusive(self) -> AsyncIterator[None]:
@@ -74,13 +82,29 @@ class Pipeline:
         if self._wake is not None:
             self._wake.set()
 
+    async def warm(self, *, everything: bool = False) -> None:
+        """Fold recalls' heat notes into the scenes: those older than ``HEAT_FLUSH_SECONDS``, or
+        all of them. Each tenant under its L2/L3 lock; a failure is logged (heat is a hint)."""
+        if self.tenants is None:
+            return
+        now = self._clock.now_ms()
+        for tenant in self.heat.due(now, 0 if everything else round(HEAT_FLUSH_SECONDS * 1000)):
+            async with self.tenants.hold(tenant):
+                notes = self.heat.take(tenant)
+                try:
+                    await asyncio.to_thread(self.tenants.warm, tenant, notes)
+                except Exception as exc:  # noqa: BLE001 - heat is a hint: never worth a failed run
+                    log.warning("raising the scene heat of %s failed: %s", tenant, exc)
+
     async def run_due(self) -> int:
         """Run every stage that is due now, vectors and L1 first, until none is. Returns runs
         attempted (an embedding batch counts as one)."""
         ran = 0
+        await self.warm()
         async with self._lock():
             while True:
-                step = 1 if await asyncio.to_thread(self.embedding.drain) else 0
+                step = await self._sweep_due()
+                step += 1 if await asyncio.to_thread(self.embedding.drain) else 0
                 step += await self.sessions.run_due()
                 if self.tenants is not None:
                     step += await self.tenants.run_due()
@@ -91,7 +115,9 @@ class Pipeline:
     async def run_all(self) -> RunAllReport:
         """Vectors for every record without one, L1 on every session backlog, then L2 and L3 on
         every tenant with new atoms, due or not."""
+        await self.warm(everything=True)
         async with self._lock():
+            await self._sweep_due()
             while await asyncio.to_thread(self.embedding.drain):
                 pass
             l1 = await self.sessions.flush()
@@ -99,6 +125,17 @@ class Pipeline:
                 return RunAllReport(l1, 0)
             known = await asyncio.to_thread(self.known_tenants)
             return RunAllReport(l1, await self.tenants.flush(known))
+
+    async def _sweep_due(self) -> int:
+        """Run the retention sweep when it is due; 1 when it removed or flagged anything. A failure
+        is recorded in the sweep's state (``status``) and retried later, never raised here."""
+        if self.sweeper is None:
+            return 0
+        try:
+            report = await self.sweeper.run_due()
+        except Exception:  # noqa: BLE001 - recorded by the sweeper; other stages go on
+            return 0
+        return int(report is not None and (report.removed() + report.marked) > 0)
 
     def tenants_hold(self, tenant: Tenant) -> contextlib.AbstractAsyncContextManager[None]:
         """The tenant's L2/L3 lock: every write to its scenes, index or persona happens under it."""
@@ -110,6 +147,11 @@ class Pipeline:
         if self.tenants is not None:
             self.tenants.on_l1_atoms(tenant)
 
+    def on_removed(self, tenant: Tenant, scenes: Sequence[str]) -> None:
+        """Atoms of ``tenant`` were removed: its scenes that held them and its persona are rewritten."""
+        if self.tenants is not None:
+            self.tenants.on_removed(tenant, scenes)
+
     def request_persona(self, tenant: Tenant, reason: str) -> None:
         if self.tenants is None:
             raise ConfigError("this memory has no L2/L3 pipeline")
@@ -118,6 +160,8 @@ class Pipeline:
     def status(self, vectors: VectorState, read_only: bool) -> Status:
         """Every session's and tenant's state, counts, the embedder and what is degraded."""
         problems = [f"embedding backlog: {self.embedding.last_error}"] if self.embedding.last_error else []
+        sweep_problem = self.sweeper.problem() if self.sweeper is not None else None
+        problems += [sweep_problem] if sweep_problem else []
         problems += self._store.check()
         if self.tenants is not None:
             problems += [str(p) for p in self.tenants.file_problems(self.known_tenants())]
@@ -132,6 +176,7 @@ class Pipeline:
             unembedded=self.embedding.pending(),
             read_only=read_only,
             problems=tuple(problems),
+            last_sweep=self.sweeper.last_run() if self.sweeper is not None else None,
         )
 
     def known_tenants(self) -> list[Tenant]:
@@ -148,6 +193,8 @@ class Pipeline:
             timers = [await asyncio.to_thread(self.sessions.next_fire)]
             if self.tenants is not None:
                 timers.append(await asyncio.to_thread(self.tenants.next_fire))
+            if self.sweeper is not None:
+                timers.append(await asyncio.to_thread(self.sweeper.next_fire))
             armed = [t for t in timers if t is not None]
             delay = (min(armed) - self._clock.now_ms()) / 1000 if armed else IDLE_POLL_SECONDS
             with contextlib.suppress(TimeoutError):

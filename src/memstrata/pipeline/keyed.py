@@ -41,6 +41,12 @@ class KeyedRuns(Generic[K]):
         async with self._locks.setdefault(key, asyncio.Lock()), self._slots:
             yield
 
+    def forget(self, key: K) -> None:
+        """Drop the key's lock when no run holds it (the key's data was erased)."""
+        lock = self._locks.get(key)
+        if lock is not None and not lock.locked():
+            del self._locks[key]
+
     def busy(self, key: K) -> bool:
         """Whether a run of ``key`` holds its lock now."""
         lock = self._locks.get(key)

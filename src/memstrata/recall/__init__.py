@@ -22,7 +22,7 @@ from memstrata.recall.assemble import (
     system_block,
 )
 from memstrata.recall.gather import RecallResult, Sources, gather
-from memstrata.recall.heat import heated, warm_scenes
+from memstrata.recall.heat import HeatLedger, heated, warm_scenes
 from memstrata.recall.select import SelectOptions, content_terms, select
 from memstrata.recall.sources import recall_sources
 from memstrata.recall.text import cut, memory_line, when
@@ -31,6 +31,7 @@ __all__ = [
     "MAX_SEARCH_CALLS_PER_TURN",
     "TOOLS_GUIDE",
     "Budgets",
+    "HeatLedger",
     "Memories",
     "RecallResult",
     "SelectOptions",

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -45,14 +46,23 @@ class SearchRequest:
     plan: SearchPlan = HYBRID
 
 
-class Searcher:
-    """Runs a ``SearchRequest``: primitives per layer from the store, fused here."""
+def _wall_ms() -> int:
+    return time.time_ns() // 1_000_000
 
-    def __init__(self, store: Store, vectors: VectorState) -> None:
+
+class Searcher:
+    """Runs a ``SearchRequest``: primitives per layer from the store, fused here. Atoms expired at
+    ``now()`` are never found (the store leaves them out inside its queries), unless the request's
+    atom filter names another time."""
+
+    def __init__(self, store: Store, vectors: VectorState, now: Callable[[], int] = _wall_ms) -> None:
         self._store = store
         self._vectors = vectors
+        self._now = now
 
     def search(self, req: SearchRequest) -> SearchResult:
+        if req.atoms.at is None:
+            req = replace(req, atoms=replace(req.atoms, at=self._now()))
         degradations: list[str] = []
         # The query is embedded in another thread while the keyword lists are read: the model's
         # matrix products and SQLite both release the GIL, so on two cores the two overlap.
@@ -162,5 +172,7 @@ def to_hit(record: Message | Atom, score: float) -> Hit:
             "priority": record.priority,
             "superseded_by": record.superseded_by,
             **record.metadata,
+            **({"pinned": True} if record.pinned else {}),
+            **({"expires_at": record.expires_at} if record.expires_at is not None else {}),
         },
     )

@@ -188,6 +188,7 @@ class _Copy:
             last_atom = dg.last_atom(self.src, t.tenant, t.l2_cursor)
             cursor = _map(self.atoms, last_atom.seq) if last_atom is not None else 0
             self.dst.pipeline.save_tenant(replace(t, l2_cursor=cursor, l2_snapshot=None, l3_snapshot=None))
+        self.dst.pipeline.save_sweep(self.src.pipeline.sweep())
 
     def _upper(self, tenants: list[Tenant]) -> None:
         for t in tenants:

@@ -78,7 +78,7 @@ def _atoms(store: Store) -> Digest:
         for a in page:
             h.add(a.id, a.tenant.user_id, a.tenant.agent_id, str(a.type), a.priority, a.content, a.scene_name,
                   list(a.source_message_ids), a.metadata, a.session_key, a.created_at, a.updated_at,
-                  a.version, a.superseded_by)  # fmt: skip
+                  a.version, a.superseded_by, a.pinned, a.expires_at)  # fmt: skip
     return h.digest()
 
 

@@ -59,6 +59,12 @@ NATIVE_ROUTES = {
     ("POST", "/v1/reindex"),
     ("POST", "/v1/repair"),
     ("POST", "/v1/import"),
+    # forgetting: tested in test_gateway_forgetting.py
+    ("DELETE", "/v1/tenants"),
+    ("PUT", "/v1/atoms/{atom_id}/pin"),
+    ("PUT", "/v1/atoms/{atom_id}/ttl"),
+    ("POST", "/v1/pipeline/sweep"),
+    ("POST", "/v1/scenes/rebuild"),
 }
 
 

@@ -27,8 +27,8 @@ class LLMSceneWriter:
         self.settings = settings
 
     async def consolidate(self, request: ConsolidationRequest) -> ConsolidationResult:
-        """One tool loop for the batch (none for an empty batch)."""
-        if not request.atoms:
+        """One tool loop for the batch (none for an empty batch with no scene to rewrite)."""
+        if not request.atoms and not request.rewrite:
             return ConsolidationResult()
         created: list[str] = []
         sandbox: Sandbox

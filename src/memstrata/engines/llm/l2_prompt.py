@@ -68,7 +68,27 @@ def consolidation_messages(request: ConsolidationRequest) -> list[ChatMessage]:
         head = f"There are no scenes yet (at most {request.max_scenes})."
     atoms = "\n".join(atom_line(a) for a in request.atoms)
     user = f"{head}\n\nNew memory atoms to consolidate ({len(request.atoms)}):\n{atoms}"
+    if rewrite := _rewrite_section(request):
+        user += rewrite
     return [
         ChatMessage("system", SYSTEM.replace("{max_scenes}", str(request.max_scenes))),
         ChatMessage("user", user),
     ]
+
+
+def _rewrite_section(request: ConsolidationRequest) -> str:
+    """Scenes that lost memories (deleted on purpose): they are empty now and must be written again
+    from the memories they still hold, and nothing else."""
+    parts = []
+    for name in request.rewrite:
+        held = request.members.get(name, ())
+        if held:
+            lines = "\n".join(atom_line(a) for a in held)
+            parts.append(f"scene_blocks/{name} (write it again from these {len(held)} memories):\n{lines}")
+    if not parts:
+        return ""
+    return (
+        "\n\nSome memories were deleted on purpose. These scenes were emptied; write each one again "
+        "from the memories listed for it ONLY (a summary line and a body), adding nothing else:\n"
+        + "\n".join(parts)
+    )

@@ -10,6 +10,7 @@ left without one (a crash, a failed embedding) is picked up by the embedding bac
 from __future__ import annotations
 
 import hashlib
+import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -101,12 +102,20 @@ class Recorder:
         self._on_stored = on_stored  # (tenant, session key, user turns): the scheduler's counter
 
     def record(
-        self, tenant: Tenant, session_key: str, session_id: str, messages: Sequence[MessageInput]
+        self,
+        tenant: Tenant,
+        session_key: str,
+        session_id: str,
+        messages: Sequence[MessageInput],
+        recorded_at: Mapping[str, int] | None = None,
     ) -> CaptureResult:
-        """Check every message, then store the batch. Raises ``InputError`` before writing."""
+        """Check every message, then store the batch. Raises ``InputError`` before writing.
+        ``recorded_at`` (imports) keeps the store time a source gives, by message id."""
         batch = [as_message(m, i) for i, m in enumerate(messages)]
         now = self._clock.now_ms()
-        ready, dropped, repeated, notes = self._prepare(tenant, session_key, session_id, batch, now)
+        ready, dropped, repeated, notes = self._prepare(
+            tenant, session_key, session_id, batch, now, recorded_at or {}
+        )
         stored = self._store.messages.append(ready)
         stored_ids = {m.id for m in stored}
         duplicates = tuple(m.id for m, _ in ready if m.id not in stored_ids)
@@ -116,7 +125,13 @@ class Recorder:
         return CaptureResult(tuple(stored), duplicates, tuple(dropped), tuple(notes), tuple(repeated))
 
     def _prepare(
-        self, tenant: Tenant, session_key: str, session_id: str, batch: Sequence[NewMessage], now: int
+        self,
+        tenant: Tenant,
+        session_key: str,
+        session_id: str,
+        batch: Sequence[NewMessage],
+        now: int,
+        recorded_at: Mapping[str, int],
     ) -> tuple[list[tuple[Message, str]], list[str], list[str], list[str]]:
         previous = self._store.messages.last(tenant, session_key)
         ready: list[tuple[Message, str]] = []
@@ -135,7 +150,7 @@ class Recorder:
             if text is None:
                 dropped.append(mid)
                 continue
-            if len(text) > self._max_chars:
+            if len(text) > self._max_chars and not _already_cut(text, self._max_chars):
                 notes.append(f"message {mid!r} cut to {self._max_chars} characters (it had {len(text)})")
                 text = text[: self._max_chars] + TRUNCATED.format(
                     n=len(text) - self._max_chars, limit=self._max_chars
@@ -148,7 +163,7 @@ class Recorder:
                 role=role,
                 content=text,
                 timestamp=new.timestamp if new.timestamp is not None else now,
-                recorded_at=now,
+                recorded_at=recorded_at.get(mid, now),
                 name=new.name or None,
             )
             ready.append((m, message_body(m, previous, with_previous=self._with_previous)))
@@ -158,6 +173,15 @@ class Recorder:
                 f"{len(repeated)} duplicate ids in the input (the first of each was kept): {', '.join(repeated[:5])}"
             )
         return ready, dropped, repeated, notes
+
+
+_CUT_NOTE = re.compile(r"\n\[\.\.\. \d+ more characters not stored: the message was over \d+ characters\]\Z")
+
+
+def _already_cut(text: str, limit: int) -> bool:
+    """A message this recorder cut before (re-imported from an export): its note stays, uncut."""
+    note = _CUT_NOTE.search(text)
+    return note is not None and note.start() <= limit
 
 
 def _fallback_id(tenant: Tenant, session_key: str, m: NewMessage, index: int) -> str:

@@ -67,7 +67,8 @@ def plan_window(
     now: int,
 ) -> Plan:
     """Apply decisions (a draft without one is stored). Targets outside the draft's candidates are
-    refused here too, whatever the engine said."""
+    refused here too, whatever the engine said. A pinned atom is never superseded by the
+    pipeline: an update or merge naming one stores the draft as a new atom instead."""
     by_index = {d.index: d for d in decisions}
     times = {m.id: m.timestamp for m in window}
     plan = Plan()
@@ -77,6 +78,8 @@ def plan_window(
             continue
         allowed = {a.id: a for a in candidates[i]} if i < len(candidates) else {}
         targets = [allowed[t] for t in decision.targets if t in allowed]
+        if any(t.pinned for t in targets):
+            decision, targets = DedupDecision(i, DedupAction.STORE), []
         content = draft.content
         if decision.action == DedupAction.MERGE and decision.merged_content and targets:
             content = decision.merged_content

@@ -115,5 +115,7 @@ class L1Runner:
         return plan_window(tenant, session_key, new, drafts, decisions, candidates, self._clock.now_ms())
 
     def _candidates(self, tenant: Tenant, content: str) -> list[Atom]:
-        found = keyword_top(self._store.index, tenant, AtomFilter(), query_terms(content), DEDUP_CANDIDATES)
+        # Expired atoms are no candidates: a draft saying the same again must not be skipped.
+        flt = AtomFilter(at=self._clock.now_ms())
+        found = keyword_top(self._store.index, tenant, flt, query_terms(content), DEDUP_CANDIDATES)
         return self._store.atoms.by_seq(tenant, [s.seq for s in found])

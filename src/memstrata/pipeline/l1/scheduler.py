@@ -61,6 +61,10 @@ class Scheduler:
         self._mutate(tenant, session_key, lambda st: rules.on_capture(st, turns, now, self._s))
         self.touched.add((tenant, session_key))
 
+    def forget(self, tenant: Tenant) -> None:
+        """The tenant was erased: its sessions are no longer this process's to flush."""
+        self.touched = {key for key in self.touched if key[0] != tenant}
+
     def recover(self) -> int:
         """Re-arm sessions that have unprocessed messages (after a crash or a stop)."""
         now = self._clock.now_ms()

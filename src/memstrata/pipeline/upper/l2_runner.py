@@ -75,29 +75,22 @@ class L2Runner:
         self._s = settings
         self._p = persona
 
-    async def run(self, tenant: Tenant, cursor: int) -> L2Report:
-        """Consolidate every atom after ``cursor``. Raises what the writer or the stores raise."""
+    async def run(
+        self, tenant: Tenant, cursor: int, *, rewrite: Sequence[str] = (), rebuild: bool = False
+    ) -> L2Report:
+        """Consolidate every atom after ``cursor`` (not expired). ``rewrite`` names scenes that
+        held removed atoms: they are blanked and rewritten from their remaining members.
+        ``rebuild`` starts over: every scene file goes and every current atom is consolidated
+        again. Raises what the writer or the stores raise."""
         scenes = self._upper.scenes
         before = {s.name: s for s in await asyncio.to_thread(scenes.load, tenant)}
-        run = await asyncio.to_thread(self._members, tenant, cursor)
-        consolidated = 0
-        while True:
-            batch = await asyncio.to_thread(
-                self._store.atoms.list,
-                tenant,
-                AtomFilter(),
-                limit=self._s.l2_batch_size + 1,
-                after_seq=cursor,
-            )
-            final = len(batch) <= self._s.l2_batch_size
-            batch = batch[: self._s.l2_batch_size]
-            if not batch and not run.pending:
-                break
-            await self._batch(tenant, run, batch, final)
-            consolidated += len(batch)
-            cursor = batch[-1].seq if batch else cursor
-            if final:
-                break
+        if rebuild:
+            await asyncio.to_thread(self._clear, tenant, before)
+            before, cursor, run, rewrite = {}, 0, _Run({}, {}), ()
+        else:
+            run = await asyncio.to_thread(self._members, tenant, cursor)
+            rewrite = await asyncio.to_thread(self._blank, tenant, before, rewrite)
+        cursor, consolidated = await self._consolidate(tenant, run, cursor, tuple(rewrite))
         changes = await asyncio.to_thread(scenes.tidy, tenant)
         entries = await asyncio.to_thread(self._finish, tenant, run, before, changes)
         await asyncio.to_thread(refresh_navigation, self._upper, tenant, entries)
@@ -105,6 +98,45 @@ class L2Runner:
         # matches them; after it, files and membership agree on the new state.
         await asyncio.to_thread(self._store.members.replace, tenant, run.membership)
         return L2Report(cursor, consolidated, len(entries), tuple(run.requests), changes)
+
+    async def _consolidate(
+        self, tenant: Tenant, run: _Run, cursor: int, rewrite: tuple[str, ...]
+    ) -> tuple[int, int]:
+        """Batches after ``cursor`` through the writer (at least one call when scenes are to be
+        rewritten); returns the cursor reached and the atoms consolidated."""
+        flt = AtomFilter(at=self._clock.now_ms())
+        consolidated = 0
+        while True:
+            size = self._s.l2_batch_size
+            batch = await asyncio.to_thread(
+                self._store.atoms.list, tenant, flt, limit=size + 1, after_seq=cursor
+            )
+            final = len(batch) <= size
+            batch = batch[:size]
+            if not batch and not run.pending and not rewrite:
+                break
+            await self._batch(tenant, run, batch, final, rewrite)
+            rewrite = ()  # the first call rewrites them; later batches update scenes as usual
+            consolidated += len(batch)
+            cursor = batch[-1].seq if batch else cursor
+            if final:
+                break
+        return cursor, consolidated
+
+    def _clear(self, tenant: Tenant, scenes: Mapping[str, Scene]) -> None:
+        """A rebuild: every scene file goes (the caller's backup holds them)."""
+        for name in scenes:
+            self._upper.scenes.remove(tenant, name)
+
+    def _blank(self, tenant: Tenant, scenes: Mapping[str, Scene], rewrite: Sequence[str]) -> list[str]:
+        """Empty the body and summary of each scene to rewrite (META times and heat kept), so no
+        text of a removed atom survives whatever the writer does; returns those that exist."""
+        blanked = []
+        for name in rewrite:
+            if name in scenes:
+                self._upper.scenes.save(tenant, replace(scenes[name], summary="", body=""))
+                blanked.append(name)
+        return blanked
 
     def _members(self, tenant: Tenant, cursor: int) -> _Run:
         """Which scene holds which current atom, from the store (the source of truth; the index
@@ -135,12 +167,16 @@ class L2Runner:
         membership = scene_index.attribute(done, self._upper.scenes.load(tenant))
         return _Run({a.id: a for a in done}, membership)
 
-    async def _batch(self, tenant: Tenant, run: _Run, batch: list[Atom], final: bool) -> None:
+    async def _batch(
+        self, tenant: Tenant, run: _Run, batch: list[Atom], final: bool, rewrite: tuple[str, ...] = ()
+    ) -> None:
         todo = [*run.pending, *batch]
         for a in batch:
             run.atoms[a.id] = a
             run.new_ids.add(a.id)
         request = await asyncio.to_thread(self._request, tenant, run, todo, final)
+        if rewrite:
+            request = replace(request, rewrite=rewrite)
         result = await self._upper.scene_writer.consolidate(request)
         self._apply(run, todo, result, final)
 

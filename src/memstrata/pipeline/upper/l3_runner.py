@@ -53,6 +53,8 @@ class L3Runner:
         """The writer's request; ``persona.md`` is left holding the body alone for the writer."""
         found = self._upper.persona.read(tenant)
         current = persona_doc.strip_navigation(found[0]) if found else ""
+        if state.l3_fresh:  # memories were removed: the old body may hold them; start over
+            current = ""
         first = not current.strip()
         folder = self._upper.persona.folder(tenant)
         # The writer works on the body alone; the navigation is appended afresh afterwards.
@@ -60,6 +62,7 @@ class L3Runner:
         scenes = sorted(self._upper.scenes.load(tenant), key=lambda s: (-s.heat, s.name))
         since = format_time(state.last_l3) if state.last_l3 is not None and not first else ""
         changed = tuple(s.name for s in scenes if format_time(s.updated) >= since)
+        request_now = self._clock.now_ms()
         return PersonaRequest(
             tenant=tenant,
             folder=folder,
@@ -67,18 +70,20 @@ class L3Runner:
             first=first,
             scenes=tuple(scenes),
             changed=changed,
-            atoms=tuple(self._top(tenant, (AtomType.INSTRUCTION, AtomType.PERSONA), TOP_ATOMS)),
+            atoms=tuple(self._top(tenant, (AtomType.INSTRUCTION, AtomType.PERSONA), TOP_ATOMS, request_now)),
             reasons=state.l3_reasons,
-            now=self._clock.now_ms(),
-            events=tuple(self._top(tenant, (AtomType.EPISODIC,), TOP_EVENTS)),
+            now=request_now,
+            events=tuple(self._top(tenant, (AtomType.EPISODIC,), TOP_EVENTS, request_now)),
         )
 
-    def _top(self, tenant: Tenant, kinds: tuple[AtomType, ...], limit: int) -> list[Atom]:
-        """Current atoms of ``kinds``: strict instructions first, then by priority, newer first."""
+    def _top(self, tenant: Tenant, kinds: tuple[AtomType, ...], limit: int, now: int) -> list[Atom]:
+        """Current atoms of ``kinds`` (not expired): strict instructions first, then by priority,
+        newer first."""
         found: list[Atom] = []
         for kind in kinds:
             after = 0
-            while page := self._store.atoms.list(tenant, AtomFilter(type=kind), limit=_PAGE, after_seq=after):
+            flt = AtomFilter(type=kind, at=now)
+            while page := self._store.atoms.list(tenant, flt, limit=_PAGE, after_seq=after):
                 found += page
                 after = page[-1].seq
         found.sort(key=lambda a: (a.priority != -1, -a.priority, -a.seq))

@@ -9,6 +9,10 @@ L2 timer (per tenant, downward-only: it may move earlier, never later)
   failure                retry after retry_delay until max_attempts; new atoms start over
   on open                atoms past the cursor with no timer (their arming was lost to a kill) are
                          armed as after L1; a tenant whose L2 gave up still waits for new atoms
+Forgetting (atoms deleted, expired or swept; or a rebuild asked for)
+  the scenes that held removed atoms are marked for rewriting and L2 is due now; the next persona
+  is written from scratch (not from the current body, which may hold what was removed), requested
+  now when the tenant has one; a rebuild re-consolidates every current atom into new scenes
 L3 triggers (after L2, or explicit)
   every trigger_every_n atoms consolidated since the last persona; no persona yet; a scene-writer
   ``[PERSONA_UPDATE_REQUEST]``; an explicit request; a flush (``run_all``) when none is pending.
@@ -92,6 +96,8 @@ def on_l2_success(
 ) -> TenantState:
     """Move the cursor, re-arm (or stop polling when cold), count atoms for L3 and trigger it."""
     state.l2_cursor = max(state.l2_cursor, outcome.cursor)
+    state.l2_rewrite = ()  # served (removals take the tenant's lock, as the run does)
+    state.l2_rebuild = False
     state.last_l2 = now
     state.l2_attempts = 0
     state.l2_error = None
@@ -175,6 +181,7 @@ def on_l3_success(state: TenantState, start: L3Start, now: int) -> TenantState:
     state.l3_fire_at = None
     if state.l3_done >= state.l3_requested:
         state.l3_reasons = ()
+        state.l3_fresh = False
     return state
 
 
@@ -184,6 +191,33 @@ def on_l3_failure(state: TenantState, error: str, now: int, s: PipelineSettings)
     state.l3_attempts += 1
     state.l3_error = error
     state.l3_fire_at = now + _ms(s.retry_delay_seconds) if state.l3_attempts < s.max_attempts else None
+    return state
+
+
+def _due_now(state: TenantState, now: int) -> None:
+    if state.l2_fire_at is None or state.l2_fire_at > now:
+        state.l2_fire_at = now
+    state.l2_attempts = 0
+
+
+def on_removed(state: TenantState, scenes: tuple[str, ...], has_persona: bool, now: int) -> TenantState:
+    """Atoms left the tenant: rewrite the ``scenes`` that held them (L2 due now) and write the next
+    persona afresh (requested now when there is one)."""
+    if scenes:
+        state.l2_rewrite = tuple(sorted({*state.l2_rewrite, *scenes}))
+        _due_now(state, now)
+    state.l3_fresh = True
+    if has_persona:
+        request_l3(state, ["memories were removed"])
+    return state
+
+
+def on_rebuild(state: TenantState, now: int) -> TenantState:
+    """Re-consolidate the tenant from its current atoms (L2 due now), then a fresh persona."""
+    state.l2_rebuild = True
+    state.l3_fresh = True
+    _due_now(state, now)
+    request_l3(state, ["scenes rebuilt"])
     return state
 
 

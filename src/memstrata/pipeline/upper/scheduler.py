@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
 
 from memstrata.errors import StoreError
@@ -24,6 +24,7 @@ from memstrata.pipeline.upper import rules
 from memstrata.pipeline.upper.l2_runner import L2Report, L2Runner
 from memstrata.pipeline.upper.l3_runner import L3Report, L3Runner
 from memstrata.ports import Clock, Store, UpperLayers
+from memstrata.recall.heat import warm_scenes
 from memstrata.settings import PersonaSettings, PipelineSettings
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,22 @@ class TenantScheduler:
     def request_persona(self, tenant: Tenant, reason: str) -> None:
         """An explicit L3 request (coalesced with any pending one)."""
         self._mutate(tenant, lambda st: rules.request_l3(st, [reason]))
+
+    def on_removed(self, tenant: Tenant, scenes: Iterable[str]) -> None:
+        """Atoms of ``tenant`` were removed: rewrite the ``scenes`` that held them and the persona."""
+        names = tuple(scenes)
+        has_persona = self._upper.persona.read(tenant) is not None
+        now = self._clock.now_ms()
+        self._mutate(tenant, lambda st: rules.on_removed(st, names, has_persona, now))
+
+    def request_rebuild(self, tenant: Tenant) -> None:
+        """Re-consolidate the tenant's scenes from its current atoms at the next L2 run."""
+        now = self._clock.now_ms()
+        self._mutate(tenant, lambda st: rules.on_rebuild(st, now))
+
+    def forget(self, tenant: Tenant) -> None:
+        """The tenant was erased: drop what is held for it in memory (its lock)."""
+        self._runs.forget(tenant)
 
     def recover(self, known: Iterable[Tenant]) -> int:
         """After a stop or a crash: restore the backups of runs a crash interrupted (those tenants
@@ -179,7 +196,8 @@ class TenantScheduler:
         return self._has_atoms_after(tenant, cursor)
 
     def _has_atoms_after(self, tenant: Tenant, cursor: int) -> bool:
-        return bool(self._store.atoms.list(tenant, AtomFilter(), limit=1, after_seq=cursor))
+        flt = AtomFilter(at=self._clock.now_ms())  # expired atoms are not consolidated
+        return bool(self._store.atoms.list(tenant, flt, limit=1, after_seq=cursor))
 
     def _needs_persona(self, tenant: Tenant) -> bool:
         st = self._store.pipeline.tenant(tenant)
@@ -201,18 +219,21 @@ class TenantScheduler:
                     state = await asyncio.to_thread(self._store.pipeline.tenant, tenant)
                     if not force and not rules.l2_is_due(state, self._clock.now_ms()):
                         return None
-                    snapshot = await asyncio.to_thread(self._snapshot, tenant, state.l2_cursor)
-                    report = await self._l2.run(tenant, state.l2_cursor)
+                    snapshot = await asyncio.to_thread(self._snapshot, tenant, state)
+                    report = await self._l2.run(
+                        tenant, state.l2_cursor, rewrite=state.l2_rewrite, rebuild=state.l2_rebuild
+                    )
                     await asyncio.to_thread(self._l2_done, tenant, report)
                     return report
             except Exception as exc:  # noqa: BLE001 - every failure is restored, recorded and retried
                 await self._recover_from(tenant, "L2", exc, lambda: self._restore_scenes(tenant, snapshot))
                 return None
 
-    def _snapshot(self, tenant: Tenant, cursor: int) -> str | None:
-        """Back up the scenes and record the backup durably, when the run has atoms to consolidate.
-        A run without new atoms (the periodic re-check) only tidies and rebuilds the index."""
-        if not self._has_atoms_after(tenant, cursor):
+    def _snapshot(self, tenant: Tenant, state: TenantState) -> str | None:
+        """Back up the scenes and record the backup durably, when the run has atoms to consolidate
+        or scenes to rewrite. A run without either (the periodic re-check) only tidies and
+        rebuilds the index."""
+        if not (state.l2_rewrite or state.l2_rebuild or self._has_atoms_after(tenant, state.l2_cursor)):
             return None
         snapshot = self._upper.scenes.backup(tenant)
         self._mutate(tenant, lambda st: setattr(st, "l2_snapshot", snapshot))
@@ -295,6 +316,10 @@ class TenantScheduler:
             st = self._mutate(tenant, lambda s: rules.on_l3_failure(s, message, now, self._s))
             attempts = st.l3_attempts
         log_failure(log, f"{layer} run for {tenant}", attempts, exc, ", backup restored")
+
+    def warm(self, tenant: Tenant, recalls: Sequence[Sequence[str]]) -> None:
+        """Fold recalls' atoms into scene heat (the caller holds the tenant's lock)."""
+        warm_scenes(self._upper.scenes, tenant, recalls)
 
     def file_problems(self, known: Iterable[Tenant]) -> list[FileProblem]:
         """Unreadable scene, index and persona files of these tenants and of those with profiles."""

@@ -42,6 +42,12 @@ class ProblemLog:
                 if key[1] not in keep:
                     del self._found[key]
 
+    def drop(self, tenant: Tenant) -> None:
+        """Forget every finding of the tenant (its files were erased)."""
+        with self._lock:
+            for key in [k for k in self._found if k[0] == tenant]:
+                del self._found[key]
+
     def of(self, tenant: Tenant) -> list[FileProblem]:
         with self._lock:
             return sorted((p for (t, _), p in self._found.items() if t == tenant), key=lambda p: p.path)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
@@ -75,6 +76,20 @@ class Layout:
             if tenant is not None:
                 found.append(tenant)
         return found
+
+
+def remove_tree(path: Path) -> int:
+    """Delete ``path`` (a file, or a folder and everything in it, symlinks as links); returns the
+    files removed. Raises ``StorageError``."""
+    if not path.exists() and not path.is_symlink():
+        return 0
+    with storage_errors(path):
+        if path.is_symlink() or not path.is_dir():
+            path.unlink()
+            return 1
+        files = sum(1 for p in path.rglob("*") if not p.is_dir() or p.is_symlink())
+        shutil.rmtree(path)
+    return files
 
 
 def tenant_of(folder: str) -> Tenant | None:

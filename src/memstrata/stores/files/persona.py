@@ -16,7 +16,7 @@ from memstrata.layers.l2.scene_file import strip_controls, text_problem
 from memstrata.models import FileProblem, Tenant
 from memstrata.stores.files import health, snapshots
 from memstrata.stores.files.folder import DirectoryFolder
-from memstrata.stores.files.layout import PERSONA, Layout, mtime_ms
+from memstrata.stores.files.layout import PERSONA, Layout, mtime_ms, remove_tree
 
 log = logging.getLogger(__name__)
 PREFIX = "persona-"
@@ -84,6 +84,14 @@ class FilePersonaStore:
         if "/" in snapshot or not source.is_file():
             raise StoreError(f"persona snapshot {snapshot!r} does not exist")
         atomic_write(p, source.read_bytes())
+
+    def erase(self, tenant: Tenant) -> int:
+        """``persona.md`` and its backups (the scene store removes the folder itself)."""
+        removed = remove_tree(self.layout.persona(tenant))
+        for old in snapshots.newest_first(self.layout.backups(tenant), PREFIX):
+            removed += remove_tree(old)
+        self._log.drop(tenant)
+        return removed
 
     def problems(self, tenant: Tenant) -> list[FileProblem]:
         return self._log.of(tenant)

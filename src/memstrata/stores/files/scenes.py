@@ -27,7 +27,7 @@ from memstrata.layers.l2.scene_file import (
 from memstrata.models import FileProblem, Scene, SceneEntry, Tenant
 from memstrata.stores.files import health, snapshots
 from memstrata.stores.files.folder import DirectoryFolder
-from memstrata.stores.files.layout import INDEX, SCENES, Layout, mtime_ms
+from memstrata.stores.files.layout import INDEX, SCENES, Layout, mtime_ms, remove_tree
 
 log = logging.getLogger(__name__)
 INDEX_PATH = f".metadata/{INDEX}"
@@ -168,6 +168,13 @@ class FileSceneStore:
 
     def tenants(self) -> list[Tenant]:
         return self.layout.tenants()
+
+    def erase(self, tenant: Tenant) -> int:
+        """The whole profile folder goes: scenes, index, snapshots, set-aside files, the tenant's
+        ids, and whatever the persona store left in it (erase the persona first)."""
+        removed = remove_tree(self.layout.profile(tenant))
+        self._log.drop(tenant)
+        return removed
 
     def problems(self, tenant: Tenant) -> list[FileProblem]:
         return self._log.of(tenant)

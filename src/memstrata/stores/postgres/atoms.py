@@ -14,14 +14,16 @@ APPEND_LOCK = 0x6D73_0000_0002  # see messages.APPEND_LOCK: atom seqs become vis
 _INSERT = f"""
 INSERT INTO atoms (id, user_id, agent_id, session_key, type, priority, content, scene_name,
                    source_message_ids, metadata, event_time, created_at, updated_at, version,
-                   superseded_by, tsv, dl)
+                   superseded_by, pinned, expires_at, tsv, dl)
 SELECT u.id, %s, %s, u.session_key, u.type, u.priority, u.content, u.scene_name, u.sources::jsonb,
        u.metadata::jsonb, u.event_time, u.created_at, u.updated_at, u.version, u.superseded_by,
-       x.v, memstrata_length(x.v)
+       u.pinned, u.expires_at, x.v, memstrata_length(x.v)
 FROM unnest(%s::text[], %s::text[], %s::text[], %s::int[], %s::text[], %s::text[], %s::text[], %s::text[],
-            %s::bigint[], %s::bigint[], %s::bigint[], %s::int[], %s::text[], %s::text[])
+            %s::bigint[], %s::bigint[], %s::bigint[], %s::int[], %s::text[], %s::boolean[], %s::bigint[],
+            %s::text[])
      WITH ORDINALITY AS u(id, session_key, type, priority, content, scene_name, sources, metadata,
-                          event_time, created_at, updated_at, version, superseded_by, body, n)
+                          event_time, created_at, updated_at, version, superseded_by, pinned, expires_at,
+                          body, n)
 CROSS JOIN LATERAL (SELECT to_tsvector('{SEARCH_CONFIG}', u.body) AS v) AS x
 ORDER BY u.n
 ON CONFLICT (user_id, agent_id, id) DO NOTHING
@@ -41,7 +43,7 @@ def event_time(a: Atom) -> int:
 
 
 def _columns(new: Sequence[tuple[Atom, str]]) -> list[list[object]]:
-    cols: list[list[object]] = [[] for _ in range(14)]
+    cols: list[list[object]] = [[] for _ in range(16)]
     for a, body in new:
         values = (
             rows.text(a.id),
@@ -57,6 +59,8 @@ def _columns(new: Sequence[tuple[Atom, str]]) -> list[list[object]]:
             a.updated_at,
             a.version,
             a.superseded_by,
+            a.pinned,
+            a.expires_at,
             rows.text(body),
         )
         for col, v in zip(cols, values, strict=True):
@@ -136,6 +140,43 @@ class PostgresAtomStore:
                 (tenant.user_id, tenant.agent_id, list(ids), tenant.user_id, tenant.agent_id),
             ).fetchall()
         return sorted((rows.atom(r) for r in found), key=lambda a: a.seq)
+
+    def amend(self, tenant: Tenant, atoms: Sequence[Atom]) -> list[Atom]:
+        if not atoms:
+            return []
+        with self._db.tx() as c:
+            c.cursor().executemany(
+                "UPDATE atoms SET metadata = %s::jsonb, event_time = %s, pinned = %s, expires_at = %s "
+                "WHERE user_id = %s AND agent_id = %s AND id = %s",
+                [
+                    (rows.json_text(dict(a.metadata)), event_time(a), a.pinned, a.expires_at,
+                     tenant.user_id, tenant.agent_id, a.id)
+                    for a in atoms
+                ],
+            )  # fmt: skip
+        return self.get(tenant, [a.id for a in atoms])
+
+    def citing(self, tenant: Tenant, message_ids: Sequence[str]) -> list[Atom]:
+        if not message_ids:
+            return []
+        found = self._db.query(
+            f"SELECT {rows.ATOM_COLS} FROM atoms WHERE user_id = %s AND agent_id = %s "
+            "AND source_message_ids ?| %s ORDER BY seq",
+            (tenant.user_id, tenant.agent_id, list(dict.fromkeys(message_ids))),
+        )
+        return [rows.atom(r) for r in found]
+
+    def sweepable(self, now: int, older_than: int | None, limit: int, after_seq: int = 0) -> list[Atom]:
+        due = "(expires_at IS NOT NULL AND expires_at <= %s)"
+        params: list[object] = [after_seq, now]
+        if older_than is not None:
+            due = f"({due} OR updated_at < %s)"
+            params.append(older_than)
+        found = self._db.query(
+            f"SELECT {rows.ATOM_COLS} FROM atoms WHERE seq > %s AND NOT pinned AND {due} ORDER BY seq LIMIT %s",
+            [*params, limit],
+        )
+        return [rows.atom(r) for r in found]
 
     def tally(self, tenant: Tenant, flt: AtomFilter) -> int:
         where, params = rows.tenant_clause(tenant)

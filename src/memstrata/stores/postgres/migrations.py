@@ -86,7 +86,8 @@ def m002_messages(db: psycopg.Connection[Any]) -> None:
 @migration
 def m003_atoms(db: psycopg.Connection[Any]) -> None:
     """L1: memory atoms. A correction inserts a new row and points the old one's ``superseded_by``
-    at it. ``event_time`` is when the content happened (the time filters use it)."""
+    at it. ``event_time`` is when the content happened (the time filters use it); ``pinned`` and
+    ``expires_at`` (ms; NULL: no time to live) say whether it may be forgotten."""
     _ddl(
         db,
         """
@@ -107,21 +108,26 @@ def m003_atoms(db: psycopg.Connection[Any]) -> None:
             updated_at          bigint NOT NULL,
             version             integer NOT NULL,
             superseded_by       text,
+            pinned              boolean NOT NULL DEFAULT false,
+            expires_at          bigint,
             tsv                 tsvector NOT NULL,
             dl                  integer NOT NULL,
             UNIQUE (user_id, agent_id, id)
         );
         CREATE INDEX atoms_tenant ON atoms (user_id, agent_id, seq);
         CREATE INDEX atoms_tsv ON atoms USING gin (user_id, agent_id, tsv);
+        CREATE INDEX atoms_expiry ON atoms (expires_at) WHERE expires_at IS NOT NULL;
+        CREATE INDEX atoms_updated ON atoms (updated_at);
         """,
     )
 
 
 @migration
 def m004_pipeline(db: psycopg.Connection[Any]) -> None:
-    """Durable scheduler state: L1 per session (cursor, pending turns, timers, failures) and L2/L3
-    per tenant (cursor, timers, L3 requests, failures, the backups of a run in progress). ``n``
-    keeps the order rows were first saved in."""
+    """Durable scheduler state: L1 per session (cursor, pending turns, timers, failures), L2/L3 per
+    tenant (cursor, timers, L3 requests, failures, the backups of a run in progress, what
+    forgetting asks the next runs to rewrite) and the daily retention sweep (one row). ``n`` keeps
+    the order rows were first saved in."""
     _ddl(
         db,
         """
@@ -160,7 +166,18 @@ def m004_pipeline(db: psycopg.Connection[Any]) -> None:
             last_l3       bigint,
             l3_running    boolean NOT NULL DEFAULT false,
             l3_snapshot   text,
+            l2_rewrite    jsonb NOT NULL DEFAULT '[]',
+            l2_rebuild    boolean NOT NULL DEFAULT false,
+            l3_fresh      boolean NOT NULL DEFAULT false,
             PRIMARY KEY (user_id, agent_id)
+        );
+        CREATE TABLE pipeline_sweep (
+            id           integer PRIMARY KEY CHECK (id = 1),
+            last_run     bigint,
+            attempts     integer NOT NULL DEFAULT 0,
+            last_error   text,
+            retry_at     bigint,
+            last_report  text
         );
         """,
     )

@@ -107,6 +107,20 @@ class PostgresPersonaStore:
             found = snapshot_row(c, "persona_snapshots", "text", tenant, snapshot, PREFIX)
             c.execute(_UPSERT, (tenant.user_id, tenant.agent_id, found["text"], now_ms()))
 
+    def erase(self, tenant: Tenant) -> int:
+        """The persona row, its snapshots and its set-aside copies."""
+        who = (tenant.user_id, tenant.agent_id)
+        with self._db.tx() as c:
+            removed = c.execute("DELETE FROM persona WHERE user_id = %s AND agent_id = %s", who).rowcount
+            removed += c.execute(
+                "DELETE FROM persona_snapshots WHERE user_id = %s AND agent_id = %s", who
+            ).rowcount
+            removed += c.execute(
+                "DELETE FROM set_aside WHERE user_id = %s AND agent_id = %s AND path = %s", (*who, FILE)
+            ).rowcount
+        self._log.drop(tenant)
+        return removed
+
     def problems(self, tenant: Tenant) -> list[FileProblem]:
         return self._log.of(tenant)
 

@@ -8,7 +8,7 @@ from dataclasses import fields
 
 import psycopg
 
-from memstrata.models import SessionState, Tenant, TenantState
+from memstrata.models import SessionState, SweepState, Tenant, TenantState
 from memstrata.stores.postgres.db import Database, Row
 
 _COLS = "user_id, agent_id, session_key, cursor, pending, runs, fire_at, attempts, last_error, last_activity"
@@ -30,9 +30,14 @@ def _state(r: Row) -> SessionState:
     )
 
 
+_JSON_TUPLES = ("l3_reasons", "l2_rewrite")  # stored as JSON arrays
+_SWEEP_FIELDS = [f.name for f in fields(SweepState)]
+
+
 def _tenant_state(r: Row) -> TenantState:
     values = {name: r[name] for name in _TENANT_FIELDS}
-    values["l3_reasons"] = tuple(values["l3_reasons"])
+    for name in _JSON_TUPLES:
+        values[name] = tuple(values[name])
     return TenantState(tenant=Tenant(r["user_id"], r["agent_id"]), **values)
 
 
@@ -121,6 +126,20 @@ class PostgresPipelineState:
             _save_tenant(c, state)
         return state
 
+    def sweep(self) -> SweepState:
+        found = self._db.query(f"SELECT {', '.join(_SWEEP_FIELDS)} FROM pipeline_sweep WHERE id = 1")
+        return SweepState(**{name: found[0][name] for name in _SWEEP_FIELDS}) if found else SweepState()
+
+    def save_sweep(self, state: SweepState) -> None:
+        cols = ", ".join(_SWEEP_FIELDS)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in _SWEEP_FIELDS)
+        with self._db.tx() as c:
+            c.execute(
+                f"INSERT INTO pipeline_sweep (id, {cols}) VALUES (1, {', '.join(['%s'] * len(_SWEEP_FIELDS))}) "
+                f"ON CONFLICT (id) DO UPDATE SET {updates}",
+                [getattr(state, name) for name in _SWEEP_FIELDS],
+            )
+
 
 def _save_session(c: psycopg.Connection[Row], state: SessionState) -> None:
     t = state.tenant
@@ -147,7 +166,8 @@ def _save_session(c: psycopg.Connection[Row], state: SessionState) -> None:
 
 def _save_tenant(c: psycopg.Connection[Row], state: TenantState) -> None:
     values: list[object] = [getattr(state, name) for name in _TENANT_FIELDS]
-    values[_TENANT_FIELDS.index("l3_reasons")] = json.dumps(list(state.l3_reasons))
+    for name in _JSON_TUPLES:
+        values[_TENANT_FIELDS.index(name)] = json.dumps(list(getattr(state, name)))
     cols = ", ".join(_TENANT_FIELDS)
     updates = ", ".join(f"{c} = excluded.{c}" for c in _TENANT_FIELDS)
     c.execute(

@@ -13,7 +13,7 @@ MESSAGE_COLS = (
 )
 ATOM_COLS = (
     "seq, id, user_id, agent_id, session_key, type, priority, content, scene_name, source_message_ids, "
-    "metadata, created_at, updated_at, version, superseded_by"
+    "metadata, created_at, updated_at, version, superseded_by, pinned, expires_at"
 )
 
 
@@ -48,6 +48,8 @@ def atom(row: Row) -> Atom:
         version=row["version"],
         superseded_by=row["superseded_by"],
         seq=row["seq"],
+        pinned=bool(row["pinned"]),
+        expires_at=row["expires_at"],
     )
 
 
@@ -78,6 +80,9 @@ def filter_clause(flt: MessageFilter | AtomFilter, alias: str = "") -> tuple[lis
             params.append(flt.scene.lower())
         if not flt.include_superseded:
             where.append(f"{p}superseded_by IS NULL")
+        if flt.at is not None:
+            where.append(f"({p}expires_at IS NULL OR {p}expires_at > %s OR {p}pinned)")
+            params.append(flt.at)
     if flt.since is not None:
         where.append(f"{time_col} >= %s")
         params.append(flt.since)

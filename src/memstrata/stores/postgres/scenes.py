@@ -241,6 +241,19 @@ class PostgresSceneStore:
             done.append(found)
         return done
 
+    def erase(self, tenant: Tenant) -> int:
+        """Every scene row, index row, scene snapshot and set-aside document of the tenant."""
+        removed = 0
+        with self._db.tx() as c:
+            for table in ("scenes", "scene_index", "scene_snapshots", "set_aside"):
+                found = c.execute(
+                    f"DELETE FROM {table} WHERE user_id = %s AND agent_id = %s",
+                    (tenant.user_id, tenant.agent_id),
+                )
+                removed += found.rowcount
+        self._log.drop(tenant)
+        return removed
+
     def _restore_one(self, c: psycopg.Connection[Row], tenant: Tenant, name: str) -> str | None:
         """Put back the newest readable copy of scene ``name`` from the snapshots; its snapshot id."""
         for r in c.execute(

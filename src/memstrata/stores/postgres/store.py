@@ -10,6 +10,8 @@ the pipeline's work is shared out by ``leases`` (advisory locks).
 
 from __future__ import annotations
 
+from memstrata.models import Erased, Tenant
+from memstrata.stores.postgres import erasure
 from memstrata.stores.postgres.atoms import PostgresAtomStore
 from memstrata.stores.postgres.db import Database
 from memstrata.stores.postgres.leases import AdvisoryLeases
@@ -47,6 +49,15 @@ class PostgresStore:
 
     def check(self) -> list[str]:
         return []  # no mirrors to compare
+
+    def tenants(self) -> list[Tenant]:
+        return erasure.tenants(self.db)
+
+    def erase(self, tenant: Tenant) -> Erased:
+        return erasure.erase_rows(self.db, tenant)
+
+    def compact(self) -> list[str]:
+        return erasure.compact(self.db)
 
     def repair(self) -> list[str]:
         return []

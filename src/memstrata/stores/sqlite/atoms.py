@@ -14,8 +14,9 @@ from memstrata.stores.sqlite.db import Database
 # Only a repeated id is skipped (a retried window): any other constraint failure raises.
 _INSERT = (
     "INSERT INTO atoms (id, user_id, agent_id, session_key, type, priority, content, scene_name, "
-    "source_message_ids, metadata, event_time, created_at, updated_at, version, superseded_by) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (user_id, agent_id, id) DO NOTHING"
+    "source_message_ids, metadata, event_time, created_at, updated_at, version, superseded_by, pinned, "
+    "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (user_id, agent_id, id) DO NOTHING"
 )
 _CURSOR = (
     "INSERT INTO pipeline_sessions (user_id, agent_id, session_key, cursor) VALUES (?, ?, ?, ?) "
@@ -97,6 +98,53 @@ class SqliteAtomStore:
                 frontier, column = [a.id for a in fresh], "superseded_by"
         return sorted(removed.values(), key=lambda a: a.seq)
 
+    def amend(self, tenant: Tenant, atoms: Sequence[Atom]) -> list[Atom]:
+        with self._db.tx() as c:
+            c.executemany(
+                "UPDATE atoms SET metadata = ?, event_time = ?, pinned = ?, expires_at = ? "
+                "WHERE user_id = ? AND agent_id = ? AND id = ?",
+                [
+                    (
+                        json.dumps(dict(a.metadata), default=str),
+                        event_time(a),
+                        int(a.pinned),
+                        a.expires_at,
+                        tenant.user_id,
+                        tenant.agent_id,
+                        a.id,
+                    )
+                    for a in atoms
+                ],
+            )
+        return self.get(tenant, [a.id for a in atoms])
+
+    def citing(self, tenant: Tenant, message_ids: Sequence[str]) -> list[Atom]:
+        found: dict[int, Atom] = {}
+        for chunk in rows.chunks(list(dict.fromkeys(message_ids))):
+            for r in self._db.query(
+                f"SELECT {rows.ATOM_COLS} FROM atoms WHERE user_id = ? AND agent_id = ? AND EXISTS "
+                "(SELECT 1 FROM json_each(atoms.source_message_ids) j "
+                f"WHERE j.value IN ({','.join('?' * len(chunk))}))",
+                [tenant.user_id, tenant.agent_id, *chunk],
+            ):
+                found[r["seq"]] = rows.atom(r)
+        return [found[s] for s in sorted(found)]
+
+    def sweepable(self, now: int, older_than: int | None, limit: int, after_seq: int = 0) -> list[Atom]:
+        due = "(expires_at IS NOT NULL AND expires_at <= ?)"
+        params: list[object] = [after_seq, now]
+        if older_than is not None:
+            due = f"({due} OR updated_at < ?)"
+            params.append(older_than)
+        return [
+            rows.atom(r)
+            for r in self._db.query(
+                f"SELECT {rows.ATOM_COLS} FROM atoms WHERE seq > ? AND pinned = 0 AND {due} "
+                "ORDER BY seq LIMIT ?",
+                [*params, limit],
+            )
+        ]
+
     def tally(self, tenant: Tenant, flt: AtomFilter) -> int:
         where, params = rows.tenant_clause(tenant)
         fw, fp = rows.filter_clause(flt)
@@ -151,4 +199,6 @@ def _params(tenant: Tenant, a: Atom) -> tuple[object, ...]:
         a.updated_at,
         a.version,
         a.superseded_by,
+        int(a.pinned),
+        a.expires_at,
     )

@@ -163,6 +163,14 @@ class Database:
             cur.row_factory = sqlite3.Row
             return cur.fetchall()
 
+    def run(self, sql: str) -> list[tuple[object, ...]]:
+        """One statement outside any transaction (``VACUUM``, ``PRAGMA``), under the lock; storage
+        failures raise ``StorageError`` as in ``tx``."""
+        with self.lock, self._errors():
+            if self._depth:
+                raise StoreError(f"{sql.split()[0]} cannot run inside a transaction")
+            return list(self.conn.execute(sql).fetchall())
+
     def meta(self, key: str) -> str | None:
         rows = self.query("SELECT value FROM meta WHERE key = ?", (key,))
         return str(rows[0]["value"]) if rows else None

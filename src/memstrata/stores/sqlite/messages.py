@@ -138,6 +138,16 @@ class SqliteMessageLog:
                     removed += found
         return sorted(removed, key=lambda m: m.seq)
 
+    def sessions(self, tenant: Tenant | None) -> list[tuple[Tenant, str]]:
+        where, params = rows.tenant_clause(tenant)
+        found = self._db.query(
+            "SELECT user_id, agent_id, session_key, MIN(seq) AS first FROM messages "
+            f"{'WHERE ' + ' AND '.join(where) if where else ''} "
+            "GROUP BY user_id, agent_id, session_key ORDER BY first",
+            params,
+        )
+        return [(Tenant(r["user_id"], r["agent_id"]), str(r["session_key"])) for r in found]
+
     def tally(self, tenant: Tenant, flt: MessageFilter) -> int:
         where, params = rows.tenant_clause(tenant)
         fw, fp = rows.filter_clause(flt)

@@ -191,6 +191,33 @@ def m007_scene_members(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m008_forgetting(db: sqlite3.Connection) -> None:
+    """Forgetting on purpose: an atom's ``pinned`` flag and ``expires_at`` time (ms; NULL: no time
+    to live), the L2/L3 marks that make the next runs rewrite scenes and the persona without
+    removed atoms, and the state of the daily retention sweep (one row)."""
+    _ddl(
+        db,
+        """
+        ALTER TABLE atoms ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE atoms ADD COLUMN expires_at INTEGER;
+        CREATE INDEX atoms_expiry ON atoms (expires_at) WHERE expires_at IS NOT NULL;
+        CREATE INDEX atoms_updated ON atoms (updated_at);
+        ALTER TABLE pipeline_tenants ADD COLUMN l2_rewrite TEXT NOT NULL DEFAULT '[]';
+        ALTER TABLE pipeline_tenants ADD COLUMN l2_rebuild INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE pipeline_tenants ADD COLUMN l3_fresh INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE pipeline_sweep (
+            id           INTEGER PRIMARY KEY CHECK (id = 1),
+            last_run     INTEGER,
+            attempts     INTEGER NOT NULL DEFAULT 0,
+            last_error   TEXT,
+            retry_at     INTEGER,
+            last_report  TEXT
+        );
+        """,
+    )
+
+
 def _ddl(db: sqlite3.Connection, script: str) -> None:
     # One execute per statement: executescript() would commit the surrounding transaction.
     for statement in script.split(";"):

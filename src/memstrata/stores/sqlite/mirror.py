@@ -61,6 +61,8 @@ def atom_line(a: Atom) -> dict[str, Any]:
         "updated_at": a.updated_at,
         "version": a.version,
         "superseded_by": a.superseded_by,
+        "pinned": a.pinned,
+        "expires_at": a.expires_at,
     }
 
 

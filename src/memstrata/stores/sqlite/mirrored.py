@@ -10,15 +10,17 @@ replaced, or lost its ``-wal``) or holds another record there, it is rewritten f
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memstrata.atomic import atomic_write, storage_errors
 from memstrata.errors import StorageError
 from memstrata.stores.sqlite.db import Database
-from memstrata.stores.sqlite.mirror import JsonlMirror, Key, Tail, read_tail
+from memstrata.stores.sqlite.mirror import JsonlMirror, Key, Tail, mirror_files, read_tail
 from memstrata.stores.sqlite.mirror_repair import Findings, compare, count_lines, finish_interrupted, rewrite
 
 log = logging.getLogger(__name__)
@@ -110,6 +112,27 @@ class MirrorKeeper:
             self.error = None
             return found
 
+    def prune(self, doomed: Callable[[dict[str, Any]], bool]) -> int:
+        """Rewrite each file without the lines ``doomed`` picks (a forgotten tenant's); every
+        other line keeps its bytes, its file and its place, and each file is replaced atomically
+        (a file left empty is removed). Returns the lines removed. Raises ``StorageError``."""
+        if not self._writable:
+            return 0
+        removed = 0
+        with self._db.lock:
+            for path in mirror_files(self.folder):
+                kept, dropped = _without(path, doomed)
+                if not dropped:
+                    continue
+                if kept:
+                    atomic_write(path, b"".join(kept))
+                else:
+                    with storage_errors(path):
+                        path.unlink()
+                removed += dropped
+            self.mirror.reset()
+        return removed
+
     # --- internals ------------------------------------------------------------------------------
 
     def _guarded(self, write: Callable[[], object]) -> None:
@@ -162,3 +185,21 @@ class MirrorKeeper:
         n = rewrite(self.folder, ([(s.line(r), s.stamp(r)) for r in page] for page in self._pages(0)))
         self.mirror.reset()
         log.info("rewrote %s from the database: %d lines", self.folder, n)
+
+
+def _without(path: Path, doomed: Callable[[dict[str, Any]], bool]) -> tuple[list[bytes], int]:
+    """The lines of ``path`` that ``doomed`` does not pick (unreadable lines are kept as they are),
+    and how many it picked."""
+    kept: list[bytes] = []
+    dropped = 0
+    with storage_errors(path, "cannot read"), open(path, "rb") as fh:
+        for raw in fh:
+            try:
+                line = json.loads(raw)
+            except ValueError:
+                line = None
+            if isinstance(line, dict) and doomed(line):
+                dropped += 1
+            else:
+                kept.append(raw)
+    return kept, dropped

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import fields
 
-from memstrata.models import SessionState, Tenant, TenantState
+from memstrata.models import SessionState, SweepState, Tenant, TenantState
 from memstrata.stores.sqlite.db import Database
 
 _COLS = "user_id, agent_id, session_key, cursor, pending, runs, fire_at, attempts, last_error, last_activity"
@@ -29,12 +29,17 @@ def _state(r: sqlite3.Row) -> SessionState:
 
 # Every TenantState field but the tenant, in table column order.
 _TENANT_FIELDS = [f.name for f in fields(TenantState) if f.name != "tenant"]
+_JSON_TUPLES = ("l3_reasons", "l2_rewrite")  # stored as JSON arrays
+_FLAGS = ("l3_running", "l2_rebuild", "l3_fresh")  # stored as 0/1
+_SWEEP_FIELDS = [f.name for f in fields(SweepState)]
 
 
 def _tenant_state(r: sqlite3.Row) -> TenantState:
     values = {name: r[name] for name in _TENANT_FIELDS}
-    values["l3_reasons"] = tuple(json.loads(values["l3_reasons"]))
-    values["l3_running"] = bool(values["l3_running"])
+    for name in _JSON_TUPLES:
+        values[name] = tuple(json.loads(values[name]))
+    for name in _FLAGS:
+        values[name] = bool(values[name])
     return TenantState(tenant=Tenant(r["user_id"], r["agent_id"]), **values)
 
 
@@ -95,8 +100,10 @@ class SqlitePipelineState:
 
     def save_tenant(self, state: TenantState) -> None:
         values = [getattr(state, name) for name in _TENANT_FIELDS]
-        values[_TENANT_FIELDS.index("l3_reasons")] = json.dumps(list(state.l3_reasons))
-        values[_TENANT_FIELDS.index("l3_running")] = int(state.l3_running)
+        for name in _JSON_TUPLES:
+            values[_TENANT_FIELDS.index(name)] = json.dumps(list(getattr(state, name)))
+        for name in _FLAGS:
+            values[_TENANT_FIELDS.index(name)] = int(getattr(state, name))
         cols = ", ".join(_TENANT_FIELDS)
         updates = ", ".join(f"{c} = excluded.{c}" for c in _TENANT_FIELDS)
         with self._db.tx() as c:
@@ -130,3 +137,17 @@ class SqlitePipelineState:
             change(state)
             self.save_tenant(state)
         return state
+
+    def sweep(self) -> SweepState:
+        found = self._db.query(f"SELECT {', '.join(_SWEEP_FIELDS)} FROM pipeline_sweep WHERE id = 1")
+        return SweepState(**{name: found[0][name] for name in _SWEEP_FIELDS}) if found else SweepState()
+
+    def save_sweep(self, state: SweepState) -> None:
+        cols = ", ".join(_SWEEP_FIELDS)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in _SWEEP_FIELDS)
+        with self._db.tx() as c:
+            c.execute(
+                f"INSERT INTO pipeline_sweep (id, {cols}) VALUES (1, {', '.join('?' * len(_SWEEP_FIELDS))}) "
+                f"ON CONFLICT (id) DO UPDATE SET {updates}",
+                [getattr(state, name) for name in _SWEEP_FIELDS],
+            )

@@ -134,6 +134,12 @@ class SqliteSearchIndex:
         with self._cache_lock:
             self._cache.pop((tenant, layer), None)
 
+    def evict(self, tenant: Tenant) -> None:
+        """Forget the tenant's cached vector matrices (its rows were erased)."""
+        with self._cache_lock:
+            for layer in _TABLES:
+                self._cache.pop((tenant, layer), None)
+
     def get_vectors(self, tenant: Tenant, layer: Layer, seqs: Sequence[int]) -> dict[int, Vectors]:
         m = self._matrix(tenant, layer)
         if not len(m.seqs) or not seqs:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
-from memstrata.models import Atom, AtomFilter, Message, MessageFilter, Tenant
+from memstrata.models import Atom, AtomFilter, Erased, Message, MessageFilter, Tenant
+from memstrata.stores.sqlite import erasure
 from memstrata.stores.sqlite.atoms import SqliteAtomStore
 from memstrata.stores.sqlite.db import Database
 from memstrata.stores.sqlite.leases import LocalLeases
@@ -159,6 +161,25 @@ class SqliteStore:
             if found is not None:
                 done.append(f"{keeper.folder.name}/ rewritten from the database (was: {found.describe()})")
         return done
+
+    def tenants(self) -> list[Tenant]:
+        return erasure.tenants(self.db)
+
+    def erase(self, tenant: Tenant) -> Erased:
+        """Every row of the tenant in one transaction, then its lines in both mirrors (the other
+        lines keep their bytes). Run again after a crash, it finishes the job."""
+        with self.db.lock:
+            erased = erasure.erase_rows(self.db, tenant)
+            self.index.evict(tenant)
+            who = (tenant.user_id, tenant.agent_id)
+            lines = sum(
+                keeper.prune(lambda line: (line.get("user_id"), line.get("agent_id")) == who)
+                for keeper in self._mirrors
+            )
+        return replace(erased, mirror_lines=lines)
+
+    def compact(self) -> list[str]:
+        return erasure.compact(self.db)
 
     def check(self) -> list[str]:
         note = self.mirror_check(full=False)

@@ -8,8 +8,8 @@ Per batch (see ``topics`` for how atoms find scenes):
    that smallest scene;
 3. on the final batch, whatever still waits joins its nearest scene (or, with no scene at all,
    founds one);
-4. every scene that changed is re-rendered from all its atoms (``l2.render``); a merged-away
-   scene is soft-deleted (``[DELETED]``).
+4. every scene that changed (or that the runner asks to rewrite: it lost atoms) is re-rendered
+   from all its atoms (``l2.render``); a merged-away scene is soft-deleted (``[DELETED]``).
 """
 
 from __future__ import annotations
@@ -73,6 +73,9 @@ class OfflineSceneWriter:
         names_of_people = frozenset(p.lower() for p in people)
         features = Features(everyone, request.vectors, names_of_people)
         batch = _Batch(Topics(members, features, names_of_people))
+        # Scenes that lost atoms are re-rendered from those they still hold (the runner blanked
+        # them); one that holds none stays blank and the cleanup removes it.
+        batch.touched.update(n for n in request.rewrite if n in batch.topics.scenes)
         waiting = [a for a in request.atoms if not self._join(batch, a)]
         minimum = founding_minimum(request.total_atoms, request.max_scenes, self.min_scene_atoms)
         waiting = self._found(batch, waiting, minimum, request.max_scenes, set(on_disk))
