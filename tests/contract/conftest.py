@@ -18,9 +18,10 @@ from memstrata.stores.sqlite.store import SqliteStore
 
 
 def _postgres(request: pytest.FixtureRequest) -> Iterator[Store]:
+    url = request.getfixturevalue("postgres_url")  # first: it skips when the extra is missing
     from memstrata.stores.postgres.store import PostgresStore
 
-    store = PostgresStore(request.getfixturevalue("postgres_url"))
+    store = PostgresStore(url)
     yield store
     store.close()
 
