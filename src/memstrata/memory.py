@@ -45,8 +45,10 @@ class AsyncMemory(TurnMethods, ExportMethods, ForgetMethods, ImportMethods, Edit
         chat_model: ChatModel | None = None,
         **settings: Any,
     ) -> AsyncMemory:
-        """Open memory in a data directory (default ``~/.memstrata`` or ``$MEMSTRATA_HOME``), or
-        the memory of a ``memstrata serve`` at an ``http(s)://`` URL (an ``AsyncMemoryClient``).
+        """Open memory in a data directory (default ``~/.memstrata`` or ``$MEMSTRATA_HOME``), in a
+        PostgreSQL database (a ``postgresql://`` URL, or the ``store.url`` setting when no location
+        is given; any number of processes may share one), or the memory of a ``memstrata serve``
+        at an ``http(s)://`` URL (an ``AsyncMemoryClient``).
 
         One process writes a data directory at a time: a second writer gets
         ``DirectoryLockedError`` naming the holder, or waits up to ``wait`` seconds.

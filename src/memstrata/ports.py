@@ -5,10 +5,12 @@
     ChatModel       complete(messages) -> reply             llm/: openai_compat, scripted
     Extractor       extract(window) -> atom drafts          engines/: offline, llm
     Deduplicator    decide(drafts, candidates) -> actions   engines/: offline, llm
-    Store parts     MessageLog, AtomStore, SearchIndex, PipelineState, SceneMembers   stores/sqlite
+    Store parts     MessageLog, AtomStore, SearchIndex, PipelineState, SceneMembers, Leases
                     (+ Store.tenants, erase, compact: forgetting a tenant for good)
+                                                            stores/sqlite, stores/postgres
     SceneStore      L2 scene files, their index and backups  stores/files
     PersonaStore    L3 persona.md and its backups            stores/files
+    Folder          the documents a scene or persona writer may touch   stores/files
     SceneWriter     consolidate atoms into scene files       engines/: offline, llm
     PersonaWriter   write the persona body from scenes       engines/: offline, llm
 
@@ -19,9 +21,8 @@ worker thread.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
 from memstrata.models import (
@@ -334,12 +335,41 @@ class PipelineState(Protocol):
         """Every tenant's saved L2/L3 state."""
         ...
 
+    def update_session(
+        self, tenant: Tenant, session_key: str, change: Callable[[SessionState], object]
+    ) -> SessionState:
+        """Load the session's state, apply ``change`` (it mutates the state in place) and save it
+        (all but the cursor) as one atomic step: no other update of that session, from any
+        process, interleaves. Returns the saved state."""
+        ...
+
+    def update_tenant(self, tenant: Tenant, change: Callable[[TenantState], object]) -> TenantState:
+        """``update_session`` for the tenant's L2/L3 state (every field is saved)."""
+        ...
+
     def sweep(self) -> SweepState:
         """The retention sweep's state (a fresh one if never saved)."""
         ...
 
     def save_sweep(self, state: SweepState) -> None:
         """Persist every field of the retention sweep's state."""
+        ...
+
+
+class Leases(Protocol):
+    """Who does a piece of pipeline work when several processes share one store.
+
+    ``claim(key)`` returns True when this process now holds ``key`` and no one else does, in any
+    process; False when it is held (the caller skips that work: the holder does it). Never
+    blocks. A claim lasts until ``release(key)`` or until its holder dies (the process, or its
+    connection to the store): it never outlives its holder, so work a dead process held is
+    claimed again by another. Keys name the work, e.g. one session's L1 or one tenant's L2/L3.
+    """
+
+    def claim(self, key: str) -> bool: ...
+
+    def release(self, key: str) -> None:
+        """Give up ``key`` (held by this process; anything else is ignored)."""
         ...
 
 
@@ -374,6 +404,9 @@ class Store(Protocol):
     @property
     def members(self) -> SceneMembers: ...
 
+    @property
+    def leases(self) -> Leases: ...
+
     def check(self) -> list[str]:
         """What the store finds wrong with itself, one line each (e.g. mirrors out of step with
         the tables); cheap enough for ``status``."""
@@ -407,6 +440,31 @@ class Store(Protocol):
 # --- L2 scenes and the L3 persona -----------------------------------------------------------------
 
 
+class Folder(Protocol):
+    """A flat folder of Markdown documents: everything a scene or persona writer may touch.
+
+    Names follow ``layers.folder.check_name``: a file name directly in the folder (no folder part,
+    no ``..``, not absolute, not hidden), ending in ``.md``, at most 200 bytes; a persona's folder
+    accepts ``persona.md`` alone. A refused name raises ``PathError``, and so does a name that is
+    held by something other than a document (a symlink, a folder): it is never read or written
+    through. ``write`` drops control characters, replaces the document whole (a reader sees the
+    old or the new text, never a mix) and refuses a text over ``MAX_DOCUMENT_BYTES``
+    (``InputError``). Raises ``StorageError`` when the storage refuses.
+    """
+
+    def names(self) -> list[str]:
+        """The folder's documents, by name."""
+        ...
+
+    def read(self, name: str) -> str | None:
+        """The document's text (bytes that are not UTF-8 replaced), or None when there is none."""
+        ...
+
+    def write(self, name: str, text: str) -> None:
+        """Create the document or replace its text."""
+        ...
+
+
 class SceneStore(Protocol):
     """L2 storage of a tenant: scene files, their index and backups of the scene folder.
 
@@ -414,9 +472,9 @@ class SceneStore(Protocol):
     Every write replaces a file atomically.
     """
 
-    def folder(self, tenant: Tenant) -> Path:
-        """The tenant's ``scene_blocks/`` folder (created when missing): the only folder a scene
-        writer may touch."""
+    def folder(self, tenant: Tenant) -> Folder:
+        """The tenant's scene documents (``scene_blocks/``) as a ``Folder``: all a scene writer may
+        touch. Its documents are what ``load`` parses."""
         ...
 
     def load(self, tenant: Tenant) -> list[Scene]:
@@ -490,8 +548,9 @@ class SceneStore(Protocol):
 class PersonaStore(Protocol):
     """L3 storage of a tenant: ``persona.md`` and its backups."""
 
-    def path(self, tenant: Tenant) -> Path:
-        """The tenant's ``persona.md`` (its folder created): the only file a persona writer may touch."""
+    def folder(self, tenant: Tenant) -> Folder:
+        """A ``Folder`` holding the tenant's ``persona.md`` alone: all a persona writer may touch.
+        Its document is what ``read`` returns."""
         ...
 
     def read(self, tenant: Tenant) -> tuple[str, int] | None:
@@ -532,7 +591,7 @@ class PersonaStore(Protocol):
 
 
 class SceneWriter(Protocol):
-    """Consolidates atoms into the scene files of ``request.folder`` (and nowhere else).
+    """Consolidates atoms into the scene documents of ``request.folder`` (and nowhere else).
 
     Rules: update an existing scene by default; create at most one new scene per call; when at
     ``max_scenes``, merge 2-4 similar scenes before creating one; delete a file by writing
@@ -543,7 +602,7 @@ class SceneWriter(Protocol):
 
 
 class PersonaWriter(Protocol):
-    """Writes the persona body (Markdown, no navigation). Touches ``request.path`` at most.
+    """Writes the persona body (Markdown, no navigation). Touches ``request.folder`` at most.
     Raises ``EngineError`` when it cannot finish (the pipeline restores the backup)."""
 
     async def write(self, request: PersonaRequest) -> str: ...

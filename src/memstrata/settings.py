@@ -7,6 +7,7 @@ of the wrong type. This is the only module that reads the environment. Edges loa
 once and pass it on.
 
     MEMSTRATA_HOME=/data/mem  MEMSTRATA_EMBEDDING__PROVIDER=hashing  MEMSTRATA_LLM__BASE_URL=...
+    MEMSTRATA_STORE__URL=postgresql://memstrata@db.internal/memstrata
 """
 
 from __future__ import annotations
@@ -147,6 +148,12 @@ class SearchSettings(_Section):
     context_previous: bool = True  # index each message with the one before it
 
 
+class StoreSettings(_Section):
+    # Where memory lives when no path or URL is given to open(): a PostgreSQL URL
+    # (postgresql://user:password@host:port/database) or a data directory; empty: ``home``.
+    url: str = ""
+
+
 class ServerSettings(_Section):
     """``memstrata serve``: where it listens and what it accepts."""
 
@@ -173,6 +180,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, env_nested_delimiter="__", extra="forbid")
 
     home: Path = Field(default_factory=lambda: Path("~/.memstrata").expanduser())
+    store: StoreSettings = Field(default_factory=StoreSettings)
     capture: CaptureSettings = Field(default_factory=CaptureSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memstrata.clock import SystemClock
 from memstrata.embeddings.select import embedder_from_settings
@@ -13,7 +14,7 @@ from memstrata.engines.offline import (
     OfflinePersonaWriter,
     OfflineSceneWriter,
 )
-from memstrata.errors import ConfigError
+from memstrata.errors import ConfigError, MissingExtraError
 from memstrata.leftovers import remove_stale_temporaries
 from memstrata.ports import (
     ChatModel,
@@ -31,6 +32,9 @@ from memstrata.settings import Settings
 from memstrata.stores.files import FilePersonaStore, FileSceneStore
 from memstrata.stores.sqlite.store import SqliteStore
 
+if TYPE_CHECKING:
+    from memstrata.stores.postgres.store import PostgresStore
+
 
 @dataclass(frozen=True, slots=True)
 class Parts:
@@ -46,11 +50,20 @@ class Parts:
     read_only: bool = False
 
 
+def is_database_url(location: str | Path) -> bool:
+    """True for a PostgreSQL URL (``postgresql://...`` or ``postgres://...``)."""
+    return str(location).startswith(("postgres://", "postgresql://"))
+
+
 def data_dir(location: str | Path) -> Path:
     """The data directory a path (or ``sqlite:///path``) names."""
     text = str(location)
-    if text.startswith(("postgres://", "postgresql://")):
-        raise ConfigError("the PostgreSQL backend is not available in this version; use a data directory")
+    if is_database_url(text):
+        raise ConfigError("a PostgreSQL URL names a database, not a data directory")
+    if "://" in text and not text.startswith("sqlite:///"):
+        raise ConfigError(
+            f"unknown store URL {text.split('://')[0]}://...: use a data directory or postgresql://"
+        )
     return Path(text.removeprefix("sqlite:///")).expanduser()
 
 
@@ -58,8 +71,21 @@ def open_store(
     location: str | Path, *, read_only: bool = False, wait: float = 0.0, url: str | None = None
 ) -> Store:
     """A path (or ``sqlite:///path``) opens the embedded store in that data directory: as its one
-    writer (waiting up to ``wait`` seconds for another to finish), or ``read_only``."""
+    writer (waiting up to ``wait`` seconds for another to finish), or ``read_only``. A PostgreSQL
+    URL opens that database (no writer lock: ``wait`` and ``url`` do not apply), migrating it
+    unless ``read_only``."""
+    if is_database_url(location):
+        return _postgres(str(location), read_only)
     return SqliteStore(data_dir(location), read_only=read_only, wait=wait, url=url)
+
+
+def _postgres(url: str, read_only: bool) -> PostgresStore:
+    try:
+        from memstrata.stores.postgres.store import PostgresStore
+    except ImportError as exc:
+        missing = exc.name or "psycopg"
+        raise MissingExtraError(missing.split(".")[0], "postgres", "the PostgreSQL store") from exc
+    return PostgresStore(url, read_only=read_only)
 
 
 def chat_model(settings: Settings) -> ChatModel:
@@ -91,17 +117,41 @@ def writers(settings: Settings, model: ChatModel | None = None) -> tuple[SceneWr
     return LLMSceneWriter(chat, settings.persona), LLMPersonaWriter(chat, settings.persona)
 
 
-def upper_layers(settings: Settings, location: Path, model: ChatModel | None = None) -> UpperLayers:
-    """File stores under ``<data dir>/profiles`` and the L2/L3 writers."""
-    root = data_dir(location) / "profiles"
+def upper_layers(
+    settings: Settings, location: str | Path, model: ChatModel | None = None, store: Store | None = None
+) -> UpperLayers:
+    """The L2/L3 stores (files under ``<data dir>/profiles``, or the rows of the PostgreSQL
+    ``store`` opened on ``location``) and the L2/L3 writers."""
     p = settings.persona
     scene_writer, persona_writer = writers(settings, model)
+    if is_database_url(location):
+        from memstrata.stores.postgres.store import PostgresStore
+
+        if not isinstance(store, PostgresStore):
+            raise ConfigError("the PostgreSQL scene and persona stores are opened with its store")
+        return UpperLayers(
+            store.scene_store(keep=p.scene_backup_count),
+            store.persona_store(keep=p.backup_count),
+            scene_writer,
+            persona_writer,
+        )
+    root = data_dir(location) / "profiles"
     return UpperLayers(
         FileSceneStore(root, keep=p.scene_backup_count),
         FilePersonaStore(root, keep=p.backup_count),
         scene_writer,
         persona_writer,
     )
+
+
+def store_location(settings: Settings, location: str | Path | None = None) -> str | Path:
+    """Where the store is: ``location`` when given, else ``store.url`` when set, else the data
+    directory ``home``."""
+    if location:
+        return location if is_database_url(location) else data_dir(location)
+    if settings.store.url:
+        return settings.store.url if is_database_url(settings.store.url) else data_dir(settings.store.url)
+    return data_dir(settings.home)
 
 
 def assemble(
@@ -120,13 +170,13 @@ def assemble(
     if isinstance(chosen, str):
         raise ConfigError(f"embedder must be an Embedder, None or 'settings', not {chosen!r}")
     extractor, deduplicator = engines(settings, chat)
-    where = data_dir(location or settings.home)
+    where = store_location(settings, location)
     store = open_store(where, read_only=read_only, wait=wait, url=advertise_url)
     try:
-        if not read_only:  # the one writer now: nobody else is mid-write
-            remove_stale_temporaries(where)
+        if not read_only and not is_database_url(where):  # the one writer now: nobody is mid-write
+            remove_stale_temporaries(data_dir(where))
         vectors = VectorState(store.index, chosen, writable=not read_only)
-        upper = upper_layers(settings, where, chat)
+        upper = upper_layers(settings, where, chat, store)
     except BaseException:
         store.close()
         raise

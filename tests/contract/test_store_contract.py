@@ -212,3 +212,11 @@ def test_big_index_ranks_records_with_two_terms_first(
     ids = [m.id for m in empty_store.messages.by_seq(A, [h.seq for h in hits])]
     assert ids[0] == "both" and set(ids) == {"one", "both", "other"}
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_keyword_search_keeps_working_while_the_index_grows(empty_store: Store) -> None:
+    empty_store.messages.append([msg("m0", "a quiet day")])
+    assert keyword_top(empty_store.index, A, MessageFilter(), ["kayak"], 5) == []
+    empty_store.messages.append([msg(f"m{i}", f"kayak trip number {i}") for i in range(1, 30)])
+    hits = keyword_top(empty_store.index, A, MessageFilter(), ["kayak", "trip"], 50)
+    assert len(hits) == 29

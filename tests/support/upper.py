@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from memstrata.atomic import atomic_write
 from memstrata.clock import FakeClock
 from memstrata.errors import EngineError
 from memstrata.layers.l2.names import normalise
@@ -45,7 +44,7 @@ class RecordingSceneWriter:
             old = by_name.get(name)
             body = f"{old.body}\n- {a.content}" if old else f"# {name}\n\n- {a.content}"
             by_name[name] = Scene(name, f"about {name}", 0, request.now, request.now, body)
-            atomic_write(request.folder / name, render_scene(by_name[name]))
+            request.folder.write(name, render_scene(by_name[name]))
             placed[a.id] = name
         if self._fail_at is not None and len(self.requests) >= self._fail_at:
             self._fail_at = None
@@ -78,7 +77,7 @@ class RecordingPersonaWriter:
                 await self.during()
             if self._failures:
                 self._failures -= 1
-                request.path.write_text("half-written persona")  # what a crashing writer leaves
+                request.folder.write("persona.md", "half-written persona")  # what a crashing writer leaves
                 raise EngineError("scripted persona writer failure")
             return f"# Persona #{len(self.requests)}\n\nAbout the user."
         finally:

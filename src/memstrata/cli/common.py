@@ -40,17 +40,20 @@ class Format(StrEnum):
     jsonl = "jsonl"
 
 
-def data_dir(ctx: typer.Context, local: Path | None) -> Path | None:
-    """The command's --data-dir, else the one given before the command."""
+def data_dir(ctx: typer.Context, local: Path | str | None) -> Path | str | None:
+    """The command's --data-dir, else the data directory or store URL given before the command."""
     if local is not None:
         return local
     root = ctx.find_root().obj
     return root.get("data_dir") if isinstance(root, dict) else None
 
 
-def resolve_data_dir(ctx: typer.Context, local: Path | None) -> Path:
-    """The data directory a command works on: its option, the global one, else the settings' home."""
-    return data_dir(ctx, local) or load_settings().home
+def resolve_data_dir(ctx: typer.Context, local: Path | None) -> Path | str:
+    """Where a command works: its option, the global one (a data directory or a store URL), else
+    the settings' store URL or home."""
+    settings = load_settings()
+    where = data_dir(ctx, local) or settings.store.url or settings.home
+    return where if isinstance(where, Path) or "://" in where else Path(where).expanduser()
 
 
 def wait_seconds(ctx: typer.Context) -> float:
@@ -67,7 +70,7 @@ def server_url(ctx: typer.Context) -> str | None:
 
 @contextmanager
 def open_memory(
-    ctx: typer.Context, local: Path | None, *, write: bool, flush: bool = True, **kwargs: Any
+    ctx: typer.Context, local: Path | str | None, *, write: bool, flush: bool = True, **kwargs: Any
 ) -> Iterator[Memory]:
     """The memory of the command's data directory: as its one writer (``write``; waiting up to
     ``--wait`` seconds for another writer), or read-only (no lock, nothing written). With

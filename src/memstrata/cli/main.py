@@ -14,6 +14,7 @@ from memstrata.cli import (
     inspect_cmd,
     maintenance_cmd,
     mcp_cmd,
+    migrate_cmd,
     repair_cmd,
     search_cmd,
     serve_cmd,
@@ -33,6 +34,13 @@ app = typer.Typer(
 def main(
     ctx: typer.Context,
     data_dir: DataDir = None,
+    store: str | None = typer.Option(
+        None,
+        "--store",
+        metavar="URL",
+        help="A PostgreSQL database (postgresql://user:password@host:port/db) instead of a data "
+        "directory (default: $MEMSTRATA_STORE__URL, else the data directory).",
+    ),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log pipeline activity to stderr."),
     wait: float = typer.Option(
         0.0,
@@ -49,7 +57,10 @@ def main(
     ),
 ) -> None:
     """Layered long-term memory for LLM agents."""
-    ctx.obj = {"data_dir": Path(data_dir).expanduser() if data_dir else None, "wait": wait, "url": url}
+    if store and data_dir:
+        raise typer.BadParameter("give --store or --data-dir, not both", param_hint="--store")
+    where = store or (Path(data_dir).expanduser() if data_dir else None)
+    ctx.obj = {"data_dir": where, "wait": wait, "url": url}
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
@@ -59,6 +70,7 @@ import_cmd.register(app)
 search_cmd.register(app)
 maintenance_cmd.register(app)
 repair_cmd.register(app)
+migrate_cmd.register(app)
 forget_cmd.register(app)
 demo_cmd.register(app)
 serve_cmd.register(app)

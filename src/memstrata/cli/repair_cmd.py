@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 from rich.markup import escape
 
@@ -16,7 +18,7 @@ def repair(ctx: typer.Context, data_dir: DataDir = None) -> None:
     """Rewrite JSONL mirrors that disagree with the database; set unreadable scene and persona
     files aside and restore them from their newest readable backup."""
     home = resolve_data_dir(ctx, data_dir)
-    if not (home / "memstrata.db").is_file():
+    if isinstance(home, Path) and not (home / "memstrata.db").is_file():
         err_console.print(
             f"[red]error:[/red] no memstrata data directory at {escape(str(home))} (no memstrata.db)"
         )

@@ -13,7 +13,16 @@ from typing import Annotated, Any
 import typer
 
 from memstrata.cli.common import DataDir, data_dir, err_console, fail_cleanly
-from memstrata.settings import Settings, load_settings
+from memstrata.settings import load_settings
+
+
+def redact(url: str) -> str:
+    """A store URL without its password."""
+    head, at, tail = url.rpartition("@")
+    if not at or ":" not in head.split("://", 1)[-1]:
+        return url
+    scheme, _, user = head.partition("://")
+    return f"{scheme}://{user.split(':', 1)[0]}:***@{tail}"
 
 
 def register(app: typer.Typer) -> None:
@@ -26,32 +35,37 @@ def serve(
     port: Annotated[int | None, typer.Option("--port", help="Port (default 8420).")] = None,
     data_dir_: DataDir = None,
 ) -> None:
-    """Serve a data directory over HTTP (and MCP at /mcp) until stopped."""
+    """Serve a data directory (or, with --store, a PostgreSQL database) over HTTP (and MCP at /mcp)
+    until stopped."""
     with fail_cleanly():
         from memstrata.gateway import load
 
         gateway = load()
         import uvicorn
 
-        settings = load_settings(data_dir(ctx, data_dir_))
+        where = data_dir(ctx, data_dir_)  # a data directory, or a store URL (--store)
+        settings = load_settings(where if isinstance(where, Path) else None)
+        location = where or settings.store.url or settings.home
         bind, listen = host or settings.server.host, port if port is not None else settings.server.port
         gateway.check_binding(bind, settings)
-        app = gateway.create_app(settings, _opener(settings, f"http://{bind}:{listen}"), host=bind)
+        app = gateway.create_app(settings, _opener(location, f"http://{bind}:{listen}"), host=bind)
         config = uvicorn.Config(
             app, host=bind, port=listen, lifespan="on", access_log=False, log_level="info"
         )
         server = uvicorn.Server(config)
         gateway.install_redaction(settings)
-        err_console.print(f"memstrata serving {settings.home} on http://{bind}:{listen} (MCP at /mcp)")
+        shown = redact(location) if isinstance(location, str) else location
+        err_console.print(f"memstrata serving {shown} on http://{bind}:{listen} (MCP at /mcp)")
         server.run()
 
 
-def _opener(settings: Settings, url: str) -> Any:
+def _opener(location: Path | str, url: str) -> Any:
     async def open_memory() -> Any:
         from memstrata.memory import AsyncMemory
 
-        # The directory's writer; its holder record names this server, so a CLI command that
-        # finds the directory locked is told to go through it (--url).
-        return await AsyncMemory.open(Path(settings.home), background=True, advertise_url=url)
+        # A data directory's writer: its holder record names this server, so a CLI command that
+        # finds the directory locked is told to go through it (--url). On PostgreSQL any number
+        # of servers share the database (and its pipeline, through leases).
+        return await AsyncMemory.open(location, background=True, advertise_url=url)
 
     return open_memory

@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memstrata.models.records import Atom, AtomType, Message, Tenant
 from memstrata.models.scenes import Scene
 from memstrata.models.search import Vectors
+
+if TYPE_CHECKING:  # a contract, not a record: ports.py imports the models at run time
+    from memstrata.ports import Folder
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +66,7 @@ class ConsolidationRequest:
     """
 
     tenant: Tenant
-    folder: Path
+    folder: Folder  # the tenant's scene documents: all the writer may touch
     atoms: tuple[Atom, ...]
     scenes: tuple[Scene, ...]
     members: Mapping[str, tuple[Atom, ...]]
@@ -92,13 +94,13 @@ class ConsolidationResult:
 
 @dataclass(frozen=True, slots=True)
 class PersonaRequest:
-    """What a persona writer sees. ``path`` holds the current body (navigation stripped) during the
-    run; ``first`` is True when there is no persona yet; ``changed`` names scenes changed since the
+    """What a persona writer sees. ``folder`` holds ``persona.md`` alone, with the current body
+    (navigation stripped) during the run; ``first`` is True when there is no persona yet; ``changed`` names scenes changed since the
     last persona; ``atoms`` are the highest-priority persona and instruction atoms, ``events`` the
     highest-priority episodic ones."""
 
     tenant: Tenant
-    path: Path
+    folder: Folder
     current: str
     first: bool
     scenes: tuple[Scene, ...]

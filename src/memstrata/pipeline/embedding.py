@@ -19,6 +19,7 @@ from memstrata.retrieval.vectors import VectorState
 
 log = logging.getLogger(__name__)
 BATCH = 256
+LEASE = "embedding backlog"  # one process at a time drains it (the others would embed the same records)
 
 
 def fill_missing(store: Store, embedder: Embedder, layer: Layer, after: int, limit: int) -> tuple[int, int]:
@@ -55,6 +56,14 @@ class EmbeddingBacklog:
         embedder = self._vectors.writer
         if embedder is None or not self.is_due(self._clock.now_ms()):
             return 0
+        if not self._store.leases.claim(LEASE):
+            return 0  # another process drains the backlog now
+        try:
+            return self._drain(embedder, limit)
+        finally:
+            self._store.leases.release(LEASE)
+
+    def _drain(self, embedder: Embedder, limit: int) -> int:
         done = 0
         try:
             for layer in (Layer.L0, Layer.L1):

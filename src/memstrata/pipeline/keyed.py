@@ -1,20 +1,26 @@
 """The skeleton every scheduler shares: one run per key at a time, a bounded number of runs across
-keys, and read-modify-write of durable state under one thread lock.
+keys, atomic read-modify-write of durable state, and claims on work that other processes sharing
+the store may want too.
 
-Keys are sessions for L1 and tenants for L2/L3. State updates take a thread lock because captures
-arrive from worker threads while runs complete on the event loop.
+Keys are sessions for L1 and tenants for L2/L3. In one process a lock per key keeps runs of a key
+apart; across processes (several replicas on one PostgreSQL database) the store's ``Leases`` do:
+a run whose key another process holds is skipped, since that process is doing it. State updates
+are atomic in the store (``PipelineState.update_*``): captures arrive from worker threads and
+other processes while runs complete.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
-import threading
 from collections.abc import AsyncIterator, Callable, Hashable
 from contextlib import asynccontextmanager
 from typing import Generic, TypeVar
 
 from memstrata.errors import MemstrataError
+from memstrata.models import Tenant
+from memstrata.ports import Leases
 
 K = TypeVar("K", bound=Hashable)
 S = TypeVar("S")
@@ -48,19 +54,31 @@ class KeyedRuns(Generic[K]):
 
 
 class StateBook(Generic[K, S]):
-    """Durable state by key: ``mutate`` loads, changes and saves it as one step."""
+    """Durable state by key: ``mutate`` loads, changes and saves it as one atomic step of the store
+    (``update``)."""
 
-    def __init__(self, load: Callable[[K], S], save: Callable[[S], None]) -> None:
-        self._load = load
-        self._save = save
-        self._lock = threading.Lock()
+    def __init__(self, update: Callable[[K, Callable[[S], object]], S]) -> None:
+        self._update = update
 
     def mutate(self, key: K, change: Callable[[S], object]) -> S:
-        with self._lock:
-            state = self._load(key)
-            change(state)
-            self._save(state)
-            return state
+        return self._update(key, change)
+
+
+def lease_key(stage: str, tenant: Tenant, session_key: str | None = None) -> str:
+    """The lease of one piece of work: ``stage`` (``l1``, ``upper``, ``embedding``) of a tenant
+    or a session."""
+    return json.dumps([stage, tenant.user_id, tenant.agent_id, session_key], ensure_ascii=False)
+
+
+@asynccontextmanager
+async def claimed(leases: Leases, key: str) -> AsyncIterator[bool]:
+    """Claim ``key`` for the block (True) unless another holder has it (False); released after."""
+    mine = await asyncio.to_thread(leases.claim, key)
+    try:
+        yield mine
+    finally:
+        if mine:
+            await asyncio.to_thread(leases.release, key)
 
 
 def log_failure(logger: logging.Logger, what: str, attempts: int, exc: BaseException, note: str = "") -> None:

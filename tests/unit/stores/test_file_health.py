@@ -78,7 +78,7 @@ def test_a_hashed_folder_whose_metadata_names_another_tenant_is_skipped(tmp_path
 
 def test_tidy_renames_a_file_whose_name_is_near_the_limit(tmp_path: Path) -> None:
     store = FileSceneStore(tmp_path)
-    folder = store.folder(T)
+    folder = store.folder(T).root
     long_name = "Ä" * 120 + ".MD"  # 243 bytes: the hidden temporary name must stay shorter
     (folder / long_name).write_text(GOOD)
     changes = store.tidy(T)
@@ -95,7 +95,7 @@ def test_an_unreadable_scene_is_left_out_and_recorded_and_reads_write_nothing(
 ) -> None:
     store = FileSceneStore(tmp_path)
     store.save(T, Scene("ok.md", "fine", 1, NOW, NOW, "fine body"))
-    bad = store.folder(T) / "bad.md"
+    bad = store.folder(T).root / "bad.md"
     bad.write_bytes(BAD[kind])
     assert scene_problem(BAD[kind]) is not None
     assert [s.name for s in store.load(T)] == ["ok.md"]
@@ -115,7 +115,7 @@ def test_repair_restores_the_newest_readable_backup_and_keeps_the_bad_bytes(tmp_
     store.backup(T)
     store.save(T, Scene("work.md", "v2", 1, NOW, NOW, "second"))
     store.backup(T)
-    bad = store.folder(T) / "work.md"
+    bad = store.folder(T).root / "work.md"
     bad.write_bytes(BAD["binary"])
     newest = sorted((tmp_path / T.folder / ".backup").glob("scenes-*"))[-1]
     (newest / "work.md").write_bytes(BAD["truncated META"])  # the newest copy is bad too
@@ -129,7 +129,7 @@ def test_repair_restores_the_newest_readable_backup_and_keeps_the_bad_bytes(tmp_
 
 def test_repair_without_a_readable_backup_moves_the_file_aside(tmp_path: Path) -> None:
     store = FileSceneStore(tmp_path)
-    (store.folder(T) / "lost.md").write_bytes(BAD["garbled META"])
+    (store.folder(T).root / "lost.md").write_bytes(BAD["garbled META"])
     (found,) = store.repair(T)
     assert found.restored_from is None and found.kept_as is not None
     assert "no readable backup" in str(found)
@@ -140,7 +140,7 @@ def test_backup_repairs_first_so_snapshots_hold_readable_files(tmp_path: Path) -
     store = FileSceneStore(tmp_path)
     store.save(T, Scene("work.md", "v1", 1, NOW, NOW, "first"))
     store.backup(T)
-    (store.folder(T) / "work.md").write_bytes(BAD["escape in summary"])
+    (store.folder(T).root / "work.md").write_bytes(BAD["escape in summary"])
     snapshot = store.backup(T)
     saved = tmp_path / T.folder / ".backup" / snapshot / "work.md"
     assert scene_problem(saved.read_bytes()) is None
@@ -148,7 +148,7 @@ def test_backup_repairs_first_so_snapshots_hold_readable_files(tmp_path: Path) -
 
 def test_saving_over_an_unreadable_file_keeps_its_bytes(tmp_path: Path) -> None:
     store = FileSceneStore(tmp_path)
-    (store.folder(T) / "work.md").write_bytes(BAD["binary"])
+    (store.folder(T).root / "work.md").write_bytes(BAD["binary"])
     store.load(T)
     store.save(T, Scene("work.md", "new", 1, NOW, NOW, "new body"))
     kept = list((tmp_path / T.folder / ".backup").glob("unreadable-*-work.md"))
@@ -190,7 +190,7 @@ def test_an_unreadable_persona_reads_as_none_and_repair_restores_it(tmp_path: Pa
     store = FilePersonaStore(tmp_path)
     store.write(T, "# Ann\nAnn likes tea.\n")
     store.backup(T)
-    store.path(T).write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    (store.folder(T).root / "persona.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
     assert store.read(T) is None
     (problem,) = store.problems(T)
     assert problem.path == "persona.md" and "persona.md is unreadable" in str(problem)
@@ -204,7 +204,7 @@ def test_an_unreadable_persona_reads_as_none_and_repair_restores_it(tmp_path: Pa
 
 def test_a_persona_backup_after_corruption_repairs_first(tmp_path: Path) -> None:
     store = FilePersonaStore(tmp_path)
-    store.path(T).write_bytes(b"\xff\xfe garbage")
+    (store.folder(T).root / "persona.md").write_bytes(b"\xff\xfe garbage")
     assert store.backup(T) is None  # no readable copy anywhere: set aside, no persona to back up
-    assert not store.path(T).exists()
+    assert not (store.folder(T).root / "persona.md").exists()
     assert len(list((tmp_path / T.folder / ".backup").glob("unreadable-*-persona.md"))) == 1

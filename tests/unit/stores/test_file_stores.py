@@ -31,7 +31,7 @@ def test_scenes_live_in_the_tenants_readable_profile_folder(tmp_path: Path) -> N
 
 def test_tidy_removes_soft_deleted_files_and_normalises_names(tmp_path: Path) -> None:
     store = FileSceneStore(tmp_path)
-    folder = store.folder(T)
+    folder = store.folder(T).root
     (folder / "gone.md").write_text("[DELETED]")
     (folder / "empty.md").write_text("")
     (folder / "Hiking Trips.MD").write_text("# Hikes")
@@ -47,7 +47,7 @@ def test_a_symlink_in_the_scene_folder_is_never_read_as_a_scene(tmp_path: Path) 
     secret = tmp_path / "secret.md"
     secret.write_text("outside")
     store = FileSceneStore(tmp_path / "profiles")
-    os.symlink(secret, store.folder(T) / "link.md")
+    os.symlink(secret, store.folder(T).root / "link.md")
     assert store.load(T) == []
     store.tidy(T)
     assert secret.read_text() == "outside"
@@ -57,7 +57,7 @@ def test_restore_makes_the_folder_and_index_byte_identical_to_the_backup(tmp_pat
     store = FileSceneStore(tmp_path)
     store.save(T, Scene("a.md", "A", 1, NOW, NOW, "alpha"))
     store.save_index(T, [SceneEntry("a.md", "A", 1, NOW, NOW, ("x1",))])
-    folder = store.folder(T)
+    folder = store.folder(T).root
     before, index_before = tree(folder), store.layout.index(T).read_bytes()
     snapshot = store.backup(T)
     store.save(T, Scene("a.md", "A!", 9, NOW, NOW, "changed"))

@@ -1,6 +1,6 @@
 """``LLMSceneWriter``: the ``SceneWriter`` of the LLM engine, a sandboxed tool loop per batch.
 
-The sandbox is the tenant's ``scene_blocks/``; it refuses a second new file in one batch, and a
+The sandbox is the tenant's scene folder; it refuses a second new file in one batch, and a
 new file while ``max_scenes`` live scenes exist (merge first). The writer does not say which scene
 took which atom: the pipeline attributes atoms to the most similar scene.
 """

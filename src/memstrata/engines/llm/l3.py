@@ -5,6 +5,7 @@ from __future__ import annotations
 from memstrata.engines.llm.l3_prompt import persona_messages
 from memstrata.engines.llm.sandbox import Sandbox
 from memstrata.engines.llm.tool_loop import run_tools
+from memstrata.layers.l3 import persona_doc
 from memstrata.layers.l3.persona_doc import strip_navigation
 from memstrata.models import PersonaRequest
 from memstrata.ports import ChatModel
@@ -12,7 +13,8 @@ from memstrata.settings import PersonaSettings
 
 
 class LLMPersonaWriter:
-    """Writes the persona with ``model`` through file tools sandboxed to ``request.path``.
+    """Writes the persona with ``model`` through file tools sandboxed to ``request.folder``
+    (``persona.md`` alone).
 
     Returns the file's body after the loop. Raises ``ModelError`` when the model fails and
     ``EngineError`` when the loop times out.
@@ -23,11 +25,7 @@ class LLMPersonaWriter:
         self.settings = settings
 
     async def write(self, request: PersonaRequest) -> str:
-        sandbox = Sandbox(
-            request.path.parent,
-            max_write_bytes=self.settings.tool_max_write_bytes,
-            only=request.path.name,
-        )
+        sandbox = Sandbox(request.folder, max_write_bytes=self.settings.tool_max_write_bytes)
         await run_tools(
             self.model,
             persona_messages(request, self.settings.max_chars),
@@ -35,4 +33,4 @@ class LLMPersonaWriter:
             max_steps=self.settings.tool_max_steps,
             time_limit=self.settings.tool_timeout_seconds,
         )
-        return strip_navigation(sandbox.read(request.path.name))
+        return strip_navigation(sandbox.read(persona_doc.FILE))

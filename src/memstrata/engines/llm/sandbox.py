@@ -1,118 +1,84 @@
-"""The files an LLM tool loop may touch, and nothing else.
+"""The documents an LLM tool loop may touch, and nothing else: a ``Folder`` (see ``ports.Folder``).
 
-L2: the ``.md`` files directly inside the tenant's ``scene_blocks/``. L3: exactly ``persona.md``.
-A path is refused (``PathError``) when it holds a NUL byte, is absolute, has any folder part
-(``..`` included; a leading ``scene_blocks/`` is accepted for L2), names a hidden file or another
-extension than ``.md``, is a symlink, or resolves outside the sandbox. Reads never follow symlinks
-(``O_NOFOLLOW``) and writes replace files atomically (a planted symlink is replaced, never
-followed). Writes are capped in size (``InputError``); a new file the policy refuses is an ``InputError``.
+L2: the tenant's scene documents. L3: its folder holding ``persona.md`` alone. The folder enforces
+the path rules (no NUL byte, no absolute path, no folder part or ``..``, no hidden file, ``.md``
+only, no symlink; ``PathError``); the sandbox adds what is the tool loop's own: a leading
+``scene_blocks/`` is accepted for L2, a path must be a non-empty string, writes are capped at the
+loop's size setting (``InputError``) and a new file may be refused by a policy (``InputError``).
 """
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Callable
-from pathlib import Path
 
-from memstrata.atomic import atomic_write
 from memstrata.errors import InputError, PathError
-from memstrata.layers.l2.scene_file import is_soft_deleted, split_meta, strip_controls
+from memstrata.layers.l2.scene_file import is_soft_deleted, split_meta
+from memstrata.ports import Folder
 
-_DRIVE = re.compile(r"^[A-Za-z]:")
-_MAX_NAME_BYTES = 200  # under the 255-byte file-name limit, with room for cleanup's renames
 # Decides whether a new file may be created: None allows it, a text explains the refusal.
 NewFilePolicy = Callable[[str], str | None]
 
 
 class Sandbox:
-    """A flat folder of Markdown files (``only`` set: that single file) with size-capped writes."""
+    """A flat folder of Markdown documents with size-capped writes."""
 
     def __init__(
         self,
-        root: Path,
+        folder: Folder,
         *,
         max_write_bytes: int,
-        only: str | None = None,
         prefix: str = "",
         allow_new: NewFilePolicy | None = None,
     ) -> None:
-        self.root = root.resolve(strict=True)
+        self.folder = folder
         self.max_write_bytes = max_write_bytes
-        self.only = only
         self.prefix = prefix
         self._allow_new = allow_new
         self.written: list[str] = []
 
-    def resolve(self, path: object) -> Path:
-        """The file ``path`` names inside the sandbox. Raises ``PathError`` when it is not allowed."""
+    def name(self, path: object) -> str:
+        """The document name ``path`` stands for (the folder checks it when used)."""
         if not isinstance(path, str) or not path.strip():
             raise PathError("a path must be a non-empty string", path=str(path))
-        if "\0" in path:
-            raise PathError("NUL byte in path", path=path)
         name = path.strip()
         if self.prefix and name.startswith(self.prefix):
             name = name[len(self.prefix) :]
-        if name.startswith(("/", "\\", "~")) or _DRIVE.match(name):
-            raise PathError("absolute paths are not allowed", path=path)
-        if "/" in name or "\\" in name or name in (".", ".."):
-            raise PathError("only files directly in the sandbox folder are allowed", path=path)
-        if name.startswith("."):
-            raise PathError("hidden files are not allowed", path=path)
-        if len(name.encode("utf-8")) > _MAX_NAME_BYTES:
-            raise PathError(f"file names are limited to {_MAX_NAME_BYTES} bytes", path=path)
-        if not name.lower().endswith(".md"):
-            raise PathError("only .md files are allowed", path=path)
-        if self.only is not None and name != self.only:
-            raise PathError(f"only {self.only} may be used", path=path)
-        target = self.root / name
-        if target.is_symlink():
-            raise PathError("symlinks are not allowed", path=path)
-        if target.resolve().parent != self.root:
-            raise PathError("path leaves the sandbox", path=path)
-        return target
-
-    def files(self) -> list[Path]:
-        """The sandbox's regular ``.md`` files (never symlinks), by name."""
-        candidates = [self.root / self.only] if self.only is not None else sorted(self.root.iterdir())
-        return [
-            p
-            for p in candidates
-            if p.name.lower().endswith(".md")
-            and not p.name.startswith(".")
-            and not p.is_symlink()
-            and p.is_file()
-        ]
+        return name
 
     def list_files(self) -> str:
         """One line per file: name, size and (for scenes) the META summary."""
         lines = []
-        for p in self.files():
-            fields, _ = split_meta(self._read(p))
+        for name in self.folder.names():
+            text = self.folder.read(name)
+            if text is None:
+                continue
+            fields, _ = split_meta(text)
             summary = f" | {fields.get('summary', '')}" if fields else ""
-            lines.append(f"{self.prefix}{p.name} ({p.stat().st_size} bytes){summary}")
+            lines.append(f"{self.prefix}{name} ({len(text.encode('utf-8'))} bytes){summary}")
         return "\n".join(lines) or "(no files yet)"
 
     def live_count(self) -> int:
         """Files that are not soft-deleted (what counts against a scene limit)."""
-        return sum(1 for p in self.files() if not is_soft_deleted(self._read(p)))
+        texts = (self.folder.read(n) for n in self.folder.names())
+        return sum(1 for t in texts if t is not None and not is_soft_deleted(t))
 
     def read(self, path: object) -> str:
-        target = self.resolve(path)
-        if not target.is_file():
+        text = self.folder.read(self.name(path))
+        if text is None:
             raise PathError("no such file", path=str(path))
-        return self._read(target)
+        return text
 
     def write(self, path: object, content: object) -> str:
-        target = self.resolve(path)
+        name = self.name(path)
+        existing = self.folder.read(name)  # refuses a bad name before anything else
         text = self._checked(content)
-        if not target.exists() and self._allow_new is not None:
-            refusal = self._allow_new(target.name)
+        if self._allow_new is not None and existing is None:
+            refusal = self._allow_new(name)
             if refusal:
                 raise InputError(refusal)
-        atomic_write(target, text)
-        self.written.append(target.name)
-        return f"wrote {self.prefix}{target.name} ({len(text.encode('utf-8'))} bytes)"
+        self.folder.write(name, text)
+        self.written.append(name)
+        return f"wrote {self.prefix}{name} ({len(text.encode('utf-8', errors='replace'))} bytes)"
 
     def edit(self, path: object, old: object, new: object) -> str:
         """Replace the one exact occurrence of ``old`` with ``new``."""
@@ -132,15 +98,9 @@ class Sandbox:
             raise InputError("content must be a string", item="content")
         if "\0" in content:
             raise InputError("content must not contain NUL bytes", item="content")
-        size = len(content.encode("utf-8"))
+        size = len(content.encode("utf-8", errors="replace"))
         if size > self.max_write_bytes:
             raise InputError(
                 f"{size} bytes exceed the {self.max_write_bytes}-byte limit per file", item="content"
             )
-        return strip_controls(content)  # the stores refuse files with control characters
-
-    @staticmethod
-    def _read(target: Path) -> str:
-        fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as fh:
-            return fh.read().decode("utf-8", errors="replace")
+        return content  # the folder drops control characters

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from memstrata.layers.l2.scene_file import format_time, one_line
 from memstrata.models import SceneEntry
 
+FILE = "persona.md"  # the persona's one document (in its folder, and on disk)
 NAV_MARKER = "<!-- memstrata:scene-navigation (generated after each L2 and L3 run; edits are replaced) -->"
 NAV_TITLE = "## Scene navigation"
 SCENE_DIR = "scene_blocks"

@@ -1,9 +1,10 @@
 """When pipeline stages run. All state lives in the store (``PipelineState``); this object only
 holds locks, so a restart resumes where the last process stopped.
 
-One L1 run per session at a time (a lock per key); at most ``workers`` runs at once across keys.
-State updates are read-modify-write under one thread lock (``keyed.StateBook``). A failure of any
-kind, even of the store, is recorded in the session's state and never stops another session.
+One L1 run per session at a time (a lock per key, and the session's lease across processes); at
+most ``workers`` runs at once across keys. State updates are atomic in the store
+(``keyed.StateBook``). A failure of any kind, even of the store, is recorded in the session's
+state and never stops another session.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from functools import partial
 
 from memstrata.models import SessionState, SessionStatus, Tenant
-from memstrata.pipeline.keyed import KeyedRuns, StateBook, log_failure
+from memstrata.pipeline.keyed import KeyedRuns, StateBook, claimed, lease_key, log_failure
 from memstrata.pipeline.l1 import rules
 from memstrata.pipeline.l1.runner import L1Progress, L1Report, L1Runner
 from memstrata.ports import Clock, Store
@@ -44,7 +45,7 @@ class Scheduler:
         self._s = settings
         self._runs: KeyedRuns[Key] = KeyedRuns(settings.workers)
         self._book: StateBook[Key, SessionState] = StateBook(
-            lambda key: store.pipeline.session(*key), store.pipeline.save_session
+            lambda key, change: store.pipeline.update_session(*key, change)
         )
         self.touched: set[Key] = set()
 
@@ -110,11 +111,14 @@ class Scheduler:
             progress = L1Progress()
             report: L1Report | None = None
             try:
-                state = await asyncio.to_thread(self._store.pipeline.session, tenant, session_key)
-                if not force and not rules.is_due(state, self._clock.now_ms()):
-                    return None
-                report = await self._l1.run(tenant, session_key, progress)
-                await asyncio.to_thread(self._succeeded, tenant, session_key)
+                async with claimed(self._store.leases, lease_key("l1", tenant, session_key)) as mine:
+                    if not mine:  # another process runs this session now
+                        return None
+                    state = await asyncio.to_thread(self._store.pipeline.session, tenant, session_key)
+                    if not force and not rules.is_due(state, self._clock.now_ms()):
+                        return None
+                    report = await self._l1.run(tenant, session_key, progress)
+                    await asyncio.to_thread(self._succeeded, tenant, session_key)
             except Exception as exc:  # noqa: BLE001 - every failure is recorded, logged and retried
                 await self._record_failure(tenant, session_key, exc)
                 report = None

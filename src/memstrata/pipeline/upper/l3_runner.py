@@ -56,7 +56,7 @@ class L3Runner:
         if state.l3_fresh:  # memories were removed: the old body may hold them; start over
             current = ""
         first = not current.strip()
-        path = self._upper.persona.path(tenant)
+        folder = self._upper.persona.folder(tenant)
         # The writer works on the body alone; the navigation is appended afresh afterwards.
         self._upper.persona.write(tenant, current + "\n" if current else "")
         scenes = sorted(self._upper.scenes.load(tenant), key=lambda s: (-s.heat, s.name))
@@ -65,7 +65,7 @@ class L3Runner:
         request_now = self._clock.now_ms()
         return PersonaRequest(
             tenant=tenant,
-            path=path,
+            folder=folder,
             current=current,
             first=first,
             scenes=tuple(scenes),

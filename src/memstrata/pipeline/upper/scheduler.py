@@ -1,10 +1,12 @@
 """When L2 and L3 run, per tenant. All state lives in the store (``TenantState``); this object
 holds locks only, so a restart resumes where the last process stopped.
 
-One run per tenant at a time (L2 and L3 share the tenant's lock: both touch its profile folder);
-at most ``workers`` runs at once across tenants. Each run is bracketed by a backup: the backup id
-is saved before the engine starts and cleared when the run ends, and a failure (or, after a crash,
-``recover``) restores it, so a layer is never left half-written.
+One run per tenant at a time (L2 and L3 share the tenant's lock, and its lease across processes:
+both touch its scenes and persona); at most ``workers`` runs at once across tenants. Each run is
+bracketed by a backup: the backup id is saved before the engine starts and cleared when the run
+ends, and a failure restores it, so a layer is never left half-written. A run a crash interrupted
+is restored by whoever claims the tenant next (``recover`` on open, or a run of another process
+once the dead one's lease is gone).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from contextlib import AbstractAsyncContextManager
 from memstrata.errors import StoreError
 from memstrata.layers.l2 import index as scene_index
 from memstrata.models import AtomFilter, FileProblem, Tenant, TenantState, TenantStatus
-from memstrata.pipeline.keyed import KeyedRuns, StateBook, log_failure
+from memstrata.pipeline.keyed import KeyedRuns, StateBook, claimed, lease_key, log_failure
 from memstrata.pipeline.upper import rules
 from memstrata.pipeline.upper.l2_runner import L2Report, L2Runner
 from memstrata.pipeline.upper.l3_runner import L3Report, L3Runner
@@ -47,9 +49,7 @@ class TenantScheduler:
         self._l2 = L2Runner(store, upper, clock, settings, persona)
         self._l3 = L3Runner(store, upper, clock)
         self._runs: KeyedRuns[Tenant] = KeyedRuns(settings.workers)
-        self._book: StateBook[Tenant, TenantState] = StateBook(
-            store.pipeline.tenant, store.pipeline.save_tenant
-        )
+        self._book: StateBook[Tenant, TenantState] = StateBook(store.pipeline.update_tenant)
 
     # --- state transitions (sync: called from worker threads too) -----------------------------
 
@@ -95,19 +95,34 @@ class TenantScheduler:
         return restored + armed
 
     def _restore_interrupted(self) -> int:
-        now = self._clock.now_ms()
         hit = 0
         for st in self._store.pipeline.tenants():
-            if st.l2_snapshot is not None:
-                log.warning("restoring the scenes of %s: an L2 run was interrupted", st.tenant)
-                self._upper.scenes.restore(st.tenant, st.l2_snapshot)
-            if st.l3_running:
-                log.warning("restoring the persona of %s: an L3 run was interrupted", st.tenant)
-                self._upper.persona.restore(st.tenant, st.l3_snapshot)
-            if st.l2_snapshot is not None or st.l3_running:
-                self._mutate(st.tenant, lambda s: rules.on_restart(s, now))
-                hit += 1
+            if st.l2_snapshot is None and not st.l3_running:
+                continue
+            key = lease_key("upper", st.tenant)
+            if not self._store.leases.claim(key):
+                continue  # a live process is running it: its run is not interrupted
+            try:
+                hit += self._restore_if_interrupted(st.tenant)
+            finally:
+                self._store.leases.release(key)
         return hit
+
+    def _restore_if_interrupted(self, tenant: Tenant) -> int:
+        """Restore the backups of a run that was interrupted (its state still names them) and make
+        the tenant due at once. Call holding the tenant's lease. Returns 1 when it restored."""
+        st = self._store.pipeline.tenant(tenant)
+        if st.l2_snapshot is None and not st.l3_running:
+            return 0
+        if st.l2_snapshot is not None:
+            log.warning("restoring the scenes of %s: an L2 run was interrupted", tenant)
+            self._upper.scenes.restore(tenant, st.l2_snapshot)
+        if st.l3_running:
+            log.warning("restoring the persona of %s: an L3 run was interrupted", tenant)
+            self._upper.persona.restore(tenant, st.l3_snapshot)
+        now = self._clock.now_ms()
+        self._mutate(tenant, lambda s: rules.on_restart(s, now))
+        return 1
 
     def _repair_index(self, tenant: Tenant) -> None:
         """Rebuild the scene index file from the stored membership and the scene files when it is
@@ -197,15 +212,19 @@ class TenantScheduler:
         async with self.hold(tenant):
             snapshot: str | None = None
             try:
-                state = await asyncio.to_thread(self._store.pipeline.tenant, tenant)
-                if not force and not rules.l2_is_due(state, self._clock.now_ms()):
-                    return None
-                snapshot = await asyncio.to_thread(self._snapshot, tenant, state)
-                report = await self._l2.run(
-                    tenant, state.l2_cursor, rewrite=state.l2_rewrite, rebuild=state.l2_rebuild
-                )
-                await asyncio.to_thread(self._l2_done, tenant, report)
-                return report
+                async with claimed(self._store.leases, lease_key("upper", tenant)) as mine:
+                    if not mine:  # another process runs this tenant's L2 or L3 now
+                        return None
+                    await asyncio.to_thread(self._restore_if_interrupted, tenant)
+                    state = await asyncio.to_thread(self._store.pipeline.tenant, tenant)
+                    if not force and not rules.l2_is_due(state, self._clock.now_ms()):
+                        return None
+                    snapshot = await asyncio.to_thread(self._snapshot, tenant, state)
+                    report = await self._l2.run(
+                        tenant, state.l2_cursor, rewrite=state.l2_rewrite, rebuild=state.l2_rebuild
+                    )
+                    await asyncio.to_thread(self._l2_done, tenant, report)
+                    return report
             except Exception as exc:  # noqa: BLE001 - every failure is restored, recorded and retried
                 await self._recover_from(tenant, "L2", exc, lambda: self._restore_scenes(tenant, snapshot))
                 return None
@@ -240,16 +259,22 @@ class TenantScheduler:
             started = False
             snapshot: str | None = None
             try:
-                state = await asyncio.to_thread(self._store.pipeline.tenant, tenant)
-                if not rules.l3_is_due(state, self._clock.now_ms(), self._s):
-                    return None
-                snapshot = await asyncio.to_thread(self._upper.persona.backup, tenant)
-                start = await asyncio.to_thread(self._l3_start, tenant, snapshot)
-                started = True
-                report = await self._l3.run(tenant, state)
-                now = self._clock.now_ms()
-                await asyncio.to_thread(self._mutate, tenant, lambda st: rules.on_l3_success(st, start, now))
-                return report
+                async with claimed(self._store.leases, lease_key("upper", tenant)) as mine:
+                    if not mine:  # another process runs this tenant's L2 or L3 now
+                        return None
+                    await asyncio.to_thread(self._restore_if_interrupted, tenant)
+                    state = await asyncio.to_thread(self._store.pipeline.tenant, tenant)
+                    if not rules.l3_is_due(state, self._clock.now_ms(), self._s):
+                        return None
+                    snapshot = await asyncio.to_thread(self._upper.persona.backup, tenant)
+                    start = await asyncio.to_thread(self._l3_start, tenant, snapshot)
+                    started = True
+                    report = await self._l3.run(tenant, state)
+                    now = self._clock.now_ms()
+                    await asyncio.to_thread(
+                        self._mutate, tenant, lambda st: rules.on_l3_success(st, start, now)
+                    )
+                    return report
             except Exception as exc:  # noqa: BLE001 - every failure is restored, recorded and retried
                 restore = (lambda: self._upper.persona.restore(tenant, snapshot)) if started else None
                 await self._recover_from(tenant, "L3", exc, restore)

@@ -22,11 +22,12 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from memstrata.atomic import atomic_write, storage_errors
+from memstrata.layers.l3 import persona_doc
 from memstrata.models import Tenant
 
 log = logging.getLogger(__name__)
 SCENES = "scene_blocks"
-PERSONA = "persona.md"
+PERSONA = persona_doc.FILE
 INDEX = "scene_index.json"
 TENANT_FILE = "tenant.json"
 

@@ -15,6 +15,7 @@ from memstrata.errors import StoreError
 from memstrata.layers.l2.scene_file import strip_controls, text_problem
 from memstrata.models import FileProblem, Tenant
 from memstrata.stores.files import health, snapshots
+from memstrata.stores.files.folder import DirectoryFolder
 from memstrata.stores.files.layout import PERSONA, Layout, mtime_ms, remove_tree
 
 log = logging.getLogger(__name__)
@@ -29,7 +30,11 @@ class FilePersonaStore:
         self._keep = keep
         self._log = health.ProblemLog()
 
-    def path(self, tenant: Tenant) -> Path:
+    def folder(self, tenant: Tenant) -> DirectoryFolder:
+        return DirectoryFolder(self._file(tenant).parent, only=PERSONA)
+
+    def _file(self, tenant: Tenant) -> Path:
+        """The tenant's ``persona.md`` (its profile folder created)."""
         self.layout.ensure(tenant)
         return self.layout.persona(tenant)
 
@@ -48,7 +53,7 @@ class FilePersonaStore:
         return raw.decode("utf-8"), mtime_ms(p)
 
     def write(self, tenant: Tenant, text: str) -> None:
-        p = self.path(tenant)
+        p = self._file(tenant)
         if self._log.of(tenant) and p.is_file() and not p.is_symlink():
             health.set_aside(p, self.layout.backups(tenant))  # keep the bad bytes, not overwrite
         atomic_write(p, strip_controls(text))
@@ -70,7 +75,7 @@ class FilePersonaStore:
         return target.name
 
     def restore(self, tenant: Tenant, snapshot: str | None) -> None:
-        p = self.path(tenant)
+        p = self._file(tenant)
         if snapshot is None:
             with storage_errors(p):
                 p.unlink(missing_ok=True)

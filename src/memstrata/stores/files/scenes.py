@@ -26,6 +26,7 @@ from memstrata.layers.l2.scene_file import (
 )
 from memstrata.models import FileProblem, Scene, SceneEntry, Tenant
 from memstrata.stores.files import health, snapshots
+from memstrata.stores.files.folder import DirectoryFolder
 from memstrata.stores.files.layout import INDEX, SCENES, Layout, mtime_ms, remove_tree
 
 log = logging.getLogger(__name__)
@@ -40,7 +41,11 @@ class FileSceneStore:
         self._keep = keep
         self._log = health.ProblemLog()
 
-    def folder(self, tenant: Tenant) -> Path:
+    def folder(self, tenant: Tenant) -> DirectoryFolder:
+        return DirectoryFolder(self._scene_dir(tenant))
+
+    def _scene_dir(self, tenant: Tenant) -> Path:
+        """The tenant's ``scene_blocks/``, created when missing."""
         self.layout.ensure(tenant)
         path = self.layout.scenes(tenant)
         with storage_errors(path):
@@ -68,7 +73,7 @@ class FileSceneStore:
     def save(self, tenant: Tenant, scene: Scene) -> None:
         if names.normalise(scene.name) != scene.name:
             raise StoreError(f"not a normalised scene file name: {scene.name!r}")
-        target = self.folder(tenant) / scene.name
+        target = self._scene_dir(tenant) / scene.name
         if any(p.path == f"{SCENES}/{scene.name}" for p in self._log.of(tenant)) and target.is_file():
             health.set_aside(target, self.layout.backups(tenant))  # keep the bad bytes, not overwrite
         atomic_write(target, render_scene(scene))
@@ -84,7 +89,7 @@ class FileSceneStore:
         return True
 
     def tidy(self, tenant: Tenant) -> dict[str, str | None]:
-        folder = self.folder(tenant)
+        folder = self._scene_dir(tenant)
         changes: dict[str, str | None] = {}
         kept: list[Path] = []
         with storage_errors(folder):
@@ -152,13 +157,13 @@ class FileSceneStore:
         self.repair(tenant)
         with storage_errors(self.layout.backups(tenant)):
             return snapshots.snapshot_scenes(
-                self.folder(tenant), self.layout.index(tenant), self.layout.backups(tenant), self._keep
+                self._scene_dir(tenant), self.layout.index(tenant), self.layout.backups(tenant), self._keep
             )
 
     def restore(self, tenant: Tenant, snapshot: str) -> None:
         with storage_errors(self.layout.scenes(tenant)):
             snapshots.restore_scenes(
-                self.folder(tenant), self.layout.index(tenant), self.layout.backups(tenant), snapshot
+                self._scene_dir(tenant), self.layout.index(tenant), self.layout.backups(tenant), snapshot
             )
 
     def tenants(self) -> list[Tenant]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import fields
 
 from memstrata.models import SessionState, SweepState, Tenant, TenantState
@@ -120,6 +121,22 @@ class SqlitePipelineState:
                 f"SELECT user_id, agent_id, {', '.join(_TENANT_FIELDS)} FROM pipeline_tenants ORDER BY rowid"
             )
         ]
+
+    def update_session(
+        self, tenant: Tenant, session_key: str, change: Callable[[SessionState], object]
+    ) -> SessionState:
+        with self._db.tx():  # one writer connection: the transaction makes the three steps one
+            state = self.session(tenant, session_key)
+            change(state)
+            self.save_session(state)
+        return state
+
+    def update_tenant(self, tenant: Tenant, change: Callable[[TenantState], object]) -> TenantState:
+        with self._db.tx():
+            state = self.tenant(tenant)
+            change(state)
+            self.save_tenant(state)
+        return state
 
     def sweep(self) -> SweepState:
         found = self._db.query(f"SELECT {', '.join(_SWEEP_FIELDS)} FROM pipeline_sweep WHERE id = 1")

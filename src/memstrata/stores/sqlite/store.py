@@ -11,6 +11,7 @@ from memstrata.models import Atom, AtomFilter, Erased, Message, MessageFilter, T
 from memstrata.stores.sqlite import erasure
 from memstrata.stores.sqlite.atoms import SqliteAtomStore
 from memstrata.stores.sqlite.db import Database
+from memstrata.stores.sqlite.leases import LocalLeases
 from memstrata.stores.sqlite.members import SqliteSceneMembers
 from memstrata.stores.sqlite.messages import SqliteMessageLog
 from memstrata.stores.sqlite.mirror import atom_line, message_line
@@ -132,6 +133,7 @@ class SqliteStore:
         self.index = SqliteSearchIndex(self.db)
         self.pipeline = SqlitePipelineState(self.db)
         self.members = SqliteSceneMembers(self.db)
+        self.leases = LocalLeases()
         for keeper in self._mirrors:
             keeper.open_sync()
 

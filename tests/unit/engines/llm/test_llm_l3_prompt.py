@@ -6,10 +6,13 @@ from pathlib import Path
 
 from memstrata.engines.llm.l3_prompt import persona_messages
 from memstrata.models import PersonaRequest, Tenant
+from memstrata.stores.files.folder import DirectoryFolder
 
 
 def test_the_persona_prompt_asks_for_a_dated_profile_within_the_budget(tmp_path: Path) -> None:
-    request = PersonaRequest(Tenant(), tmp_path / "persona.md", "", True, (), (), (), (), 0)
+    request = PersonaRequest(
+        Tenant(), DirectoryFolder(tmp_path, only="persona.md"), "", True, (), (), (), (), 0
+    )
     system = persona_messages(request, 900)[0].content
     assert "within 900 characters" in system
     assert "A profile, not a log" in system

@@ -30,6 +30,7 @@ from memstrata.models import (
     ToolSpec,
 )
 from memstrata.settings import PersonaSettings
+from memstrata.stores.files.folder import DirectoryFolder
 
 NOW = 1_785_405_720_000
 
@@ -72,7 +73,8 @@ def profile(tmp_path: Path) -> Path:
 
 def request(folder: Path, max_scenes: int = 15) -> ConsolidationRequest:
     atom = Atom("a1", Tenant("ann"), AtomType.PERSONA, "Ann works night shifts.", 60, "work", seq=1)
-    return ConsolidationRequest(Tenant("ann"), folder, (atom,), (), {}, {}, max_scenes, True, NOW)
+    scenes = DirectoryFolder(folder)
+    return ConsolidationRequest(Tenant("ann"), scenes, (atom,), (), {}, {}, max_scenes, True, NOW)
 
 
 async def test_every_escape_attempt_gets_an_error_and_nothing_outside_changes(profile: Path) -> None:
@@ -114,7 +116,8 @@ async def test_the_persona_writer_may_touch_persona_md_alone(profile: Path) -> N
         ),
         ChatReply("updated"),
     )
-    req = PersonaRequest(Tenant("ann"), profile / "persona.md", "# Ann", False, (), (), (), (), NOW)
+    folder = DirectoryFolder(profile, only="persona.md")
+    req = PersonaRequest(Tenant("ann"), folder, "# Ann", False, (), (), (), (), NOW)
     body = await LLMPersonaWriter(model, PersonaSettings()).write(req)
     replies = answers(model, 1)
     assert [r.startswith("error:") for r in replies] == [True, True, True, False]

@@ -21,6 +21,7 @@ from memstrata.models import (
     Tenant,
     Vectors,
 )
+from memstrata.stores.files.folder import DirectoryFolder
 
 T = Tenant("ann")
 NOW = 1_785_405_720_000
@@ -47,7 +48,7 @@ async def consolidate(
     total = len(atoms) + sum(len(m) for m in members.values())
     request = ConsolidationRequest(
         T,
-        folder,
+        DirectoryFolder(folder),
         tuple(atoms),
         scenes,
         {k: tuple(v) for k, v in members.items()},
@@ -215,7 +216,16 @@ async def test_the_persona_is_a_profile_of_standing_facts_with_instructions(tmp_
     )
     scenes = (Scene("work.md", "Work: nurse, hospital (Ann; 2 memories, May 2023)", 5, NOW, NOW, "# Work"),)
     request = PersonaRequest(
-        T, tmp_path / "persona.md", "", True, scenes, ("work.md",), tuple(facts), (), NOW, events
+        T,
+        DirectoryFolder(tmp_path, only="persona.md"),
+        "",
+        True,
+        scenes,
+        ("work.md",),
+        tuple(facts),
+        (),
+        NOW,
+        events,
     )
     body = await OfflinePersonaWriter().write(request)
     assert "Lisbon" not in body  # the move was planned for June 2023: long past by NOW
@@ -240,7 +250,9 @@ async def test_the_persona_stays_within_its_budget(tmp_path: Path) -> None:
         atom(n, f"Ann practises {h} with friends from {p} on weekends.", "hobby", AtomType.PERSONA, 70)
         for n, (h, p) in enumerate(zip(hobbies, places, strict=True), start=1)
     ]
-    request = PersonaRequest(T, tmp_path / "persona.md", "", True, (), (), tuple(facts), (), NOW, ())
+    request = PersonaRequest(
+        T, DirectoryFolder(tmp_path, only="persona.md"), "", True, (), (), tuple(facts), (), NOW, ()
+    )
     sizes = []
     for limit in (300, 800):
         body = await OfflinePersonaWriter(limit).write(request)

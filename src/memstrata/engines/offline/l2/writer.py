@@ -19,7 +19,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from memstrata.atomic import atomic_write
 from memstrata.engines.offline import atom_text as st
 from memstrata.engines.offline.l2 import render
 from memstrata.engines.offline.l2.topics import Features, Topics
@@ -145,7 +144,7 @@ class OfflineSceneWriter:
         vocab = st.Vocabulary(everyone, frozenset(p.lower() for p in people))
         for name in sorted(batch.removed):
             if name in on_disk:
-                atomic_write(request.folder / name, DELETED + "\n")
+                request.folder.write(name, DELETED + "\n")
         for name in sorted(batch.touched - batch.removed):
             atoms = sorted(batch.topics.scenes[name], key=lambda a: a.seq)
             old = on_disk.get(name)
@@ -157,4 +156,4 @@ class OfflineSceneWriter:
                 updated=request.now,
                 body=render.body(name, atoms, vocab),
             )
-            atomic_write(request.folder / name, render_scene(scene))
+            request.folder.write(name, render_scene(scene))
