@@ -48,7 +48,13 @@ def serve(
         location = where or settings.store.url or settings.home
         bind, listen = host or settings.server.host, port if port is not None else settings.server.port
         gateway.check_binding(bind, settings)
-        app = gateway.create_app(settings, _opener(location, f"http://{bind}:{listen}"), host=bind)
+        postgres = isinstance(location, str) and location.startswith(("postgres://", "postgresql://"))
+        app = gateway.create_app(
+            settings,
+            _opener(location, f"http://{bind}:{listen}"),
+            host=bind,
+            store="postgresql" if postgres else "sqlite",
+        )
         config = uvicorn.Config(
             app, host=bind, port=listen, lifespan="on", access_log=False, log_level="info"
         )

@@ -62,8 +62,11 @@ def install_redaction(settings: Settings) -> None:
             handler.addFilter(SecretFilter([secret]))
 
 
-def create_app(settings: Settings, open_memory: Opener, *, host: str | None = None) -> FastAPI:
-    """The gateway for ``settings``; ``open_memory`` opens the directory's memory in the lifespan."""
+def create_app(
+    settings: Settings, open_memory: Opener, *, host: str | None = None, store: str = "sqlite"
+) -> FastAPI:
+    """The gateway for ``settings``; ``open_memory`` opens the memory in the lifespan; ``store``
+    names its backend in ``/health`` (``sqlite`` or ``postgresql``)."""
     mcp_server: Any = None
 
     @asynccontextmanager
@@ -88,7 +91,9 @@ def create_app(settings: Settings, open_memory: Opener, *, host: str | None = No
         "TencentDB-Agent-Memory compatible routes, and MCP at /mcp.",
         lifespan=lifespan,
     )
-    app.state.store_name = "sqlite"
+    app.state.store_name = (
+        "postgresql" if settings.store.url.startswith(("postgres://", "postgresql://")) else "sqlite"
+    )
     for module in (turns, search, messages, atoms, forgetting, layers, service):
         app.include_router(module.router)
     app.include_router(tdam_router)
