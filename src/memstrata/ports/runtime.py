@@ -1,0 +1,59 @@
+"""Time, embeddings and chat: the ports to the world outside the memory."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from memstrata.models import (
+    ChatMessage,
+    ChatReply,
+    ToolSpec,
+    Vectors,
+)
+
+# --- time -----------------------------------------------------------------------------------------
+
+
+class Clock(Protocol):
+    """Wall time for the scheduler. Injected so every timing rule is testable with a fake clock."""
+
+    def now_ms(self) -> int:
+        """Milliseconds since the epoch."""
+        ...
+
+    async def sleep(self, seconds: float) -> None:
+        """Wait (a fake clock may return at once or when advanced)."""
+        ...
+
+
+# --- models ---------------------------------------------------------------------------------------
+
+
+class Embedder(Protocol):
+    """Turns texts into unit-length float32 vectors.
+
+    ``name`` identifies the model (the store records it, so a change is detected);
+    ``dimensions`` is the vector length. ``embed`` returns an array of shape ``(len(texts), dimensions)``,
+    each row L2-normalised, in input order. Raises ``EmbeddingError`` on failure. Blocking.
+    """
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dimensions(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+
+class ChatModel(Protocol):
+    """One chat completion. Raises ``ModelError`` on timeout, HTTP error or connection failure."""
+
+    async def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        json_mode: bool = False,
+        tools: Sequence[ToolSpec] = (),
+    ) -> ChatReply: ...
