@@ -21,49 +21,10 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from memstrata.atomic import storage_error
-from memstrata.models import Atom, Message
 
 log = logging.getLogger(__name__)
 Key = tuple[str, str, str]  # (user_id, agent_id, id): what a line and a database row must share
 _CHUNK = 65536
-
-
-def message_line(m: Message) -> dict[str, Any]:
-    return {
-        "seq": m.seq,
-        "id": m.id,
-        "user_id": m.tenant.user_id,
-        "agent_id": m.tenant.agent_id,
-        "session_key": m.session_key,
-        "session_id": m.session_id,
-        "role": str(m.role),
-        "name": m.name,
-        "content": m.content,
-        "timestamp": m.timestamp,
-        "recorded_at": m.recorded_at,
-    }
-
-
-def atom_line(a: Atom) -> dict[str, Any]:
-    return {
-        "seq": a.seq,
-        "id": a.id,
-        "user_id": a.tenant.user_id,
-        "agent_id": a.tenant.agent_id,
-        "type": str(a.type),
-        "priority": a.priority,
-        "content": a.content,
-        "scene_name": a.scene_name,
-        "source_message_ids": list(a.source_message_ids),
-        "metadata": a.metadata,
-        "session_key": a.session_key,
-        "created_at": a.created_at,
-        "updated_at": a.updated_at,
-        "version": a.version,
-        "superseded_by": a.superseded_by,
-        "pinned": a.pinned,
-        "expires_at": a.expires_at,
-    }
 
 
 def encode(line: dict[str, Any]) -> str:

@@ -8,13 +8,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from memstrata.models import Atom, AtomFilter, Erased, Message, MessageFilter, Tenant
+from memstrata.portability.lines import atom_line, message_line
 from memstrata.stores.sqlite import erasure
 from memstrata.stores.sqlite.atoms import SqliteAtomStore
 from memstrata.stores.sqlite.db import Database
 from memstrata.stores.sqlite.leases import LocalLeases
 from memstrata.stores.sqlite.members import SqliteSceneMembers
 from memstrata.stores.sqlite.messages import SqliteMessageLog
-from memstrata.stores.sqlite.mirror import atom_line, message_line
 from memstrata.stores.sqlite.mirrored import MirrorKeeper, Source
 from memstrata.stores.sqlite.ownership import WriterLock
 from memstrata.stores.sqlite.pipeline import SqlitePipelineState
