@@ -9,36 +9,20 @@ from dataclasses import fields
 import psycopg
 
 from memstrata.models import SessionState, SweepState, Tenant, TenantState
+from memstrata.stores import sql
 from memstrata.stores.postgres.db import Database, Row
 
-_COLS = "user_id, agent_id, session_key, cursor, pending, runs, fire_at, attempts, last_error, last_activity"
-# Every TenantState field but the tenant, in table column order.
-_TENANT_FIELDS = [f.name for f in fields(TenantState) if f.name != "tenant"]
-
-
-def _state(r: Row) -> SessionState:
-    return SessionState(
-        tenant=Tenant(r["user_id"], r["agent_id"]),
-        session_key=r["session_key"],
-        cursor=r["cursor"],
-        pending=r["pending"],
-        runs=r["runs"],
-        fire_at=r["fire_at"],
-        attempts=r["attempts"],
-        last_error=r["last_error"],
-        last_activity=r["last_activity"],
-    )
-
-
-_JSON_TUPLES = ("l3_reasons", "l2_rewrite")  # stored as JSON arrays
+_COLS = sql.SESSION_COLS
+_TENANT_FIELDS = sql.TENANT_FIELDS
 _SWEEP_FIELDS = [f.name for f in fields(SweepState)]
 
 
+def _state(r: Row) -> SessionState:
+    return sql.session_state(r)
+
+
 def _tenant_state(r: Row) -> TenantState:
-    values = {name: r[name] for name in _TENANT_FIELDS}
-    for name in _JSON_TUPLES:
-        values[name] = tuple(values[name])
-    return TenantState(tenant=Tenant(r["user_id"], r["agent_id"]), **values)
+    return sql.tenant_state(r, sql.POSTGRES)
 
 
 class PostgresPipelineState:
@@ -166,7 +150,7 @@ def _save_session(c: psycopg.Connection[Row], state: SessionState) -> None:
 
 def _save_tenant(c: psycopg.Connection[Row], state: TenantState) -> None:
     values: list[object] = [getattr(state, name) for name in _TENANT_FIELDS]
-    for name in _JSON_TUPLES:
+    for name in sql.TENANT_TUPLES:
         values[_TENANT_FIELDS.index(name)] = json.dumps(list(getattr(state, name)))
     cols = ", ".join(_TENANT_FIELDS)
     updates = ", ".join(f"{c} = excluded.{c}" for c in _TENANT_FIELDS)

@@ -1,95 +1,33 @@
-"""Row <-> record conversion and filter clauses shared by the PostgreSQL store parts."""
+"""Row <-> record conversion and filter clauses of the PostgreSQL store parts (``stores/sql.py``
+in PostgreSQL's dialect), and text as PostgreSQL accepts it."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from memstrata.models import Atom, AtomFilter, AtomType, Message, MessageFilter, Role, Tenant
+from memstrata.models import Atom, AtomFilter, Message, MessageFilter, Tenant
+from memstrata.stores import sql
 
 Row = dict[str, Any]
-MESSAGE_COLS = (
-    "seq, id, user_id, agent_id, session_key, session_id, role, name, content, timestamp, recorded_at"
-)
-ATOM_COLS = (
-    "seq, id, user_id, agent_id, session_key, type, priority, content, scene_name, source_message_ids, "
-    "metadata, created_at, updated_at, version, superseded_by, pinned, expires_at"
-)
+MESSAGE_COLS, ATOM_COLS = sql.MESSAGE_COLS, sql.ATOM_COLS
 
 
 def message(row: Row) -> Message:
-    return Message(
-        id=row["id"],
-        tenant=Tenant(row["user_id"], row["agent_id"]),
-        session_key=row["session_key"],
-        session_id=row["session_id"],
-        role=Role(row["role"]),
-        name=row["name"],
-        content=row["content"],
-        timestamp=row["timestamp"],
-        recorded_at=row["recorded_at"],
-        seq=row["seq"],
-    )
+    return sql.message(row)
 
 
 def atom(row: Row) -> Atom:
-    return Atom(
-        id=row["id"],
-        tenant=Tenant(row["user_id"], row["agent_id"]),
-        type=AtomType(row["type"]),
-        content=row["content"],
-        priority=row["priority"],
-        scene_name=row["scene_name"],
-        source_message_ids=tuple(row["source_message_ids"]),
-        metadata=dict(row["metadata"]),
-        session_key=row["session_key"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        version=row["version"],
-        superseded_by=row["superseded_by"],
-        seq=row["seq"],
-        pinned=bool(row["pinned"]),
-        expires_at=row["expires_at"],
-    )
+    return sql.atom(row, sql.POSTGRES)
 
 
 def tenant_clause(tenant: Tenant | None, alias: str = "") -> tuple[list[str], list[object]]:
-    if tenant is None:
-        return [], []
-    p = f"{alias}." if alias else ""
-    return [f"{p}user_id = %s", f"{p}agent_id = %s"], [tenant.user_id, tenant.agent_id]
+    return sql.tenant_clause(tenant, sql.POSTGRES, alias)
 
 
 def filter_clause(flt: MessageFilter | AtomFilter, alias: str = "") -> tuple[list[str], list[object]]:
     """SQL conditions for a filter (joined with AND by the caller)."""
-    p = f"{alias}." if alias else ""
-    where: list[str] = []
-    params: list[object] = []
-    if isinstance(flt, MessageFilter):
-        time_col = f"{p}timestamp"
-        if flt.session_key is not None:
-            where.append(f"{p}session_key = %s")
-            params.append(flt.session_key)
-    else:
-        time_col = f"{p}event_time"
-        if flt.type is not None:
-            where.append(f"{p}type = %s")
-            params.append(str(flt.type))
-        if flt.scene:
-            where.append(f"strpos(lower({p}scene_name), %s) > 0")
-            params.append(flt.scene.lower())
-        if not flt.include_superseded:
-            where.append(f"{p}superseded_by IS NULL")
-        if flt.at is not None:
-            where.append(f"({p}expires_at IS NULL OR {p}expires_at > %s OR {p}pinned)")
-            params.append(flt.at)
-    if flt.since is not None:
-        where.append(f"{time_col} >= %s")
-        params.append(flt.since)
-    if flt.until is not None:
-        where.append(f"{time_col} < %s")
-        params.append(flt.until)
-    return where, params
+    return sql.filter_clause(flt, sql.POSTGRES, alias)
 
 
 def json_text(value: object) -> str:

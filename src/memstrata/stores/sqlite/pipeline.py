@@ -8,39 +8,20 @@ from collections.abc import Callable
 from dataclasses import fields
 
 from memstrata.models import SessionState, SweepState, Tenant, TenantState
+from memstrata.stores import sql
 from memstrata.stores.sqlite.db import Database
 
-_COLS = "user_id, agent_id, session_key, cursor, pending, runs, fire_at, attempts, last_error, last_activity"
-
-
-def _state(r: sqlite3.Row) -> SessionState:
-    return SessionState(
-        tenant=Tenant(r["user_id"], r["agent_id"]),
-        session_key=r["session_key"],
-        cursor=r["cursor"],
-        pending=r["pending"],
-        runs=r["runs"],
-        fire_at=r["fire_at"],
-        attempts=r["attempts"],
-        last_error=r["last_error"],
-        last_activity=r["last_activity"],
-    )
-
-
-# Every TenantState field but the tenant, in table column order.
-_TENANT_FIELDS = [f.name for f in fields(TenantState) if f.name != "tenant"]
-_JSON_TUPLES = ("l3_reasons", "l2_rewrite")  # stored as JSON arrays
-_FLAGS = ("l3_running", "l2_rebuild", "l3_fresh")  # stored as 0/1
+_COLS = sql.SESSION_COLS
+_TENANT_FIELDS = sql.TENANT_FIELDS
 _SWEEP_FIELDS = [f.name for f in fields(SweepState)]
 
 
+def _state(r: sqlite3.Row) -> SessionState:
+    return sql.session_state(r)
+
+
 def _tenant_state(r: sqlite3.Row) -> TenantState:
-    values = {name: r[name] for name in _TENANT_FIELDS}
-    for name in _JSON_TUPLES:
-        values[name] = tuple(json.loads(values[name]))
-    for name in _FLAGS:
-        values[name] = bool(values[name])
-    return TenantState(tenant=Tenant(r["user_id"], r["agent_id"]), **values)
+    return sql.tenant_state(r, sql.SQLITE)
 
 
 class SqlitePipelineState:
@@ -100,9 +81,9 @@ class SqlitePipelineState:
 
     def save_tenant(self, state: TenantState) -> None:
         values = [getattr(state, name) for name in _TENANT_FIELDS]
-        for name in _JSON_TUPLES:
+        for name in sql.TENANT_TUPLES:
             values[_TENANT_FIELDS.index(name)] = json.dumps(list(getattr(state, name)))
-        for name in _FLAGS:
+        for name in sql.TENANT_FLAGS:
             values[_TENANT_FIELDS.index(name)] = int(getattr(state, name))
         cols = ", ".join(_TENANT_FIELDS)
         updates = ", ".join(f"{c} = excluded.{c}" for c in _TENANT_FIELDS)

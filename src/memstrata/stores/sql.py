@@ -1,0 +1,160 @@
+"""What the two SQL stores share: the columns of each record, rows back to records, and a
+filter as SQL conditions. A ``Dialect`` says how SQLite and PostgreSQL differ (placeholders,
+substring search, booleans, JSON columns); everything else is written once here.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+from typing import Any, Protocol
+
+from memstrata.models import (
+    Atom,
+    AtomFilter,
+    AtomType,
+    Message,
+    MessageFilter,
+    Role,
+    SessionState,
+    Tenant,
+    TenantState,
+)
+
+
+class Row(Protocol):
+    """A result row read by column name (``sqlite3.Row``, psycopg's dict rows)."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
+
+
+MESSAGE_COLS = (
+    "seq, id, user_id, agent_id, session_key, session_id, role, name, content, timestamp, recorded_at"
+)
+ATOM_COLS = (
+    "seq, id, user_id, agent_id, session_key, type, priority, content, scene_name, source_message_ids, "
+    "metadata, created_at, updated_at, version, superseded_by, pinned, expires_at"
+)
+SESSION_COLS = (
+    "user_id, agent_id, session_key, cursor, pending, runs, fire_at, attempts, last_error, last_activity"
+)
+# Every TenantState field but the tenant, in table column order.
+TENANT_FIELDS = [f.name for f in fields(TenantState) if f.name != "tenant"]
+TENANT_TUPLES = ("l3_reasons", "l2_rewrite")  # stored as JSON arrays
+TENANT_FLAGS = tuple(f.name for f in fields(TenantState) if f.type in ("bool", bool))
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    mark: str  # a query parameter
+    contains: str  # "{col} holds the parameter, lower-cased", with {col}
+    true: str  # a boolean column that is set
+    json_text: bool  # JSON columns come back as text (else already decoded)
+
+    def decode(self, value: Any) -> Any:
+        return json.loads(value) if self.json_text else value
+
+
+SQLITE = Dialect("?", "instr(lower({col}), ?) > 0", "{col} = 1", json_text=True)
+POSTGRES = Dialect("%s", "strpos(lower({col}), %s) > 0", "{col}", json_text=False)
+
+
+def message(row: Row) -> Message:
+    return Message(
+        id=row["id"],
+        tenant=Tenant(row["user_id"], row["agent_id"]),
+        session_key=row["session_key"],
+        session_id=row["session_id"],
+        role=Role(row["role"]),
+        name=row["name"],
+        content=row["content"],
+        timestamp=row["timestamp"],
+        recorded_at=row["recorded_at"],
+        seq=row["seq"],
+    )
+
+
+def atom(row: Row, d: Dialect) -> Atom:
+    return Atom(
+        id=row["id"],
+        tenant=Tenant(row["user_id"], row["agent_id"]),
+        type=AtomType(row["type"]),
+        content=row["content"],
+        priority=row["priority"],
+        scene_name=row["scene_name"],
+        source_message_ids=tuple(d.decode(row["source_message_ids"])),
+        metadata=dict(d.decode(row["metadata"])),
+        session_key=row["session_key"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        version=row["version"],
+        superseded_by=row["superseded_by"],
+        seq=row["seq"],
+        pinned=bool(row["pinned"]),
+        expires_at=row["expires_at"],
+    )
+
+
+def session_state(row: Row) -> SessionState:
+    return SessionState(
+        tenant=Tenant(row["user_id"], row["agent_id"]),
+        session_key=row["session_key"],
+        cursor=row["cursor"],
+        pending=row["pending"],
+        runs=row["runs"],
+        fire_at=row["fire_at"],
+        attempts=row["attempts"],
+        last_error=row["last_error"],
+        last_activity=row["last_activity"],
+    )
+
+
+def tenant_state(row: Row, d: Dialect) -> TenantState:
+    values = {name: row[name] for name in TENANT_FIELDS}
+    for name in TENANT_TUPLES:
+        values[name] = tuple(d.decode(values[name]))
+    for name in TENANT_FLAGS:
+        values[name] = bool(values[name])
+    return TenantState(tenant=Tenant(row["user_id"], row["agent_id"]), **values)
+
+
+def tenant_clause(tenant: Tenant | None, d: Dialect, alias: str = "") -> tuple[list[str], list[object]]:
+    if tenant is None:
+        return [], []
+    p = f"{alias}." if alias else ""
+    return [f"{p}user_id = {d.mark}", f"{p}agent_id = {d.mark}"], [tenant.user_id, tenant.agent_id]
+
+
+def filter_clause(
+    flt: MessageFilter | AtomFilter, d: Dialect, alias: str = ""
+) -> tuple[list[str], list[object]]:
+    """SQL conditions for a filter (joined with AND by the caller)."""
+    p = f"{alias}." if alias else ""
+    where: list[str] = []
+    params: list[object] = []
+    if isinstance(flt, MessageFilter):
+        time_col = f"{p}timestamp"
+        if flt.session_key is not None:
+            where.append(f"{p}session_key = {d.mark}")
+            params.append(flt.session_key)
+    else:
+        time_col = f"{p}event_time"
+        if flt.type is not None:
+            where.append(f"{p}type = {d.mark}")
+            params.append(str(flt.type))
+        if flt.scene:
+            where.append(d.contains.format(col=f"{p}scene_name"))
+            params.append(flt.scene.lower())
+        if not flt.include_superseded:
+            where.append(f"{p}superseded_by IS NULL")
+        if flt.at is not None:
+            pinned = d.true.format(col=f"{p}pinned")
+            where.append(f"({p}expires_at IS NULL OR {p}expires_at > {d.mark} OR {pinned})")
+            params.append(flt.at)
+    if flt.since is not None:
+        where.append(f"{time_col} >= {d.mark}")
+        params.append(flt.since)
+    if flt.until is not None:
+        where.append(f"{time_col} < {d.mark}")
+        params.append(flt.until)
+    return where, params
