@@ -18,11 +18,6 @@ from memstrata.facade.forgetting import ForgetMethods
 from memstrata.facade.imports import ImportMethods
 from memstrata.facade.reads import ReadMethods
 from memstrata.facade.turns import TurnMethods
-from memstrata.importers.types import ImportSession
-from memstrata.layers.l0.recorder import stable_id
-from memstrata.models import (
-    NewMessage,
-)
 from memstrata.ports import ChatModel, Clock, Embedder
 from memstrata.settings import load_settings
 from memstrata.wiring import assemble
@@ -116,15 +111,3 @@ def connect(url: str, settings: dict[str, Any], *, asynchronous: bool) -> Any:
     key = load_settings(None, **{k: v for k, v in settings.items() if k == "api_key"}).api_key
     secret = key.get_secret_value() if key is not None else None
     return AsyncMemoryClient(url, api_key=secret) if asynchronous else MemoryClient(url, api_key=secret)
-
-
-def _with_id(s: ImportSession, position: int, m: NewMessage) -> NewMessage:
-    if m.id:
-        return m
-    return NewMessage(
-        m.role,
-        m.content,
-        stable_id(s.tenant, s.session_key, position, str(m.role), m.content),
-        m.name,
-        m.timestamp,
-    )
