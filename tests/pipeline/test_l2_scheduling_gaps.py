@@ -12,14 +12,8 @@ import pytest
 
 from memstrata import FakeClock
 from memstrata.memory import AsyncMemory
-from memstrata.models import (
-    AtomDraft,
-    ConsolidationRequest,
-    ConsolidationResult,
-    ExtractionWindow,
-    Tenant,
-    TenantStatus,
-)
+from memstrata.models import AtomDraft, ConsolidationResult, ExtractionWindow, Tenant, TenantStatus
+from memstrata.ports import ConsolidationRequest
 from tests.support.engines import NoDedup, RecordingExtractor
 from tests.support.parts import memory_from
 from tests.support.upper import RecordingPersonaWriter, RecordingSceneWriter, upper_memory

@@ -10,8 +10,8 @@ from memstrata.errors import EngineError
 from memstrata.layers.l2.names import normalise
 from memstrata.layers.l2.scene_file import render_scene
 from memstrata.memory import AsyncMemory
-from memstrata.models import Atom, ConsolidationRequest, ConsolidationResult, PersonaRequest, Scene
-from memstrata.ports import UpperLayers
+from memstrata.models import Atom, ConsolidationResult, Scene
+from memstrata.ports import ConsolidationRequest, PersonaRequest, UpperLayers
 from memstrata.stores.files import FilePersonaStore, FileSceneStore
 from tests.support.engines import NoDedup, RecordingExtractor
 from tests.support.parts import memory_from

@@ -12,12 +12,10 @@ chat        chat messages, tool calls and replies
 from memstrata.models.chat import ChatMessage, ChatReply, ToolCall, ToolSpec
 from memstrata.models.engine_io import (
     AtomDraft,
-    ConsolidationRequest,
     ConsolidationResult,
     DedupAction,
     DedupDecision,
     ExtractionWindow,
-    PersonaRequest,
 )
 from memstrata.models.forgetting import Erased, ExportReport, ForgetReport, SweepReport
 from memstrata.models.records import DEFAULT, Atom, AtomType, Layer, Message, NewMessage, Role, Tenant
@@ -34,7 +32,6 @@ __all__ = [
     "AtomType",
     "ChatMessage",
     "ChatReply",
-    "ConsolidationRequest",
     "ConsolidationResult",
     "DedupAction",
     "DedupDecision",
@@ -49,7 +46,6 @@ __all__ = [
     "MessageFilter",
     "NewMessage",
     "Persona",
-    "PersonaRequest",
     "Role",
     "Scene",
     "SceneEntry",

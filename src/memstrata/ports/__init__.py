@@ -14,15 +14,24 @@
     SceneWriter     consolidate atoms into scene files       engines/: offline, llm
     PersonaWriter   write the persona body from scenes       engines/: offline, llm
 
-By module: ``runtime`` (Clock, Embedder, ChatModel), ``engines`` (the four engine ports), ``stores``
-(the store parts and ``Store``), ``documents`` (Folder, SceneStore, PersonaStore, UpperLayers).
+By module: ``runtime`` (Clock, Embedder, ChatModel), ``engines`` (the four engine ports and the
+L2/L3 requests they take), ``folder`` (Folder), ``stores`` (the store parts and ``Store``),
+``documents`` (SceneStore, PersonaStore, UpperLayers).
 Scores are always "higher is better". Every store method that reads takes a ``Tenant`` and filters
 by it inside its query. Store methods are synchronous and short; the async core calls them from a
 worker thread.
 """
 
-from memstrata.ports.documents import Folder, PersonaStore, SceneStore, UpperLayers
-from memstrata.ports.engines import Deduplicator, Extractor, PersonaWriter, SceneWriter
+from memstrata.ports.documents import PersonaStore, SceneStore, UpperLayers
+from memstrata.ports.engines import (
+    ConsolidationRequest,
+    Deduplicator,
+    Extractor,
+    PersonaRequest,
+    PersonaWriter,
+    SceneWriter,
+)
+from memstrata.ports.folder import Folder
 from memstrata.ports.runtime import ChatModel, Clock, Embedder
 from memstrata.ports.stores import (
     AtomStore,
@@ -38,12 +47,14 @@ __all__ = [
     "AtomStore",
     "ChatModel",
     "Clock",
+    "ConsolidationRequest",
     "Deduplicator",
     "Embedder",
     "Extractor",
     "Folder",
     "Leases",
     "MessageLog",
+    "PersonaRequest",
     "PersonaStore",
     "PersonaWriter",
     "PipelineState",

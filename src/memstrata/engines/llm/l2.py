@@ -11,8 +11,8 @@ from memstrata.engines.llm.l2_prompt import consolidation_messages
 from memstrata.engines.llm.sandbox import Sandbox
 from memstrata.engines.llm.tool_loop import persona_requests, run_tools
 from memstrata.layers.l2.names import FOLDER
-from memstrata.models import ConsolidationRequest, ConsolidationResult
-from memstrata.ports import ChatModel
+from memstrata.models import ConsolidationResult
+from memstrata.ports import ChatModel, ConsolidationRequest
 from memstrata.settings import PersonaSettings
 
 

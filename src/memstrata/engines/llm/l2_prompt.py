@@ -8,7 +8,8 @@ Input: a ``ConsolidationRequest`` (the batch, the current scenes). Output: tool 
 from __future__ import annotations
 
 from memstrata.layers.l2.scene_file import META_END, META_START, format_time
-from memstrata.models import Atom, ChatMessage, ConsolidationRequest
+from memstrata.models import Atom, ChatMessage
+from memstrata.ports import ConsolidationRequest
 
 ATOM_CHARS = 500
 

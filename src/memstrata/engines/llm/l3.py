@@ -7,8 +7,7 @@ from memstrata.engines.llm.sandbox import Sandbox
 from memstrata.engines.llm.tool_loop import run_tools
 from memstrata.layers.l3 import persona_doc
 from memstrata.layers.l3.persona_doc import strip_navigation
-from memstrata.models import PersonaRequest
-from memstrata.ports import ChatModel
+from memstrata.ports import ChatModel, PersonaRequest
 from memstrata.settings import PersonaSettings
 
 

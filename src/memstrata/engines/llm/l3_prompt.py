@@ -10,7 +10,8 @@ per person, by section, most telling first, dated where they change, within the 
 from __future__ import annotations
 
 from memstrata.engines.llm.l2_prompt import atom_line
-from memstrata.models import ChatMessage, PersonaRequest
+from memstrata.models import ChatMessage
+from memstrata.ports import PersonaRequest
 
 SCENE_CHARS = 4000
 CHANGED_SCENES = 6

@@ -18,18 +18,8 @@ from dataclasses import dataclass, field, replace
 from memstrata.errors import StoreError
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l3 import persona_doc
-from memstrata.models import (
-    Atom,
-    AtomFilter,
-    ConsolidationRequest,
-    ConsolidationResult,
-    Layer,
-    Scene,
-    SceneEntry,
-    Tenant,
-    Vectors,
-)
-from memstrata.ports import Clock, Store, UpperLayers
+from memstrata.models import Atom, AtomFilter, ConsolidationResult, Layer, Scene, SceneEntry, Tenant, Vectors
+from memstrata.ports import Clock, ConsolidationRequest, Store, UpperLayers
 from memstrata.settings import PersonaSettings, PipelineSettings
 
 log = logging.getLogger(__name__)

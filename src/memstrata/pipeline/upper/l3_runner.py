@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from memstrata.errors import EngineError
 from memstrata.layers.l2.scene_file import format_time
 from memstrata.layers.l3 import persona_doc
-from memstrata.models import Atom, AtomFilter, AtomType, PersonaRequest, Tenant, TenantState
-from memstrata.ports import Clock, Store, UpperLayers
+from memstrata.models import Atom, AtomFilter, AtomType, Tenant, TenantState
+from memstrata.ports import Clock, PersonaRequest, Store, UpperLayers
 
 TOP_ATOMS = 80  # persona and instruction atoms shown to the writer
 TOP_EVENTS = 30  # episodic atoms shown to the writer

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from memstrata.engines.llm.l3_prompt import persona_messages
-from memstrata.models import PersonaRequest, Tenant
+from memstrata.models import Tenant
+from memstrata.ports import PersonaRequest
 from memstrata.stores.files.folder import DirectoryFolder
 
 

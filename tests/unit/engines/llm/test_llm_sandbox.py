@@ -18,17 +18,8 @@ from memstrata.engines.llm.l2 import LLMSceneWriter
 from memstrata.engines.llm.l3 import LLMPersonaWriter
 from memstrata.errors import EngineError
 from memstrata.llm.scripted import ScriptedChatModel
-from memstrata.models import (
-    Atom,
-    AtomType,
-    ChatMessage,
-    ChatReply,
-    ConsolidationRequest,
-    PersonaRequest,
-    Tenant,
-    ToolCall,
-    ToolSpec,
-)
+from memstrata.models import Atom, AtomType, ChatMessage, ChatReply, Tenant, ToolCall, ToolSpec
+from memstrata.ports import ConsolidationRequest, PersonaRequest
 from memstrata.settings import PersonaSettings
 from memstrata.stores.files.folder import DirectoryFolder
 

@@ -11,16 +11,8 @@ import numpy as np
 from memstrata.engines.offline.l2.writer import OfflineSceneWriter, founding_minimum
 from memstrata.engines.offline.l3.writer import OfflinePersonaWriter
 from memstrata.layers.l2.scene_file import DELETED, parse_scene
-from memstrata.models import (
-    Atom,
-    AtomType,
-    ConsolidationRequest,
-    ConsolidationResult,
-    PersonaRequest,
-    Scene,
-    Tenant,
-    Vectors,
-)
+from memstrata.models import Atom, AtomType, ConsolidationResult, Scene, Tenant, Vectors
+from memstrata.ports import ConsolidationRequest, PersonaRequest
 from memstrata.stores.files.folder import DirectoryFolder
 
 T = Tenant("ann")

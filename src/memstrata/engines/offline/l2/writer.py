@@ -24,7 +24,8 @@ from memstrata.engines.offline.l2 import render
 from memstrata.engines.offline.l2.topics import Features, Topics
 from memstrata.layers.l2 import names
 from memstrata.layers.l2.scene_file import DELETED, render_scene
-from memstrata.models import Atom, ConsolidationRequest, ConsolidationResult, Scene
+from memstrata.models import Atom, ConsolidationResult, Scene
+from memstrata.ports import ConsolidationRequest
 
 MIN_SCENE_ATOMS = 2
 # A new scene needs at least 1/(5 * max_scenes) of the tenant's atoms and sqrt(atoms)/3 of them:

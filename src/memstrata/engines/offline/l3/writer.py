@@ -16,7 +16,8 @@ from datetime import UTC, datetime
 
 from memstrata.engines.offline import atom_text as st
 from memstrata.engines.offline.l3.facts import LIKES, OTHER, SECTIONS, Fact, candidates, dated, distinct
-from memstrata.models import Atom, AtomType, PersonaRequest
+from memstrata.models import Atom, AtomType
+from memstrata.ports import PersonaRequest
 
 MAX_PEOPLE = 3
 MAX_CHARS = 1000
