@@ -5,7 +5,8 @@ No torch, no network, no extra: the weights (int8, 26 MB) and vocabulary live in
 sentence-transformers' all-MiniLM-L6-v2 to cosine >= 0.999 (tested when both are installed).
 
 Speed choices, each measured (docs/design.md, "Embeddings"):
-- no padding for one text; a batch is sorted by length and cut into groups padded only to their own
+- no padding for one text, and a short input's linear layers split across two cores
+  (``halves.py``); a batch is sorted by length and cut into groups padded only to their own
   longest text (attention and pooling masked), at most ``_TOKEN_BUDGET`` tokens per group;
 - input capped at the model's 256 word pieces (tokenizing stops there), so memory does not grow
   with text length;
@@ -27,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from memstrata.embeddings import tensorfile
+from memstrata.embeddings.halves import split_matmul
 from memstrata.embeddings.minilm import Config, MiniLM
 from memstrata.embeddings.wordpiece import WordPieceTokenizer
 from memstrata.errors import EmbeddingError
@@ -94,10 +96,14 @@ class LocalEmbedder:
             return out
         encoded = [tokenizer.encode(text) for text in texts]
         groups = list(_groups(encoded))
+        # One short group (a query, a turn's messages) has no batch parallelism to use: its linear
+        # layers are split across the cores instead.
+        short = len(groups) == 1 and _WORKERS > 1 and sum(map(len, encoded)) <= _SPLIT_ABOVE
+        matmul = split_matmul if short else np.matmul
 
         def run(rows: list[int]) -> Vectors:
             with _passes:
-                return model.encode([encoded[i] for i in rows])
+                return model.encode([encoded[i] for i in rows], matmul)
 
         try:
             with single_threaded_blas():

@@ -17,7 +17,7 @@ all-MiniLM-L6-v2: post-norm layers, GELU (tanh form), padding masked out of atte
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +27,8 @@ import numpy.typing as npt
 from memstrata.errors import EmbeddingError
 
 F32 = npt.NDArray[np.float32]
+# ``matmul(x, w, out=None)``: how a linear layer multiplies (one core, or split across two).
+Matmul = Callable[..., F32]
 _MASKED = np.float32(-1e9)  # added to attention scores of padding: exp() of it is exactly 0
 _FFN_ROWS = 256
 
@@ -99,8 +101,12 @@ class MiniLM:
     def dimensions(self) -> int:
         return self.config.hidden
 
-    def encode(self, batch: Sequence[Sequence[int]]) -> F32:
-        """Unit mean-pooled vectors of ``batch`` (padded to its longest row), shape ``(len, hidden)``."""
+    def encode(self, batch: Sequence[Sequence[int]], matmul: Matmul = np.matmul) -> F32:
+        """Unit mean-pooled vectors of ``batch`` (padded to its longest row), shape ``(len, hidden)``.
+
+        ``matmul`` runs the linear layers (``halves.split_matmul`` spreads a short input over two
+        cores); the result does not depend on it.
+        """
         width = max(len(ids) for ids in batch)
         ids = np.zeros((len(batch), width), dtype=np.int64)
         mask = np.zeros((len(batch), width), dtype=np.float32)
@@ -112,7 +118,7 @@ class MiniLM:
         x = self._embed(ids)
         bias = ((1.0 - mask) * _MASKED)[:, None, None, :] if ragged else None
         for layer in self._layers:
-            x = self._block(x, layer, bias, len(batch), width)
+            x = self._block(x, layer, bias, len(batch), width, matmul)
         tokens = x.reshape(len(batch), width, self.config.hidden)
         if ragged:
             pooled = np.einsum("btd,bt->bd", tokens, mask) / mask.sum(axis=1, keepdims=True)
@@ -127,10 +133,10 @@ class MiniLM:
         x = words.reshape(batch, width, -1) + self._positions[:width] + self._token_type
         return self._layer_norm(x.reshape(batch * width, -1), self._norm)
 
-    def _block(self, x: F32, layer: _Layer, bias: F32 | None, batch: int, width: int) -> F32:
+    def _block(self, x: F32, layer: _Layer, bias: F32 | None, batch: int, width: int, matmul: Matmul) -> F32:
         heads = self.config.heads
         size = self.config.hidden // heads
-        qkv = x @ layer.qkv
+        qkv = matmul(x, layer.qkv)
         qkv += layer.qkv_bias
         # (batch, width, 3, heads, size) -> three (batch, heads, width, size) blocks
         q, k, v = np.ascontiguousarray(qkv.reshape(batch, width, 3, heads, size).transpose(2, 0, 3, 1, 4))
@@ -141,7 +147,7 @@ class MiniLM:
         np.exp(scores, out=scores)
         scores /= scores.sum(axis=-1, keepdims=True)
         context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * width, self.config.hidden)
-        attended = context @ layer.out
+        attended = matmul(context, layer.out)
         attended += layer.out_bias
         attended += x
         x = self._layer_norm(attended, layer.norm1)
@@ -150,11 +156,11 @@ class MiniLM:
         # temporaries) stay a few MB and in cache, whatever the batch size.
         for start in range(0, x.shape[0], _FFN_ROWS):
             rows = x[start : start + _FFN_ROWS]
-            hidden = rows @ layer.up
+            hidden = matmul(rows, layer.up)
             hidden += layer.up_bias
             _gelu_inplace(hidden)
             block = out[start : start + _FFN_ROWS]
-            np.matmul(hidden, layer.down, out=block)
+            matmul(hidden, layer.down, out=block)
             block += layer.down_bias
             block += rows
         return self._layer_norm(out, layer.norm2)
