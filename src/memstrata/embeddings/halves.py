@@ -1,20 +1,23 @@
-"""Matrix products of short inputs split across two cores, without BLAS threads.
+"""Two halves of a short input's layer on two cores, without BLAS threads.
 
 A query is a few dozen tokens: each linear layer is then a thin ``(tokens, 384) @ (384, 1536)``
-product that one core does in about 0.3 ms and BLAS does not thread well. Here the calling thread
-computes the left half of the weight's columns while a helper thread computes the right half; both
-release the GIL inside numpy. Measured on the project's 2-core machine: a query's forward pass from
-7.0 to about 5 ms (docs/benchmarks.md, ``bench/embedder_speed.py``).
+product that one core does in about 0.3 ms and that BLAS does not thread well. ``MiniLM`` can run
+each layer as two independent halves (half of the attention heads with their share of the output
+projection, then half of the feed-forward units) whose partial sums are added; here the calling
+thread computes one half while a helper thread computes the other, both inside numpy with the GIL
+released. Measured on the project's 2-core machine: a query from 7.5 to about 4.5 ms
+(``bench/embedder_speed.py``, docs/benchmarks.md).
 
 Never slower than one core by more than a hand-off: when the helper has not started its half by
-the time the caller finished the left one (the machine is busy, or another embed holds the
-helper), the caller cancels it and computes the right half itself. The helper blocks on a queue
-when idle, so unlike OpenBLAS' own threads it never spins on a loaded machine.
+the time the caller finished its own (the machine is busy, or another embed holds the helper), the
+caller cancels it and computes that half too. The idle helper blocks on a queue, so unlike OpenBLAS'
+own threads it never spins on a loaded machine.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -26,18 +29,13 @@ _lock = threading.Lock()
 _helper: ThreadPoolExecutor | None = None
 
 
-def split_matmul(x: F32, w: F32, out: F32 | None = None) -> F32:
-    """``x @ w`` into ``out`` (allocated when None), the right half of ``w``'s columns on the helper."""
-    if out is None:
-        out = np.empty((x.shape[0], w.shape[1]), dtype=np.float32)
-    half = w.shape[1] // 2
-    right = _pool().submit(np.matmul, x, w[:, half:], out[:, half:])
-    np.matmul(x, w[:, :half], out=out[:, :half])
-    if right.cancel():
-        np.matmul(x, w[:, half:], out=out[:, half:])
-    else:
-        right.result()
-    return out
+def on_two_cores(work: Callable[[int], F32]) -> tuple[F32, F32]:
+    """``(work(0), work(1))``, ``work(1)`` on the helper thread when it is free in time."""
+    second = _pool().submit(work, 1)
+    first = work(0)
+    if second.cancel():
+        return first, work(1)
+    return first, second.result()
 
 
 def _pool() -> ThreadPoolExecutor:

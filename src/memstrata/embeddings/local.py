@@ -5,7 +5,7 @@ No torch, no network, no extra: the weights (int8, 26 MB) and vocabulary live in
 sentence-transformers' all-MiniLM-L6-v2 to cosine >= 0.999 (tested when both are installed).
 
 Speed choices, each measured (docs/design.md, "Embeddings"):
-- no padding for one text, and a short input's linear layers split across two cores
+- no padding for one text, and a short input's layers split in halves across two cores
   (``halves.py``); a batch is sorted by length and cut into groups padded only to their own
   longest text (attention and pooling masked), at most ``_TOKEN_BUDGET`` tokens per group;
 - input capped at the model's 256 word pieces (tokenizing stops there), so memory does not grow
@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from memstrata.embeddings import tensorfile
-from memstrata.embeddings.halves import split_matmul
+from memstrata.embeddings.halves import on_two_cores
 from memstrata.embeddings.minilm import Config, MiniLM
 from memstrata.embeddings.wordpiece import WordPieceTokenizer
 from memstrata.errors import EmbeddingError
@@ -96,14 +96,14 @@ class LocalEmbedder:
             return out
         encoded = [tokenizer.encode(text) for text in texts]
         groups = list(_groups(encoded))
-        # One short group (a query, a turn's messages) has no batch parallelism to use: its linear
-        # layers are split across the cores instead.
+        # One short group (a query, a turn's messages) has no batch parallelism to use: each layer
+        # is split in two halves across the cores instead.
         short = len(groups) == 1 and _WORKERS > 1 and sum(map(len, encoded)) <= _SPLIT_ABOVE
-        matmul = split_matmul if short else np.matmul
+        pair = on_two_cores if short else None
 
         def run(rows: list[int]) -> Vectors:
             with _passes:
-                return model.encode([encoded[i] for i in rows], matmul)
+                return model.encode([encoded[i] for i in rows], pair)
 
         try:
             with single_threaded_blas():

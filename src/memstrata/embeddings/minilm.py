@@ -27,8 +27,9 @@ import numpy.typing as npt
 from memstrata.errors import EmbeddingError
 
 F32 = npt.NDArray[np.float32]
-# ``matmul(x, w, out=None)``: how a linear layer multiplies (one core, or split across two).
-Matmul = Callable[..., F32]
+# ``pair(work)`` returns ``(work(0), work(1))``, the two calls possibly on two cores
+# (``halves.on_two_cores``); a short input's layers are then split in two halves of heads and units.
+Pair = Callable[[Callable[[int], F32]], tuple[F32, F32]]
 _MASKED = np.float32(-1e9)  # added to attention scores of padding: exp() of it is exactly 0
 _FFN_ROWS = 256
 
@@ -47,7 +48,7 @@ class Config:
     @classmethod
     def from_metadata(cls, meta: Mapping[str, str]) -> Config:
         try:
-            return cls(
+            config = cls(
                 hidden=int(meta["hidden_size"]),
                 heads=int(meta["num_attention_heads"]),
                 layers=int(meta["num_hidden_layers"]),
@@ -57,11 +58,16 @@ class Config:
             )
         except (KeyError, ValueError) as exc:
             raise EmbeddingError(f"the model file's metadata lacks a valid {exc}") from exc
+        if config.heads % 2 or config.hidden % config.heads:  # layers are run as two halves of heads
+            raise EmbeddingError(f"the model's {config.heads} heads do not split in two equal halves")
+        return config
 
 
 @dataclass(frozen=True, slots=True)
 class _Layer:
-    qkv: F32  # (hidden, 3 * hidden); the query part pre-scaled by 1/sqrt(head size)
+    # (hidden, 3 * hidden), columns [q k v of heads 0..5 | q k v of heads 6..11], so that either
+    # half of the heads is one column slice; the query columns pre-scaled by 1/sqrt(head size)
+    qkv: F32
     qkv_bias: F32
     out: F32
     out_bias: F32
@@ -101,11 +107,13 @@ class MiniLM:
     def dimensions(self) -> int:
         return self.config.hidden
 
-    def encode(self, batch: Sequence[Sequence[int]], matmul: Matmul = np.matmul) -> F32:
+    def encode(self, batch: Sequence[Sequence[int]], pair: Pair | None = None) -> F32:
         """Unit mean-pooled vectors of ``batch`` (padded to its longest row), shape ``(len, hidden)``.
 
-        ``matmul`` runs the linear layers (``halves.split_matmul`` spreads a short input over two
-        cores); the result does not depend on it.
+        With ``pair``, each layer runs as two halves (heads 0-5 and 6-11 with their share of the
+        output projection, then each half of the feed-forward units) whose partial sums are added:
+        two hand-offs per layer let a short input use two cores. The result is the same up to
+        float rounding.
         """
         width = max(len(ids) for ids in batch)
         ids = np.zeros((len(batch), width), dtype=np.int64)
@@ -118,7 +126,10 @@ class MiniLM:
         x = self._embed(ids)
         bias = ((1.0 - mask) * _MASKED)[:, None, None, :] if ragged else None
         for layer in self._layers:
-            x = self._block(x, layer, bias, len(batch), width, matmul)
+            if pair is None:
+                x = self._block(x, layer, bias, len(batch), width)
+            else:
+                x = self._halved_block(x, layer, bias, len(batch), width, pair)
         tokens = x.reshape(len(batch), width, self.config.hidden)
         if ragged:
             pooled = np.einsum("btd,bt->bd", tokens, mask) / mask.sum(axis=1, keepdims=True)
@@ -133,21 +144,10 @@ class MiniLM:
         x = words.reshape(batch, width, -1) + self._positions[:width] + self._token_type
         return self._layer_norm(x.reshape(batch * width, -1), self._norm)
 
-    def _block(self, x: F32, layer: _Layer, bias: F32 | None, batch: int, width: int, matmul: Matmul) -> F32:
-        heads = self.config.heads
-        size = self.config.hidden // heads
-        qkv = matmul(x, layer.qkv)
+    def _block(self, x: F32, layer: _Layer, bias: F32 | None, batch: int, width: int) -> F32:
+        qkv = x @ layer.qkv
         qkv += layer.qkv_bias
-        # (batch, width, 3, heads, size) -> three (batch, heads, width, size) blocks
-        q, k, v = np.ascontiguousarray(qkv.reshape(batch, width, 3, heads, size).transpose(2, 0, 3, 1, 4))
-        scores = q @ k.transpose(0, 1, 3, 2)
-        if bias is not None:
-            scores += bias
-        scores -= scores.max(axis=-1, keepdims=True)
-        np.exp(scores, out=scores)
-        scores /= scores.sum(axis=-1, keepdims=True)
-        context = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * width, self.config.hidden)
-        attended = matmul(context, layer.out)
+        attended = self._attend(qkv, bias, batch, width, 2) @ layer.out
         attended += layer.out_bias
         attended += x
         x = self._layer_norm(attended, layer.norm1)
@@ -156,14 +156,65 @@ class MiniLM:
         # temporaries) stay a few MB and in cache, whatever the batch size.
         for start in range(0, x.shape[0], _FFN_ROWS):
             rows = x[start : start + _FFN_ROWS]
-            hidden = matmul(rows, layer.up)
+            hidden = rows @ layer.up
             hidden += layer.up_bias
             _gelu_inplace(hidden)
             block = out[start : start + _FFN_ROWS]
-            matmul(hidden, layer.down, out=block)
+            np.matmul(hidden, layer.down, out=block)
             block += layer.down_bias
             block += rows
         return self._layer_norm(out, layer.norm2)
+
+    def _halved_block(
+        self, x: F32, layer: _Layer, bias: F32 | None, batch: int, width: int, pair: Pair
+    ) -> F32:
+        hidden = self.config.hidden
+        qkv_cols, head_rows, units = 3 * hidden // 2, hidden // 2, layer.up.shape[1] // 2
+
+        def attention(half: int) -> F32:  # half of the heads, and their part of the output projection
+            cols = slice(half * qkv_cols, (half + 1) * qkv_cols)
+            qkv = x @ layer.qkv[:, cols]
+            qkv += layer.qkv_bias[cols]
+            return (
+                self._attend(qkv, bias, batch, width, 1)
+                @ layer.out[half * head_rows : (half + 1) * head_rows]
+            )
+
+        first, second = pair(attention)
+        first += second
+        first += layer.out_bias
+        first += x
+        mid = self._layer_norm(first, layer.norm1)
+
+        def feed_forward(half: int) -> F32:  # half of the units
+            cols = slice(half * units, (half + 1) * units)
+            inner = mid @ layer.up[:, cols]
+            inner += layer.up_bias[cols]
+            _gelu_inplace(inner)
+            return np.asarray(inner @ layer.down[cols], dtype=np.float32)  # no copy: float32 already
+
+        first, second = pair(feed_forward)
+        first += second
+        first += layer.down_bias
+        first += mid
+        return self._layer_norm(first, layer.norm2)
+
+    def _attend(self, qkv: F32, bias: F32 | None, batch: int, width: int, halves: int) -> F32:
+        """Self-attention of the heads whose q/k/v columns ``qkv`` holds (``halves`` halves of the
+        heads, laid out as in ``_Layer.qkv``); returns their context, ``(batch * width, heads * size)``."""
+        heads = self.config.heads // 2
+        size = self.config.hidden // self.config.heads
+        # (batch, width, halves, 3, heads, size) -> three (batch, halves * heads, width, size) blocks
+        parts = qkv.reshape(batch, width, halves, 3, heads, size).transpose(3, 0, 2, 4, 1, 5)
+        q, k, v = np.ascontiguousarray(parts).reshape(3, batch, halves * heads, width, size)
+        scores = q @ k.transpose(0, 1, 3, 2)
+        if bias is not None:
+            scores += bias
+        scores -= scores.max(axis=-1, keepdims=True)
+        np.exp(scores, out=scores)
+        scores /= scores.sum(axis=-1, keepdims=True)
+        context: F32 = (scores @ v).transpose(0, 2, 1, 3).reshape(batch * width, halves * heads * size)
+        return context
 
     def _layer_norm(self, x: F32, params: tuple[F32, F32]) -> F32:
         centred: F32 = x - x.mean(axis=-1, keepdims=True)
@@ -181,9 +232,15 @@ class MiniLM:
         out = self._linear(t, att + "output.dense")
         up = self._linear(t, prefix + "intermediate.dense")
         down = self._linear(t, prefix + "output.dense")
+        half = self.config.hidden // 2
+        halves = [slice(0, half), slice(half, None)]
         return _Layer(
-            qkv=np.ascontiguousarray(np.concatenate([q[0] * q_scale, k[0], v[0]], axis=1)),
-            qkv_bias=np.concatenate([q[1] * q_scale, k[1], v[1]]).astype(np.float32),
+            qkv=np.ascontiguousarray(
+                np.concatenate([w[:, h] for h in halves for w in (q[0] * q_scale, k[0], v[0])], axis=1)
+            ),
+            qkv_bias=np.concatenate([b[h] for h in halves for b in (q[1] * q_scale, k[1], v[1])]).astype(
+                np.float32
+            ),
             out=out[0],
             out_bias=out[1],
             norm1=self._pair(t, att + "output.LayerNorm"),

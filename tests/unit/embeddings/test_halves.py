@@ -1,41 +1,48 @@
-"""The two-core matrix product used for short inputs: same result as one core, whatever the helper does."""
+"""Two halves of a layer on two cores: the same result as one core, whatever the helper does."""
 
 from __future__ import annotations
 
 import threading
 
 import numpy as np
+import pytest
 
 from memstrata.embeddings import halves
+from memstrata.embeddings.local import LocalEmbedder, bundled_local_model
 
 
-def _pair(rows: int, inner: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(7)
-    return rng.standard_normal((rows, inner), dtype=np.float32), rng.standard_normal(
-        (inner, cols), dtype=np.float32
-    )
+def test_both_halves_are_computed_in_order() -> None:
+    first, second = halves.on_two_cores(lambda half: np.full(3, half, dtype=np.float32))
+    assert first.tolist() == [0, 0, 0] and second.tolist() == [1, 1, 1]
 
 
-def test_split_product_equals_numpy() -> None:
-    x, w = _pair(18, 384, 1537)  # an odd width: the halves differ by one column
-    np.testing.assert_allclose(halves.split_matmul(x, w), x @ w, rtol=1e-5, atol=1e-4)
-
-
-def test_split_product_writes_into_a_given_view() -> None:
-    x, w = _pair(5, 64, 32)
-    target = np.full((10, 32), 9.0, dtype=np.float32)
-    halves.split_matmul(x, w, out=target[2:7])
-    np.testing.assert_allclose(target[2:7], x @ w, rtol=1e-5, atol=1e-4)
-    assert (target[:2] == 9.0).all() and (target[7:] == 9.0).all()
-
-
-def test_a_busy_helper_leaves_the_whole_product_to_the_caller() -> None:
-    x, w = _pair(4, 32, 48)
+def test_a_busy_helper_leaves_both_halves_to_the_caller() -> None:
     release = threading.Event()
     blocker = halves._pool().submit(release.wait)  # the helper is busy until released
+    callers: list[str] = []
+
+    def work(half: int) -> np.ndarray:
+        callers.append(threading.current_thread().name)
+        return np.full(2, half, dtype=np.float32)
+
     try:
-        np.testing.assert_allclose(halves.split_matmul(x, w), x @ w, rtol=1e-5, atol=1e-4)
-        assert not blocker.done()  # the product finished without the helper
+        first, second = halves.on_two_cores(work)
+        assert (first.tolist(), second.tolist()) == ([0, 0], [1, 1])
+        assert callers == [threading.current_thread().name] * 2  # both ran here
+        assert not blocker.done()
     finally:
         release.set()
         blocker.result()
+
+
+@pytest.mark.skipif(bundled_local_model() is None, reason="the shipped model is not installed")
+def test_halved_layers_give_the_one_core_vectors() -> None:
+    embedder = LocalEmbedder()
+    embedder.embed(["warm up"])
+    model, tokenizer = embedder._model()
+    batch = [
+        tokenizer.encode(t) for t in ("Where does Maya work?", "She moved to Porto in June 2025, with Tom.")
+    ]
+    whole = model.encode(batch)
+    halved = model.encode(batch, halves.on_two_cores)
+    assert float(np.min(np.sum(whole * halved, axis=1))) > 0.99999
