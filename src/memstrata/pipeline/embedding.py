@@ -1,7 +1,8 @@
 """The embedding backlog: every message and atom without a vector for the store's current model is
-work, like an L1 backlog. Capture and L1 embed what they store at once; this stage catches what a
-crash between a commit and its vectors, or a failed embedding, left behind, so no record stays
-unsearchable by vector for good.
+work, like an L1 backlog. L1 embeds what it commits at once, and so does capture without a
+background pipeline; with one, capture leaves its messages here and wakes the loop (an agent's turn
+does not wait for the model). This stage also catches what a crash between a commit and its
+vectors, or a failed embedding, left behind, so no record stays unsearchable by vector for good.
 
 The first pass after open scans every record; later passes only records stored since (the cursor
 per layer lives in memory: a restart rescans once). A failed batch waits ``retry_seconds``.

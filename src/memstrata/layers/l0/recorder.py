@@ -108,9 +108,13 @@ class Recorder:
         session_id: str,
         messages: Sequence[MessageInput],
         recorded_at: Mapping[str, int] | None = None,
+        *,
+        embed: bool = True,
     ) -> CaptureResult:
         """Check every message, then store the batch. Raises ``InputError`` before writing.
-        ``recorded_at`` (imports) keeps the store time a source gives, by message id."""
+        ``recorded_at`` (imports) keeps the store time a source gives, by message id. Without
+        ``embed`` the new messages are left to the embedding backlog (a running pipeline drains it
+        at once), so the caller does not wait for the model."""
         batch = [as_message(m, i) for i, m in enumerate(messages)]
         now = self._clock.now_ms()
         ready, dropped, repeated, notes = self._prepare(
@@ -119,7 +123,8 @@ class Recorder:
         stored = self._store.messages.append(ready)
         stored_ids = {m.id for m in stored}
         duplicates = tuple(m.id for m, _ in ready if m.id not in stored_ids)
-        notes += self._vectors.embed_messages(tenant, stored)
+        if embed:
+            notes += self._vectors.embed_messages(tenant, stored)
         if stored:
             self._on_stored(tenant, session_key, sum(1 for m in stored if m.role == Role.USER) or 1)
         return CaptureResult(tuple(stored), duplicates, tuple(dropped), tuple(notes), tuple(repeated))
