@@ -52,7 +52,8 @@ async def test_with_a_background_pipeline_capture_does_not_wait_for_the_model(
         )
         assert len(result.stored) == 1
         assert await _unembedded(mem) == 1
-        embedder.open.set()  # the woken pipeline embeds it
+        embedder.open.set()
+        clock.advance(1)  # past the gathering window: the pipeline embeds it
         for _ in range(200):
             if await _unembedded(mem) == 0:
                 break
@@ -62,4 +63,19 @@ async def test_with_a_background_pipeline_capture_does_not_wait_for_the_model(
         assert found.strategy == "vector" and found.hits
     finally:
         embedder.open.set()
+        await mem.close()
+
+
+async def test_captured_messages_gather_until_their_window_ends_or_run_all(
+    home: Path, clock: FakeClock
+) -> None:
+    mem = await AsyncMemory.open(home, clock=clock, embedder=HashingEmbedder(64), background=True)
+    try:
+        await mem.capture([{"role": "user", "content": "My sister Ines lives in Braga"}])
+        await asyncio.sleep(0.2)  # the loop ran, but the gathering window (fake time) is still open
+        assert await _unembedded(mem) == 1
+        await mem.capture([{"role": "user", "content": "She teaches chemistry"}], session_key="other")
+        await mem.run_all()  # forces the backlog: both in one batch
+        assert await _unembedded(mem) == 0
+    finally:
         await mem.close()

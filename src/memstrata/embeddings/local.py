@@ -16,6 +16,7 @@ Speed choices, each measured (docs/design.md, "Embeddings"):
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
@@ -52,6 +53,7 @@ _SPLIT_ABOVE = 128
 # Groups of one batch run on this many threads (numpy releases the GIL in its kernels): the
 # parallelism BLAS threads would give, without their busy-waiting when the machine is loaded.
 _WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
+_BATCH_NICENESS = 10  # added to the batch workers' nice value (see _yield_to_requests)
 _pool_lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 # At most _WORKERS forward passes at once in the process, whoever calls: the pipeline embeds from
@@ -144,8 +146,23 @@ def _executor() -> ThreadPoolExecutor:
     global _pool
     with _pool_lock:
         if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="memstrata-embed")
+            _pool = ThreadPoolExecutor(
+                max_workers=_WORKERS, thread_name_prefix="memstrata-embed", initializer=_yield_to_requests
+            )
         return _pool
+
+
+def _yield_to_requests() -> None:
+    """Run this batch worker at a lower CPU priority (Linux nice values are per thread).
+
+    Batches are background work (imports, L1 atoms, a server's captured messages), while a query
+    (one group) runs in its caller's thread. Batch matrix products run without the GIL, so
+    unlike the pipeline's Python work they can be made to yield: on a server with both cores busy
+    embedding, requests then keep their latency (docs/benchmarks.md, gateway_load.py with the local
+    model). An idle machine still gives the workers every core.
+    """
+    with contextlib.suppress(OSError, AttributeError):  # not Linux, or not allowed: run as is
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), _BATCH_NICENESS)
 
 
 def _groups(encoded: Sequence[Sequence[int]]) -> Iterator[list[int]]:

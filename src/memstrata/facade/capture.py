@@ -38,5 +38,7 @@ class CaptureMethods(FacadeCore):
         result = await asyncio.to_thread(
             functools.partial(self._recorder.record, tenant, key, sid, list(messages), embed=embed)
         )
+        if not embed and result.stored:
+            self._pipeline.embedding.gather(self._clock.now_ms())
         self._pipeline.wake()
         return result

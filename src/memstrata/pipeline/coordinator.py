@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -118,7 +119,7 @@ class Pipeline:
         await self.warm(everything=True)
         async with self._lock():
             await self._sweep_due()
-            while await asyncio.to_thread(self.embedding.drain):
+            while await asyncio.to_thread(functools.partial(self.embedding.drain, force=True)):
                 pass
             l1 = await self.sessions.flush()
             if self.tenants is None:
@@ -195,6 +196,7 @@ class Pipeline:
                 timers.append(await asyncio.to_thread(self.tenants.next_fire))
             if self.sweeper is not None:
                 timers.append(await asyncio.to_thread(self.sweeper.next_fire))
+            timers.append(self.embedding.next_fire())
             armed = [t for t in timers if t is not None]
             delay = (min(armed) - self._clock.now_ms()) / 1000 if armed else IDLE_POLL_SECONDS
             with contextlib.suppress(TimeoutError):

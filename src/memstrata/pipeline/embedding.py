@@ -11,6 +11,7 @@ per layer lives in memory: a restart rescans once). A failed batch waits ``retry
 from __future__ import annotations
 
 import logging
+import threading
 
 from memstrata.errors import EmbeddingError
 from memstrata.models import Layer
@@ -20,6 +21,10 @@ from memstrata.retrieval.vectors import VectorState
 
 log = logging.getLogger(__name__)
 BATCH = 256
+# A server's captured messages wait this long for others before they are embedded: larger
+# batches run on the embedder's low-priority batch workers instead of one small forward pass per
+# capture competing with requests (bench/gateway_load.py with the local model, docs/benchmarks.md).
+GATHER_MS = 500
 LEASE = "embedding backlog"  # one process at a time drains it (the others would embed the same records)
 
 
@@ -46,17 +51,36 @@ class EmbeddingBacklog:
         self._retry_ms = round(retry_seconds * 1000)
         self._after = {Layer.L0: 0, Layer.L1: 0}
         self._retry_at: int | None = None
+        self._gather_until: int | None = None  # captured messages wait for company until then
+        self._lock = threading.Lock()
         self.last_error: str | None = None
 
-    def is_due(self, now: int) -> bool:
-        return self._vectors.writer is not None and (self._retry_at is None or now >= self._retry_at)
+    def gather(self, now: int) -> None:
+        """A capture left its messages here (a server's): embed them within ``GATHER_MS``, with
+        whatever else arrives by then, rather than one small batch per capture."""
+        with self._lock:
+            if self._gather_until is None:
+                self._gather_until = now + GATHER_MS
 
-    def drain(self, limit: int = 4 * BATCH) -> int:
+    def is_due(self, now: int, *, force: bool = False) -> bool:
+        if self._vectors.writer is None or (self._retry_at is not None and now < self._retry_at):
+            return False
+        return force or self._gather_until is None or now >= self._gather_until
+
+    def next_fire(self) -> int | None:
+        """When the loop should drain next (None: nothing is waiting on a timer)."""
+        armed = [t for t in (self._gather_until, self._retry_at) if t is not None]
+        return max(armed) if armed else None
+
+    def drain(self, limit: int = 4 * BATCH, *, force: bool = False) -> int:
         """Embed up to ``limit`` records without vectors (blocking). Returns how many; 0 when
-        nothing is left or the embedder failed (recorded in ``last_error``, retried later)."""
+        nothing is left, the embedder failed (recorded in ``last_error``, retried later) or, unless
+        ``force``, captured messages are still gathering."""
         embedder = self._vectors.writer
-        if embedder is None or not self.is_due(self._clock.now_ms()):
+        if embedder is None or not self.is_due(self._clock.now_ms(), force=force):
             return 0
+        with self._lock:
+            self._gather_until = None  # what is captured from now on gathers anew
         if not self._store.leases.claim(LEASE):
             return 0  # another process drains the backlog now
         try:
