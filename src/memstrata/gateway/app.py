@@ -24,6 +24,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from memstrata.errors import ConfigError, MemstrataError
+from memstrata.gateway.context import RecentStatus
 from memstrata.gateway.errors import Problem, field_of, problem_of, render
 from memstrata.gateway.middleware import BearerAuth, BodyLimit, RequestIds, SecretFilter, request_id
 from memstrata.gateway.routes import atoms, forgetting, layers, messages, search, service, turns
@@ -72,6 +73,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.memory = await open_memory()
+        app.state.recent_status = RecentStatus()
         # Everything loaded so far (the app, its schemas, the memory's parts) lives as long as the
         # server: keep it out of the collector's full passes, which otherwise stalled every thread
         # ~100 ms at a time under load (recall p95 at 50 clients: 142 -> 46 ms server-side).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request, Response
 
-from memstrata.gateway.context import Mem, reply, reply_list, tenant_of, who
+from memstrata.gateway.context import Mem, ProbedStatus, reply, reply_list, tenant_of, who
 from memstrata.gateway.records import (
     DoneOut,
     EmbeddedOut,
@@ -23,10 +23,9 @@ router = APIRouter(prefix="/v1", tags=["service"])
 
 
 @router.get("/health", response_model=HealthOut)
-async def health(mem: Mem, request: Request) -> Response:
-    """Liveness and a summary: version, store, embedder, pipeline lag and the last errors. Open
-    without a key."""
-    st = await mem.status()
+async def health(st: ProbedStatus, request: Request) -> Response:
+    """Liveness and a summary: version, store, embedder, pipeline lag and the last errors (at
+    most 2 s old: probes share one status). Open without a key."""
     errors = [f"{s.tenant} {s.session_key}: {s.last_error}" for s in st.sessions if s.last_error]
     errors += [f"{t.tenant} L2: {t.l2_error}" for t in st.tenants if t.l2_error]
     errors += [f"{t.tenant} L3: {t.l3_error}" for t in st.tenants if t.l3_error]

@@ -14,7 +14,7 @@ from fastapi import Request
 from pydantic import Field, StringConstraints
 
 from memstrata.errors import InputError
-from memstrata.gateway.context import Mem, who
+from memstrata.gateway.context import Mem, ProbedStatus, who
 from memstrata.gateway.tdam.common import TdamBody, ok, tenant
 from memstrata.importers.seed import parse_seed
 from memstrata.recall import memory_line
@@ -63,9 +63,8 @@ class SeedIn(TdamBody):
     config_override: dict[str, Any] | None = None
 
 
-async def health(mem: Mem, request: Request) -> dict[str, Any]:
-    """Open without a key, like TDAM's (orchestrators probe it)."""
-    st = await mem.status()
+async def health(st: ProbedStatus, request: Request) -> dict[str, Any]:
+    """Open without a key, like TDAM's (orchestrators probe it); the status is shared by probes."""
     failing = any(s.last_error for s in st.sessions) or any(t.l2_error or t.l3_error for t in st.tenants)
     return {
         "status": "degraded" if failing else "ok",
