@@ -6,7 +6,7 @@ Walks the search hits best first and keeps a hit unless
   words are nearly all in one kept item already (``overlap``);
 - it is a raw message with too little content to stand alone ("Will do.", "Haha, same!", or a
   question with little else: "Good to know. Do you climb?");
-- the system context (the persona) already says it;
+- one line of the system context (a persona line) already says it;
 - its line does not fit in what is left of the budget (a shorter one further down still may).
 """
 
@@ -53,13 +53,16 @@ class _Picker:
     opts: SelectOptions
     raw: dict[str, Hit] = field(default_factory=dict)  # message id -> its L0 hit, when shown raw
     atoms_of: dict[str, list[Hit]] = field(default_factory=dict)  # message id -> atoms from it
-    given: frozenset[str] = frozenset()  # the content words of the system context
+    given: tuple[frozenset[str], ...] = ()  # content words of each line of the system context
     kept: list[_Kept] = field(default_factory=list)
     used: int = 0
 
     def known(self, terms: frozenset[str]) -> bool:
-        """Whether the system context already holds (nearly) all of these words."""
-        return bool(terms) and len(terms & self.given) >= self.opts.overlap * len(terms)
+        """Whether one line of the system context already holds (nearly) all of these words. One
+        line, not the whole persona: the persona's words together cover most short hits,
+        so a memory that adds a date to a persona fact was dropped as known."""
+        need = self.opts.overlap * len(terms)
+        return bool(terms) and any(len(terms & g) >= need for g in self.given)
 
     def plan(self, hits: Sequence[Hit]) -> None:
         """Decide, per message among the hits, whether it is shown raw or as its atoms."""
@@ -112,6 +115,12 @@ class _Picker:
         return any(len(terms & k.terms) >= need for k in self.kept)
 
 
+def given_lines(text: str) -> list[str]:
+    """The lines of the system context (a persona line is one topic of one person, its facts
+    joined with "; ")."""
+    return [line for line in text.splitlines() if line.strip()]
+
+
 def statements(text: str) -> str:
     """The text without its questions (what a message tells rather than asks)."""
     return " ".join(s for s in _SENTENCE.split(text) if not s.rstrip().endswith("?"))
@@ -122,7 +131,7 @@ def select(
 ) -> list[tuple[Hit, str]]:
     """The hits kept for the prompt, best first, with their lines; all lines plus one newline each
     fit in ``room`` characters. ``given`` is the text already in the prompt (the persona)."""
-    picker = _Picker(room, opts or SelectOptions(), given=content_terms(given))
+    picker = _Picker(room, opts or SelectOptions(), given=tuple(content_terms(s) for s in given_lines(given)))
     picker.plan(hits)
     for hit in hits:
         picker.offer(hit)

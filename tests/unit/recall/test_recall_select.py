@@ -59,6 +59,18 @@ def test_near_repeats_and_what_the_persona_says_are_left_out() -> None:
     ) == ["a3"]
 
 
+def test_a_memory_is_known_only_when_one_persona_line_says_it() -> None:
+    # The persona's words together held nearly all of this memory's, from several lines; none of
+    # its lines gives the month, so the memory stays.
+    persona = (
+        "## Gina\n"
+        "- Work and education: Since Gina lost Gina's job at Door Dash, things have been tough (March 2023).\n"
+        "- Also: Gina is unfortunately busy in January with the store."
+    )
+    dated = atom(1, "Unfortunately, Gina also lost Gina's job at Door Dash in January 2023.", ["m1"])
+    assert shown([dated], given=persona) == ["a1"]
+
+
 def test_a_line_that_does_not_fit_makes_way_for_a_shorter_one() -> None:
     long = atom(1, "Maya " + "talked about many different things " * 10, ["m1"])
     short = atom(2, "Maya lives in Lisbon.", ["m2"])
