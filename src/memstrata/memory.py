@@ -8,7 +8,6 @@ holds no backend-specific code. Store calls are short and run in worker threads.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from pathlib import Path
 from typing import Any, cast
 
@@ -84,8 +83,12 @@ class AsyncMemory(TurnMethods, ExportMethods, ForgetMethods, ImportMethods, Edit
         it then waits, durably, for the next process), and close the store."""
         if self._background is not None:
             self._background.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            try:
                 await self._background
+            except asyncio.CancelledError:
+                current = asyncio.current_task()
+                if current is not None and current.cancelling():
+                    raise  # close itself was cancelled (a caller's timeout), not just the loop
             self._background = None
         if not self.read_only:
             await self._pipeline.warm(everything=True)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 from memstrata import AsyncMemory, FakeClock
 from memstrata.embeddings.hashing import HashingEmbedder
+from memstrata.errors import EmbeddingError
 from memstrata.models import Vectors
 
 
@@ -79,3 +81,50 @@ async def test_captured_messages_gather_until_their_window_ends_or_run_all(
         assert await _unembedded(mem) == 0
     finally:
         await mem.close()
+
+
+async def test_without_an_embedder_a_background_capture_arms_no_timer(home: Path, clock: FakeClock) -> None:
+    mem = await AsyncMemory.open(home, clock=clock, embedder=None, background=True)
+    try:
+        await mem.capture([{"role": "user", "content": "Keyword search only here"}])
+        assert mem._pipeline.embedding.next_fire() is None  # the loop does not wake for vectors
+    finally:
+        await mem.close()
+
+
+class FailingEmbedder(GatedEmbedder):
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        raise EmbeddingError("model offline")
+
+
+async def test_after_a_failed_embedding_gathered_messages_wait_for_the_retry(
+    home: Path, clock: FakeClock
+) -> None:
+    mem = await AsyncMemory.open(home, clock=clock, embedder=FailingEmbedder(), background=True)
+    backlog = mem._pipeline.embedding
+    try:
+        await mem.capture([{"role": "user", "content": "First message"}])
+        clock.advance(1)  # the window ends; the drain fails and arms the retry
+        for _ in range(200):
+            if backlog.last_error:
+                break
+            await asyncio.sleep(0.01)
+        assert backlog.last_error and "model offline" in backlog.last_error
+        await mem.capture([{"role": "user", "content": "Second message"}])
+        fire = backlog.next_fire()
+        # Not the gathering window's end (soon, then due at once, over and over): the retry.
+        assert fire is not None and fire >= clock.now_ms() + 10_000
+    finally:
+        await mem.close()
+
+
+async def test_close_right_after_a_capture_stops_the_background_loop(home: Path, clock: FakeClock) -> None:
+    # The capture wakes the loop and close cancels it at once: the cancel must not be lost in
+    # between (Python 3.11's wait_for dropped it; the loop went on until something cancelled close).
+    for round_ in range(10):
+        mem = await AsyncMemory.open(home, clock=clock, embedder=HashingEmbedder(64), background=True)
+        await asyncio.sleep(0.05)  # the loop has run and waits for a wake-up
+        await mem.capture([{"role": "user", "content": f"Message {round_} about Lisbon"}])
+        started = time.monotonic()
+        await asyncio.wait_for(mem.close(), 10)  # a lost cancel fails here in 10 s, not for ever
+        assert time.monotonic() - started < 3  # it stopped at once (it used to take the idle poll)

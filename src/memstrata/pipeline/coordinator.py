@@ -199,6 +199,9 @@ class Pipeline:
             timers.append(self.embedding.next_fire())
             armed = [t for t in timers if t is not None]
             delay = (min(armed) - self._clock.now_ms()) / 1000 if armed else IDLE_POLL_SECONDS
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancel that arrives
+            # as the event is set (a capture right before close), and the loop then never stopped.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=min(max(delay, 0.05), IDLE_POLL_SECONDS))
+                async with asyncio.timeout(min(max(delay, 0.05), IDLE_POLL_SECONDS)):
+                    await self._wake.wait()
             self._wake.clear()

@@ -58,6 +58,8 @@ class EmbeddingBacklog:
     def gather(self, now: int) -> None:
         """A capture left its messages here (a server's): embed them within ``GATHER_MS``, with
         whatever else arrives by then, rather than one small batch per capture."""
+        if self._vectors.writer is None:
+            return  # nothing to embed with: no timer to arm
         with self._lock:
             if self._gather_until is None:
                 self._gather_until = now + GATHER_MS
@@ -68,9 +70,12 @@ class EmbeddingBacklog:
         return force or self._gather_until is None or now >= self._gather_until
 
     def next_fire(self) -> int | None:
-        """When the loop should drain next (None: nothing is waiting on a timer)."""
-        armed = [t for t in (self._gather_until, self._retry_at) if t is not None]
-        return max(armed) if armed else None
+        """When gathered messages are due (None: none are gathering). A failed embedder's retry
+        delays them; the loop's idle poll finds other retries, as before gathering existed."""
+        until = self._gather_until
+        if until is None:
+            return None
+        return max(until, self._retry_at) if self._retry_at is not None else until
 
     def drain(self, limit: int = 4 * BATCH, *, force: bool = False) -> int:
         """Embed up to ``limit`` records without vectors (blocking). Returns how many; 0 when
