@@ -17,6 +17,7 @@ from pydantic import TypeAdapter
 
 from memstrata.errors import InputError
 from memstrata.importers.types import ImportSession
+from memstrata.layers.l0.media import photo_note
 from memstrata.models import NewMessage, Role, Tenant
 from memstrata.validation import NonBlank, Record, check
 
@@ -59,7 +60,7 @@ class LocomoTurn(Record):
 
     def message(self, sample_id: str, timestamp: int) -> NewMessage:
         caption = self.blip_caption
-        content = f"{self.text} [shares a photo: {caption}]".lstrip() if caption else self.text
+        content = f"{self.text} {photo_note(caption)}".lstrip() if caption else self.text
         return NewMessage(Role.USER, content, f"{sample_id}/{self.dia_id}", self.speaker, timestamp)
 
 

@@ -2,7 +2,8 @@
 
 Walks the search hits best first and keeps a hit unless
 - it repeats an item already kept: a raw message whose atom is kept, or an atom whose source
-  message is kept raw (an atom and its source message are one item), or a text whose content
+  message is kept raw (an atom and its source message are one item: the atoms stand in for a
+  message when they hold most of its words and its photo captions), or a text whose content
   words are nearly all in one kept item already (``overlap``);
 - it is a raw message with too little content to stand alone ("Will do.", "Haha, same!", or a
   question with little else: "Good to know. Do you climb?");
@@ -16,6 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from memstrata.layers.l0.media import photo_captions
 from memstrata.models import Hit, Layer
 from memstrata.recall.text import activity, memory_line
 from memstrata.retrieval.terms import STOPWORDS, words
@@ -76,7 +78,11 @@ class _Picker:
             terms = content_terms(hit.content)
             atoms = self.atoms_of.get(hit.id, [])
             said = frozenset().union(*(content_terms(a.content) for a in atoms))
-            if not atoms or len(terms & said) < self.opts.atoms_cover * len(terms):
+            # Shown as its atoms only when they say most of it and all that its photo showed
+            # (a reply's atom often keeps the words and drops the caption, the answer to "what
+            # did she make?").
+            shown = frozenset().union(*(content_terms(c) for c in photo_captions(hit.content)))
+            if not atoms or len(terms & said) < self.opts.atoms_cover * len(terms) or not shown <= said:
                 self.raw[hit.id] = hit
 
     def offer(self, hit: Hit) -> None:

@@ -39,6 +39,15 @@ def test_a_message_whose_atoms_left_most_of_it_out_is_shown_raw_instead() -> Non
     assert shown([fragment, raw]) == ["m1"]
 
 
+def test_a_message_whose_atoms_left_its_photo_out_is_shown_raw() -> None:
+    said = "The kids loved it! They were so excited to get their hands dirty and make something with clay."
+    raw = message(1, f"{said} [shares a photo: a cup with a dog face]")
+    reply = atom(1, f"Ines asked: How did the kids like it? Maya answered: {said}", ["m1"])
+    assert shown([reply, raw]) == ["m1"]  # the reply holds most of its words, but not the cup
+    photo = atom(2, "Maya shared a photo of a cup with a dog face.", ["m1"])
+    assert shown([reply, photo, raw]) == ["a1", "a2"]  # together the atoms say it all
+
+
 def test_bare_low_content_messages_are_left_out() -> None:
     hits = [
         message(1, "Will do."),

@@ -10,11 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# "[shares a photo: a dog on a beach]" and a few close variants importers write.
-_PHOTO = re.compile(
-    r"\[\s*(?:shares?|shared|sends?|sent)\s+(?:an?\s+)?(?:photo|picture|image|pic)\s*:\s*([^\]]*)\]",
-    re.IGNORECASE,
-)
+from memstrata.layers.l0.media import PHOTO
+
 _CAPTION_LEAD = re.compile(
     r"^(?:(?:a|an|the)\s+)?(?:photo(?:graph|graphy)?|picture|image|pic|close\s*up|closeup)\s+of\s+",
     re.IGNORECASE,
@@ -60,8 +57,8 @@ def clean_caption(caption: str) -> str:
 def split_message(text: str) -> MessageParts:
     """The sentences and photo captions of a message's text."""
     text = normalise_text(text)
-    captions = tuple(c for c in (clean_caption(m.group(1)) for m in _PHOTO.finditer(text)) if c)
-    body = _PHOTO.sub("\n", text)
+    captions = tuple(c for c in (clean_caption(m.group(1)) for m in PHOTO.finditer(text)) if c)
+    body = PHOTO.sub("\n", text)
     return MessageParts(split_sentences(body), captions)
 
 
