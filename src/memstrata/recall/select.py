@@ -93,7 +93,14 @@ class _Picker:
                 self.offer(atom)  # the message's atoms stand in for it, at its rank
             return
         if hit.layer == Layer.L1:
-            raw = next((self.raw[s] for s in hit.source_message_ids if s in self.raw), None)
+            raw = next(
+                (
+                    self.raw[s]
+                    for s in hit.source_message_ids
+                    if s in self.raw and self.holds(self.raw[s], hit)
+                ),
+                None,
+            )
             if raw is not None:
                 hit = raw  # the raw message stands in for its atoms, at the best rank of either
         if any(k.hit is hit for k in self.kept):
@@ -113,6 +120,15 @@ class _Picker:
         if self.used + len(line) + 1 <= self.room:
             self.kept.append(_Kept(hit, line, terms))
             self.used += len(line) + 1
+
+    def holds(self, message: Hit, atom: Hit) -> bool:
+        """Whether ``message``, shown raw, can stand in for ``atom``: always for an atom made from
+        it alone; for an atom made from several messages (a question and its answer), only when
+        this one says most of it (the question's message does not hold the answer)."""
+        if len(atom.source_message_ids) <= 1:
+            return True
+        terms = content_terms(atom.content)
+        return len(terms & content_terms(message.content)) >= self.opts.atoms_cover * len(terms)
 
     def repeats(self, terms: frozenset[str]) -> bool:
         if len(terms) < 3:

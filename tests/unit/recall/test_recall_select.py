@@ -48,6 +48,20 @@ def test_a_message_whose_atoms_left_its_photo_out_is_shown_raw() -> None:
     assert shown([reply, photo, raw]) == ["a1", "a2"]  # together the atoms say it all
 
 
+def test_a_question_shown_raw_does_not_hide_the_atom_with_its_answer() -> None:
+    question = message(
+        1,
+        "The kids look so cute, Mel! I bet they bring lots of joy. How did they handle the accident?",
+        "Ines",
+    )
+    answered = atom(
+        1,
+        "Ines asked: How did they handle the accident? Maya answered: They were scared but we reassured them.",
+        ["m1", "m2"],
+    )
+    assert shown([question, answered]) == ["m1", "a1"]
+
+
 def test_bare_low_content_messages_are_left_out() -> None:
     hits = [
         message(1, "Will do."),
