@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from memstrata.models import Atom, AtomFilter, Tenant
+from memstrata.models import Atom, Tenant
+from memstrata.stores import sql
 from memstrata.stores.postgres import rows
 from memstrata.stores.postgres.db import Database
 from memstrata.stores.postgres.migrations import SEARCH_CONFIG
+from memstrata.stores.sql_reads import AtomReads
 
 APPEND_LOCK = 0x6D73_0000_0002  # see messages.APPEND_LOCK: atom seqs become visible in order
 _INSERT = f"""
@@ -68,7 +70,10 @@ def _columns(new: Sequence[tuple[Atom, str]]) -> list[list[object]]:
     return cols
 
 
-class PostgresAtomStore:
+class PostgresAtomStore(AtomReads):
+    _db: Database
+    _dialect = sql.POSTGRES
+
     def __init__(self, db: Database) -> None:
         self._db = db
 
@@ -177,26 +182,3 @@ class PostgresAtomStore:
             [*params, limit],
         )
         return [rows.atom(r) for r in found]
-
-    def tally(self, tenant: Tenant, flt: AtomFilter) -> int:
-        where, params = rows.tenant_clause(tenant)
-        fw, fp = rows.filter_clause(flt)
-        clause = " AND ".join([*where, *fw])
-        return int(self._db.query(f"SELECT count(*) AS n FROM atoms WHERE {clause}", [*params, *fp])[0]["n"])
-
-    def list(self, tenant: Tenant | None, flt: AtomFilter, *, limit: int, after_seq: int = 0) -> list[Atom]:
-        where, params = rows.tenant_clause(tenant)
-        fw, fp = rows.filter_clause(flt)
-        clauses = ["seq > %s", *where, *fw]
-        return [
-            rows.atom(r)
-            for r in self._db.query(
-                f"SELECT {rows.ATOM_COLS} FROM atoms WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT %s",
-                [after_seq, *params, *fp, limit],
-            )
-        ]
-
-    def count(self, tenant: Tenant | None) -> int:
-        where, params = rows.tenant_clause(tenant)
-        clause = " AND ".join([*where, "superseded_by IS NULL"])
-        return int(self._db.query(f"SELECT count(*) AS n FROM atoms WHERE {clause}", params)[0]["n"])

@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from memstrata.models import Message, MessageFilter, Tenant
+from memstrata.models import Message, Tenant
+from memstrata.stores import sql
 from memstrata.stores.postgres import rows
 from memstrata.stores.postgres.db import Database
 from memstrata.stores.postgres.migrations import SEARCH_CONFIG
+from memstrata.stores.sql_reads import MessageReads
 
 # Seqs must become visible in the order they are assigned (a reader's cursor never skips a row
 # committed late), so inserts into one log take this transaction lock: short, and only writers wait.
@@ -29,7 +31,10 @@ RETURNING seq, user_id, agent_id, id
 """
 
 
-class PostgresMessageLog:
+class PostgresMessageLog(MessageReads):
+    _db: Database
+    _dialect = sql.POSTGRES
+
     def __init__(self, db: Database) -> None:
         self._db = db
 
@@ -64,32 +69,6 @@ class PostgresMessageLog:
                 stored.append(replace(m, seq=seq))
         return stored
 
-    def last(self, tenant: Tenant, session_key: str) -> Message | None:
-        found = self._db.query(
-            f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE user_id = %s AND agent_id = %s "
-            "AND session_key = %s ORDER BY seq DESC LIMIT 1",
-            (tenant.user_id, tenant.agent_id, session_key),
-        )
-        return rows.message(found[0]) if found else None
-
-    def after(self, tenant: Tenant, session_key: str, after_seq: int, limit: int) -> list[Message]:
-        return [
-            rows.message(r)
-            for r in self._db.query(
-                f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE user_id = %s AND agent_id = %s "
-                "AND session_key = %s AND seq > %s ORDER BY seq LIMIT %s",
-                (tenant.user_id, tenant.agent_id, session_key, after_seq, limit),
-            )
-        ]
-
-    def before(self, tenant: Tenant, session_key: str, before_seq: int, limit: int) -> list[Message]:
-        found = self._db.query(
-            f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE user_id = %s AND agent_id = %s "
-            "AND session_key = %s AND seq < %s ORDER BY seq DESC LIMIT %s",
-            (tenant.user_id, tenant.agent_id, session_key, before_seq, limit),
-        )
-        return [rows.message(r) for r in reversed(found)]
-
     def by_seq(self, tenant: Tenant, seqs: Sequence[int]) -> list[Message]:
         if not seqs:
             return []
@@ -122,40 +101,3 @@ class PostgresMessageLog:
                 (tenant.user_id, tenant.agent_id, list(ids), list(session_keys)),
             ).fetchall()
         return sorted((rows.message(r) for r in found), key=lambda m: m.seq)
-
-    def sessions(self, tenant: Tenant | None) -> list[tuple[Tenant, str]]:
-        where, params = rows.tenant_clause(tenant)
-        found = self._db.query(
-            "SELECT user_id, agent_id, session_key, MIN(seq) AS first FROM messages "
-            f"{'WHERE ' + ' AND '.join(where) if where else ''} "
-            "GROUP BY user_id, agent_id, session_key ORDER BY first",
-            params,
-        )
-        return [(Tenant(r["user_id"], r["agent_id"]), str(r["session_key"])) for r in found]
-
-    def tally(self, tenant: Tenant, flt: MessageFilter) -> int:
-        where, params = rows.tenant_clause(tenant)
-        fw, fp = rows.filter_clause(flt)
-        clause = " AND ".join([*where, *fw])
-        return int(
-            self._db.query(f"SELECT count(*) AS n FROM messages WHERE {clause}", [*params, *fp])[0]["n"]
-        )
-
-    def list(
-        self, tenant: Tenant | None, flt: MessageFilter, *, limit: int, after_seq: int = 0
-    ) -> list[Message]:
-        where, params = rows.tenant_clause(tenant)
-        fw, fp = rows.filter_clause(flt)
-        clauses = ["seq > %s", *where, *fw]
-        return [
-            rows.message(r)
-            for r in self._db.query(
-                f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT %s",
-                [after_seq, *params, *fp, limit],
-            )
-        ]
-
-    def count(self, tenant: Tenant | None) -> int:
-        where, params = rows.tenant_clause(tenant)
-        clause = " AND ".join([*where, "true"])
-        return int(self._db.query(f"SELECT count(*) AS n FROM messages WHERE {clause}", params)[0]["n"])

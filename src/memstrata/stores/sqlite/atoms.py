@@ -7,7 +7,9 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from memstrata.models import Atom, AtomFilter, Tenant
+from memstrata.models import Atom, Tenant
+from memstrata.stores import sql
+from memstrata.stores.sql_reads import AtomReads
 from memstrata.stores.sqlite import rows
 from memstrata.stores.sqlite.db import Database
 
@@ -30,7 +32,10 @@ def event_time(a: Atom) -> int:
     return int(value) if isinstance(value, int | float) else a.created_at
 
 
-class SqliteAtomStore:
+class SqliteAtomStore(AtomReads):
+    _db: Database
+    _dialect = sql.SQLITE
+
     def __init__(self, db: Database) -> None:
         self._db = db
 
@@ -144,29 +149,6 @@ class SqliteAtomStore:
                 [*params, limit],
             )
         ]
-
-    def tally(self, tenant: Tenant, flt: AtomFilter) -> int:
-        where, params = rows.tenant_clause(tenant)
-        fw, fp = rows.filter_clause(flt)
-        clause = " AND ".join([*where, *fw])
-        return int(self._db.query(f"SELECT COUNT(*) AS n FROM atoms WHERE {clause}", [*params, *fp])[0]["n"])
-
-    def list(self, tenant: Tenant | None, flt: AtomFilter, *, limit: int, after_seq: int = 0) -> list[Atom]:
-        where, params = rows.tenant_clause(tenant)
-        fw, fp = rows.filter_clause(flt)
-        clauses = ["seq > ?", *where, *fw]
-        return [
-            rows.atom(r)
-            for r in self._db.query(
-                f"SELECT {rows.ATOM_COLS} FROM atoms WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT ?",
-                [after_seq, *params, *fp, limit],
-            )
-        ]
-
-    def count(self, tenant: Tenant | None) -> int:
-        where, params = rows.tenant_clause(tenant)
-        clause = " AND ".join([*where, "1 = 1"]) + " AND superseded_by IS NULL"
-        return int(self._db.query(f"SELECT COUNT(*) AS n FROM atoms WHERE {clause}", params)[0]["n"])
 
 
 def _select(c: sqlite3.Connection, tenant: Tenant, column: str, keys: list[str]) -> list[Atom]:

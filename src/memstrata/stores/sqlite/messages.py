@@ -6,7 +6,9 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import replace
 
-from memstrata.models import Message, MessageFilter, Tenant
+from memstrata.models import Message, Tenant
+from memstrata.stores import sql
+from memstrata.stores.sql_reads import MessageReads
 from memstrata.stores.sqlite import rows
 from memstrata.stores.sqlite.db import Database
 
@@ -19,7 +21,10 @@ _INSERT = (
 )
 
 
-class SqliteMessageLog:
+class SqliteMessageLog(MessageReads):
+    _db: Database
+    _dialect = sql.SQLITE
+
     def __init__(self, db: Database) -> None:
         self._db = db
 
@@ -69,32 +74,6 @@ class SqliteMessageLog:
                 known.update((t, row[0]) for row in found)
         return known
 
-    def last(self, tenant: Tenant, session_key: str) -> Message | None:
-        found = self._db.query(
-            f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE user_id = ? AND agent_id = ? "
-            "AND session_key = ? ORDER BY seq DESC LIMIT 1",
-            (tenant.user_id, tenant.agent_id, session_key),
-        )
-        return rows.message(found[0]) if found else None
-
-    def after(self, tenant: Tenant, session_key: str, after_seq: int, limit: int) -> list[Message]:
-        return [
-            rows.message(r)
-            for r in self._db.query(
-                f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE user_id = ? AND agent_id = ? "
-                "AND session_key = ? AND seq > ? ORDER BY seq LIMIT ?",
-                (tenant.user_id, tenant.agent_id, session_key, after_seq, limit),
-            )
-        ]
-
-    def before(self, tenant: Tenant, session_key: str, before_seq: int, limit: int) -> list[Message]:
-        found = self._db.query(
-            f"SELECT {rows.MESSAGE_COLS} FROM messages WHERE user_id = ? AND agent_id = ? "
-            "AND session_key = ? AND seq < ? ORDER BY seq DESC LIMIT ?",
-            (tenant.user_id, tenant.agent_id, session_key, before_seq, limit),
-        )
-        return [rows.message(r) for r in reversed(found)]
-
     def by_seq(self, tenant: Tenant, seqs: Sequence[int]) -> list[Message]:
         if not seqs:
             return []
@@ -137,41 +116,3 @@ class SqliteMessageLog:
                     c.execute(f"DELETE FROM messages WHERE {where}", params)
                     removed += found
         return sorted(removed, key=lambda m: m.seq)
-
-    def sessions(self, tenant: Tenant | None) -> list[tuple[Tenant, str]]:
-        where, params = rows.tenant_clause(tenant)
-        found = self._db.query(
-            "SELECT user_id, agent_id, session_key, MIN(seq) AS first FROM messages "
-            f"{'WHERE ' + ' AND '.join(where) if where else ''} "
-            "GROUP BY user_id, agent_id, session_key ORDER BY first",
-            params,
-        )
-        return [(Tenant(r["user_id"], r["agent_id"]), str(r["session_key"])) for r in found]
-
-    def tally(self, tenant: Tenant, flt: MessageFilter) -> int:
-        where, params = rows.tenant_clause(tenant)
-        fw, fp = rows.filter_clause(flt)
-        clause = " AND ".join([*where, *fw])
-        return int(
-            self._db.query(f"SELECT COUNT(*) AS n FROM messages WHERE {clause}", [*params, *fp])[0]["n"]
-        )
-
-    def list(
-        self, tenant: Tenant | None, flt: MessageFilter, *, limit: int, after_seq: int = 0
-    ) -> list[Message]:
-        where, params = rows.tenant_clause(tenant)
-        fw, fp = rows.filter_clause(flt)
-        clauses = ["seq > ?", *where, *fw]
-        return [
-            rows.message(r)
-            for r in self._db.query(
-                f"SELECT {rows.MESSAGE_COLS} FROM messages "
-                f"WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT ?",
-                [after_seq, *params, *fp, limit],
-            )
-        ]
-
-    def count(self, tenant: Tenant | None) -> int:
-        where, params = rows.tenant_clause(tenant)
-        clause = " AND ".join([*where, "1 = 1"])
-        return int(self._db.query(f"SELECT COUNT(*) AS n FROM messages WHERE {clause}", params)[0]["n"])
