@@ -10,6 +10,7 @@ import calendar
 import re
 from datetime import UTC, date, datetime
 
+from memstrata.layers.l1.metadata_dates import metadata_day
 from memstrata.layers.l3.persona_doc import escape_tags
 from memstrata.models import Hit, Layer
 
@@ -22,15 +23,6 @@ def cut(text: str, limit: int) -> str:
     head = text[: max(0, limit - 1)]
     space = head.rfind(" ")
     return (head[:space] if space > limit // 2 else head).rstrip() + "…"
-
-
-def _iso(value: object) -> date | None:
-    if not isinstance(value, str) or len(value) < 10:
-        return None
-    try:
-        return date.fromisoformat(value[:10])
-    except ValueError:
-        return None
 
 
 def day_text(d: date) -> str:
@@ -59,7 +51,7 @@ def said_on(hit: Hit) -> date | None:
     ms = hit.metadata.get("message_time", hit.metadata.get("timestamp"))
     if isinstance(ms, int) and ms > 0:
         return datetime.fromtimestamp(ms / 1000, UTC).date()
-    return _iso(hit.metadata.get("mentioned_at"))
+    return metadata_day(hit.metadata.get("mentioned_at"))
 
 
 def _names(text: str, d: date) -> bool:
@@ -74,9 +66,9 @@ def _names(text: str, d: date) -> bool:
 def when(hit: Hit) -> str:
     """The date a memory line carries: the span of the activity it tells of, unless its text already
     names that span (then, and without one, the day it was said)."""
-    start = _iso(hit.metadata.get("activity_start"))
+    start = metadata_day(hit.metadata.get("activity_start"))
     if start is not None:
-        end = max(start, _iso(hit.metadata.get("activity_end")) or start)
+        end = max(start, metadata_day(hit.metadata.get("activity_end")) or start)
         text = span_text(start, end)
         if text not in hit.content and not (start == end and _names(hit.content, start)):
             return text
@@ -92,10 +84,10 @@ def speaker(hit: Hit) -> str:
 
 def activity(hit: Hit) -> str:
     """The span of the activity a memory tells of, in words, or ""."""
-    start = _iso(hit.metadata.get("activity_start"))
+    start = metadata_day(hit.metadata.get("activity_start"))
     if start is None:
         return ""
-    return span_text(start, max(start, _iso(hit.metadata.get("activity_end")) or start))
+    return span_text(start, max(start, metadata_day(hit.metadata.get("activity_end")) or start))
 
 
 def memory_line(hit: Hit, limit: int, about: str = "") -> str:

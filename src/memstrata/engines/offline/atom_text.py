@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime
 
 from memstrata.engines.offline.lexicon import GENERIC, MONTHS, STOPWORDS, WEEKDAYS
+from memstrata.layers.l1.metadata_dates import metadata_day
 from memstrata.models import Atom, AtomType
 
 # "Mel asked: Anything new? Caroline answered: Caroline went to ..." -> the answer.
@@ -59,20 +60,11 @@ def is_preference(a: Atom) -> bool:
     return a.type == AtomType.PERSONA and bool(_PREFERENCE.search(a.content))
 
 
-def _iso_day(value: object) -> date | None:
-    if not isinstance(value, str) or len(value) < 10:
-        return None
-    try:
-        return date.fromisoformat(value[:10])
-    except ValueError:
-        return None
-
-
 def when(a: Atom) -> tuple[str, str]:
     """``(sort key, label)`` of when the atom's event happened: its activity dates when it has
     them (``2022`` for a whole year, ``2023-06`` for a whole month, a range, or a day), else the day
     it was said."""
-    start, end = _iso_day(a.metadata.get("activity_start")), _iso_day(a.metadata.get("activity_end"))
+    start, end = metadata_day(a.metadata.get("activity_start")), metadata_day(a.metadata.get("activity_end"))
     if start is not None:
         end = end or start
         if (start.month, start.day, end.month, end.day) == (1, 1, 12, 31) and start.year == end.year:
