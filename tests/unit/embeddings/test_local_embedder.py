@@ -12,6 +12,7 @@ import pytest
 
 from memstrata import Memory
 from memstrata.embeddings import local
+from memstrata.embeddings import minilm as minilm_module
 from memstrata.embeddings.local import LocalEmbedder, _groups, single_threaded_blas
 from memstrata.errors import EmbeddingError
 from tests.unit.embeddings.local_texts import AWKWARD, locomo_texts
@@ -39,10 +40,19 @@ def test_unit_rows_in_input_order(minilm: LocalEmbedder) -> None:
     assert vectors.shape == (len(AWKWARD), 384)
     assert vectors.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
-    # A text embedded alone (no padding) equals its row of a padded, reordered batch.
+    # A text embedded alone equals its row of a padded, reordered batch.
     for i in (0, 3, 6, len(AWKWARD) - 1):
         np.testing.assert_allclose(minilm.embed([AWKWARD[i]])[0], vectors[i], atol=2e-5)
     assert minilm.embed([]).shape == (0, 384)
+
+
+@pytest.mark.parametrize("text", ["Hi", "Where did Maya move to last spring?", "a b c d e f g h i j k l m"])
+def test_rows_padded_for_blas_do_not_change_the_vector(
+    minilm: LocalEmbedder, monkeypatch: pytest.MonkeyPatch, text: str
+) -> None:
+    aligned = minilm.embed([text])
+    monkeypatch.setattr(minilm_module, "_ROW_ALIGN", 1)  # no padding rows at all
+    np.testing.assert_allclose(minilm.embed([text]), aligned, atol=2e-6)
 
 
 def test_meaning_not_just_words(minilm: LocalEmbedder) -> None:
