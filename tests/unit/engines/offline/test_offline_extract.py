@@ -68,6 +68,34 @@ def test_short_answer_carries_its_question(window: WindowFactory) -> None:
     assert atom.metadata["activity_start"] == "2016-01-01"
 
 
+def test_an_answer_after_a_reaction_is_kept_with_the_question(window: WindowFactory) -> None:
+    turns = [
+        ("Caroline", "Do you do that often with the kids?"),
+        (
+            "Melanie",
+            "Seeing my kids' faces so happy at the beach was the best! We don't go often, usually "
+            "only once or twice a year. But those times are always special.",
+        ),
+    ]
+    atom = find(extract_window(window(turns)), "answered")
+    assert "once or twice a year" in atom.content  # the second sentence is the answer
+    assert "always special" not in atom.content  # at most two sentences
+
+
+def test_a_long_first_sentence_is_the_whole_answer(window: WindowFactory) -> None:
+    turns = [
+        ("Bo", "Where did you go last summer?"),
+        (
+            "Ann",
+            "We drove all the way down the coast from Porto to Faro with my two sisters and our dog. "
+            "Best trip ever.",
+        ),
+    ]
+    atom = find(extract_window(window(turns)), "answered")
+    assert "Faro" in atom.content
+    assert "Best trip" not in atom.content  # the first sentence was answer enough
+
+
 def test_yes_answer_keeps_the_yes(window: WindowFactory) -> None:
     drafts = extract_window(window([("Bo", "Did you enjoy the concert?"), ("Ann", "Yes, it was amazing!")]))
     assert contents(drafts) == ["Bo asked: Did Ann enjoy the concert? Ann answered: Yes, it was amazing!"]
