@@ -5,7 +5,10 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+import pytest
+
 from memstrata.engines.offline import OfflineExtractor, extract_window
+from memstrata.errors import EngineError
 from memstrata.models import AtomDraft, AtomType, ExtractionWindow, Message, Tenant
 
 WindowFactory = Callable[..., ExtractionWindow]
@@ -68,32 +71,31 @@ def test_short_answer_carries_its_question(window: WindowFactory) -> None:
     assert atom.metadata["activity_start"] == "2016-01-01"
 
 
-def test_an_answer_after_a_reaction_is_kept_with_the_question(window: WindowFactory) -> None:
-    turns = [
-        ("Caroline", "Do you do that often with the kids?"),
-        (
-            "Melanie",
-            "Seeing my kids' faces so happy at the beach was the best! We don't go often, usually "
-            "only once or twice a year. But those times are always special.",
+@pytest.mark.parametrize(
+    ("question", "reply", "kept", "left"),
+    [
+        (  # replies often open with a reaction: the answer is the sentence after it
+            "Do you do that often with the kids?",
+            "Seeing my kids' faces so happy at the beach was the best! We don't go often, usually only "
+            "once or twice a year. But those times are always special.",
+            "once or twice a year",
+            "always special",  # two sentences at most
         ),
-    ]
-    atom = find(extract_window(window(turns)), "answered")
-    assert "once or twice a year" in atom.content  # the second sentence is the answer
-    assert "always special" not in atom.content  # at most two sentences
-
-
-def test_a_long_first_sentence_is_the_whole_answer(window: WindowFactory) -> None:
-    turns = [
-        ("Bo", "Where did you go last summer?"),
-        (
-            "Ann",
+        (  # a first sentence long enough is the whole answer
+            "Where did you go last summer?",
             "We drove all the way down the coast from Porto to Faro with my two sisters and our dog. "
             "Best trip ever.",
+            "Faro",
+            "Best trip",
         ),
-    ]
-    atom = find(extract_window(window(turns)), "answered")
-    assert "Faro" in atom.content
-    assert "Best trip" not in atom.content  # the first sentence was answer enough
+    ],
+)
+def test_how_much_of_a_reply_answers_the_question(
+    window: WindowFactory, question: str, reply: str, kept: str, left: str
+) -> None:
+    atom = find(extract_window(window([("Bo", question), ("Ann", reply)])), "answered")
+    assert kept in atom.content
+    assert left not in atom.content
 
 
 def test_yes_answer_keeps_the_yes(window: WindowFactory) -> None:
@@ -279,10 +281,6 @@ def test_odd_text_never_breaks_extraction(window: WindowFactory) -> None:
 
 
 def test_unusable_timestamp_is_an_engine_error(window: WindowFactory) -> None:
-    import pytest
-
-    from memstrata.errors import EngineError
-
     with pytest.raises(EngineError, match="timestamp"):
         extract_window(window([("Ann", "I went there yesterday.")], start_ms=10**20))
 
