@@ -5,9 +5,10 @@ No torch, no network, no extra: the weights (int8, 26 MB) and vocabulary live in
 sentence-transformers' all-MiniLM-L6-v2 to cosine >= 0.999 (tested when both are installed).
 
 Speed choices, each measured (docs/design.md, "Embeddings"):
-- one text padded only to a multiple of 4 rows (what BLAS' kernels want), and a short input's layers split in halves across two cores
-  (``halves.py``); a batch is sorted by length and cut into groups padded only to their own
-  longest text (attention and pooling masked), at most ``_TOKEN_BUDGET`` tokens per group;
+- one text padded only to a multiple of 4 tokens (the row blocks BLAS' kernels take), and a short
+  input's layers split in halves across two cores (``halves.py``); a batch is sorted by length
+  and cut into groups padded only to their own longest text (attention and pooling masked), at
+  most ``_TOKEN_BUDGET`` tokens per group;
 - input capped at the model's 256 word pieces (tokenizing stops there), so memory does not grow
   with text length;
 - BLAS runs single-threaded during an embed: on a busy 2-core machine OpenBLAS' own threads wait

@@ -32,11 +32,11 @@ F32 = npt.NDArray[np.float32]
 Pair = Callable[[Callable[[int], F32]], tuple[F32, F32]]
 _MASKED = np.float32(-1e9)  # added to attention scores of padding: exp() of it is exactly 0
 _FFN_ROWS = 256
-# A short input's rows are padded (masked) to a multiple of this: OpenBLAS' float32 kernels work
-# on blocks of rows, and a product with a ragged last block cost up to 40% more than the next
-# multiple of 4 (one core, (15 x 384) @ (384 x 1536): 285 us; (16 x 384): 208 us).
+# One text's rows are padded (masked) to a multiple of this: OpenBLAS' float32 kernels work on
+# blocks of rows, and a product with a ragged last block cost up to 40% more than the next
+# multiple of 4 (one core, (15 x 384) @ (384 x 1536): 285 us; (16 x 384): 208 us). A batch's
+# groups have hundreds of rows, where a ragged block costs next to nothing.
 _ROW_ALIGN = 4
-_ALIGN_BELOW = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +121,7 @@ class MiniLM:
         float rounding.
         """
         width = max(len(ids) for ids in batch)
-        if len(batch) == 1 and width < _ALIGN_BELOW:
+        if len(batch) == 1:
             width += -width % _ROW_ALIGN  # masked like any padding, so the vector does not change
         ids = np.zeros((len(batch), width), dtype=np.int64)
         mask = np.zeros((len(batch), width), dtype=np.float32)
