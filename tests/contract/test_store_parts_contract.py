@@ -181,6 +181,13 @@ def test_the_backlog_lists_sessions_with_messages_after_their_cursor(empty_store
     assert empty_store.pipeline.backlog() == [(A, "s1", 1), (B, "s3", 1)]
 
 
+def test_the_backlog_puts_the_session_waiting_longest_first(empty_store: Store) -> None:
+    # s1 began first, but its unprocessed message came after s2's: s2 has waited longer.
+    stored = empty_store.messages.append([msg("m1", "s1"), msg("m2", "s2"), msg("m3", "s1")])
+    empty_store.atoms.commit(A, [], {}, ("s1", stored[0].seq))
+    assert empty_store.pipeline.backlog() == [(A, "s2", 1), (A, "s1", 1)]
+
+
 def test_tenant_state_round_trips_every_field(empty_store: Store) -> None:
     state = empty_store.pipeline
     assert state.tenant(A) == TenantState(A)

@@ -6,6 +6,7 @@ substring search, booleans, JSON columns); everything else is written once here.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
@@ -17,6 +18,7 @@ from memstrata.models import (
     MessageFilter,
     Role,
     SessionState,
+    SweepState,
     Tenant,
     TenantState,
 )
@@ -42,6 +44,7 @@ SESSION_COLS = (
 TENANT_FIELDS = [f.name for f in fields(TenantState) if f.name != "tenant"]
 TENANT_TUPLES = ("l3_reasons", "l2_rewrite")  # stored as JSON arrays
 TENANT_FLAGS = tuple(f.name for f in fields(TenantState) if f.type in ("bool", bool))
+SWEEP_FIELDS = [f.name for f in fields(SweepState)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,13 +53,17 @@ class Dialect:
     contains: str  # "{col} holds the parameter, lower-cased", with {col}
     true: str  # a boolean column that is set
     json_text: bool  # JSON columns come back as text (else already decoded)
+    insertion: str  # the column that orders a table's rows as they were first inserted
+
+    def marks(self, n: int) -> str:
+        return ", ".join([self.mark] * n)
 
     def decode(self, value: Any) -> Any:
         return json.loads(value) if self.json_text else value
 
 
-SQLITE = Dialect("?", "instr(lower({col}), ?) > 0", "{col} = 1", json_text=True)
-POSTGRES = Dialect("%s", "strpos(lower({col}), %s) > 0", "{col}", json_text=False)
+SQLITE = Dialect("?", "instr(lower({col}), ?) > 0", "{col} = 1", json_text=True, insertion="rowid")
+POSTGRES = Dialect("%s", "strpos(lower({col}), %s) > 0", "{col}", json_text=False, insertion="n")
 
 
 def message(row: Row) -> Message:
@@ -116,6 +123,45 @@ def tenant_state(row: Row, d: Dialect) -> TenantState:
     for name in TENANT_FLAGS:
         values[name] = bool(values[name])
     return TenantState(tenant=Tenant(row["user_id"], row["agent_id"]), **values)
+
+
+def session_upsert(state: SessionState, d: Dialect) -> tuple[str, list[object]]:
+    """The statement that saves every field of a session's state but its cursor: only
+    ``AtomStore.commit`` moves the cursor, with the atoms it covers."""
+    t = state.tenant
+    fields_ = ("pending", "runs", "fire_at", "attempts", "last_error", "last_activity")
+    return (
+        f"INSERT INTO pipeline_sessions (user_id, agent_id, session_key, {', '.join(fields_)}) "
+        f"VALUES ({d.marks(3 + len(fields_))}) ON CONFLICT (user_id, agent_id, session_key) "
+        f"DO UPDATE SET {_excluded(fields_)}",
+        [t.user_id, t.agent_id, state.session_key, *(getattr(state, name) for name in fields_)],
+    )
+
+
+def tenant_upsert(state: TenantState, d: Dialect) -> tuple[str, list[object]]:
+    """The statement that saves every field of a tenant's L2/L3 state."""
+    values: list[object] = [getattr(state, name) for name in TENANT_FIELDS]
+    for name in TENANT_TUPLES:
+        values[TENANT_FIELDS.index(name)] = json.dumps(list(getattr(state, name)))
+    return (
+        f"INSERT INTO pipeline_tenants (user_id, agent_id, {', '.join(TENANT_FIELDS)}) "
+        f"VALUES ({d.marks(2 + len(TENANT_FIELDS))}) ON CONFLICT (user_id, agent_id) "
+        f"DO UPDATE SET {_excluded(TENANT_FIELDS)}",
+        [state.tenant.user_id, state.tenant.agent_id, *values],
+    )
+
+
+def sweep_upsert(state: SweepState, d: Dialect) -> tuple[str, list[object]]:
+    """The statement that saves the retention sweep's state (one row, id 1)."""
+    return (
+        f"INSERT INTO pipeline_sweep (id, {', '.join(SWEEP_FIELDS)}) VALUES (1, {d.marks(len(SWEEP_FIELDS))}) "
+        f"ON CONFLICT (id) DO UPDATE SET {_excluded(SWEEP_FIELDS)}",
+        [getattr(state, name) for name in SWEEP_FIELDS],
+    )
+
+
+def _excluded(columns: Sequence[str]) -> str:
+    return ", ".join(f"{c} = excluded.{c}" for c in columns)
 
 
 def tenant_clause(tenant: Tenant | None, d: Dialect, alias: str = "") -> tuple[list[str], list[object]]:

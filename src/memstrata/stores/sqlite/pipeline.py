@@ -1,107 +1,34 @@
-"""Durable scheduler state on SQLite."""
+"""Durable scheduler state on SQLite: the reads are ``PipelineReads``; one writer connection makes a
+read, a change and a save one step."""
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from collections.abc import Callable
-from dataclasses import fields
 
 from memstrata.models import SessionState, SweepState, Tenant, TenantState
 from memstrata.stores import sql
+from memstrata.stores.sql_reads import PipelineReads
 from memstrata.stores.sqlite.db import Database
 
-_COLS = sql.SESSION_COLS
-_TENANT_FIELDS = sql.TENANT_FIELDS
-_SWEEP_FIELDS = [f.name for f in fields(SweepState)]
 
+class SqlitePipelineState(PipelineReads):
+    _db: Database
+    _dialect = sql.SQLITE
 
-def _state(r: sqlite3.Row) -> SessionState:
-    return sql.session_state(r)
-
-
-def _tenant_state(r: sqlite3.Row) -> TenantState:
-    return sql.tenant_state(r, sql.SQLITE)
-
-
-class SqlitePipelineState:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def session(self, tenant: Tenant, session_key: str) -> SessionState:
-        found = self._db.query(
-            f"SELECT {_COLS} FROM pipeline_sessions WHERE user_id = ? AND agent_id = ? AND session_key = ?",
-            (tenant.user_id, tenant.agent_id, session_key),
-        )
-        return _state(found[0]) if found else SessionState(tenant, session_key)
-
     def save_session(self, state: SessionState) -> None:
-        t = state.tenant
         with self._db.tx() as c:
-            # The cursor is left out on purpose: only AtomStore.commit moves it, with the atoms.
-            c.execute(
-                "INSERT INTO pipeline_sessions (user_id, agent_id, session_key, pending, runs, fire_at, "
-                "attempts, last_error, last_activity) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (user_id, agent_id, session_key) DO UPDATE SET pending = excluded.pending, "
-                "runs = excluded.runs, fire_at = excluded.fire_at, attempts = excluded.attempts, "
-                "last_error = excluded.last_error, last_activity = excluded.last_activity",
-                (
-                    t.user_id,
-                    t.agent_id,
-                    state.session_key,
-                    state.pending,
-                    state.runs,
-                    state.fire_at,
-                    state.attempts,
-                    state.last_error,
-                    state.last_activity,
-                ),
-            )
-
-    def sessions(self) -> list[SessionState]:
-        return [_state(r) for r in self._db.query(f"SELECT {_COLS} FROM pipeline_sessions ORDER BY rowid")]
-
-    def backlog(self) -> list[tuple[Tenant, str, int]]:
-        found = self._db.query(
-            "SELECT m.user_id, m.agent_id, m.session_key, SUM(m.seq > COALESCE(p.cursor, 0)) AS lag "
-            "FROM messages m "
-            "LEFT JOIN pipeline_sessions p ON p.user_id = m.user_id AND p.agent_id = m.agent_id "
-            "AND p.session_key = m.session_key GROUP BY m.user_id, m.agent_id, m.session_key "
-            "HAVING lag > 0 ORDER BY MIN(m.seq)"
-        )
-        return [(Tenant(r["user_id"], r["agent_id"]), str(r["session_key"]), int(r["lag"])) for r in found]
-
-    def tenant(self, tenant: Tenant) -> TenantState:
-        found = self._db.query(
-            f"SELECT user_id, agent_id, {', '.join(_TENANT_FIELDS)} FROM pipeline_tenants "
-            "WHERE user_id = ? AND agent_id = ?",
-            (tenant.user_id, tenant.agent_id),
-        )
-        return _tenant_state(found[0]) if found else TenantState(tenant)
+            c.execute(*sql.session_upsert(state, self._dialect))
 
     def save_tenant(self, state: TenantState) -> None:
-        values = [getattr(state, name) for name in _TENANT_FIELDS]
-        for name in sql.TENANT_TUPLES:
-            values[_TENANT_FIELDS.index(name)] = json.dumps(list(getattr(state, name)))
-        for name in sql.TENANT_FLAGS:
-            values[_TENANT_FIELDS.index(name)] = int(getattr(state, name))
-        cols = ", ".join(_TENANT_FIELDS)
-        updates = ", ".join(f"{c} = excluded.{c}" for c in _TENANT_FIELDS)
         with self._db.tx() as c:
-            c.execute(
-                f"INSERT INTO pipeline_tenants (user_id, agent_id, {cols}) "
-                f"VALUES (?, ?, {', '.join('?' * len(_TENANT_FIELDS))}) "
-                f"ON CONFLICT (user_id, agent_id) DO UPDATE SET {updates}",
-                [state.tenant.user_id, state.tenant.agent_id, *values],
-            )
+            c.execute(*sql.tenant_upsert(state, self._dialect))
 
-    def tenants(self) -> list[TenantState]:
-        return [
-            _tenant_state(r)
-            for r in self._db.query(
-                f"SELECT user_id, agent_id, {', '.join(_TENANT_FIELDS)} FROM pipeline_tenants ORDER BY rowid"
-            )
-        ]
+    def save_sweep(self, state: SweepState) -> None:
+        with self._db.tx() as c:
+            c.execute(*sql.sweep_upsert(state, self._dialect))
 
     def update_session(
         self, tenant: Tenant, session_key: str, change: Callable[[SessionState], object]
@@ -118,17 +45,3 @@ class SqlitePipelineState:
             change(state)
             self.save_tenant(state)
         return state
-
-    def sweep(self) -> SweepState:
-        found = self._db.query(f"SELECT {', '.join(_SWEEP_FIELDS)} FROM pipeline_sweep WHERE id = 1")
-        return SweepState(**{name: found[0][name] for name in _SWEEP_FIELDS}) if found else SweepState()
-
-    def save_sweep(self, state: SweepState) -> None:
-        cols = ", ".join(_SWEEP_FIELDS)
-        updates = ", ".join(f"{c} = excluded.{c}" for c in _SWEEP_FIELDS)
-        with self._db.tx() as c:
-            c.execute(
-                f"INSERT INTO pipeline_sweep (id, {cols}) VALUES (1, {', '.join('?' * len(_SWEEP_FIELDS))}) "
-                f"ON CONFLICT (id) DO UPDATE SET {updates}",
-                [getattr(state, name) for name in _SWEEP_FIELDS],
-            )
