@@ -49,6 +49,28 @@ def test_second_person_becomes_the_listener(text: str, expected: str) -> None:
     assert rewrite(text, "Caroline", "Melanie").text == expected
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "You guys look great and passionate about dancing.",
+            "Melanie and company look great and passionate about dancing.",
+        ),
+        (
+            "What else do you guys like doing together?",
+            "What else do Melanie and company like doing together?",
+        ),
+        ("Must have been traumatizing for you guys.", "Must have been traumatizing for Melanie and company."),
+        ("Thank you all!", "Thank Melanie and company!"),
+        ("Y'all are the best", "Melanie and company are the best"),
+        ("You always know what to say", "Melanie always knows what to say"),
+        ("Are you all right?", "Is Melanie all right?"),
+    ],
+)
+def test_a_plural_you_is_the_listener_and_company_and_keeps_its_verb(text: str, expected: str) -> None:
+    assert rewrite(text, "Caroline", "Melanie").text == expected
+
+
 def test_without_a_listener_you_is_kept() -> None:
     out = rewrite("I told you so", "Sam", None)
     assert out.text == "Sam told you so"

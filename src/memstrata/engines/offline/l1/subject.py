@@ -57,6 +57,10 @@ _SAME_IN_PAST = word_set("read put cut hit set let quit hurt cost spread bet")
 _AUX_BEFORE = NO_CONJUGATE | frozenset(_INVERTED) | word_set("does doesn't is isn't")
 # Words that follow a subject without being a base verb.
 _NOT_BASE = word_set("gonna wanna gotta myself yourself alone too both either neither personally")
+# "you guys" / "you all" / "y'all" mean the listener and the people with them: a plural subject, so
+# its verb stays as it is ("you guys look" -> "Gina and company look", never "Gina guyses look").
+_PLURAL_YOU = word_set("guys all folks")
+_PLURAL = "and company"
 _FIRST_CONTRACTIONS = {"i'm": "is", "i've": "has", "i'll": "will"}
 _SECOND_CONTRACTIONS = {"you're": "is", "you've": "has", "you'll": "will"}
 
@@ -194,7 +198,12 @@ def _rewrite_first(s: _Sentence, k: int, low: str, me: str) -> bool:
 def _rewrite_second(s: _Sentence, k: int, low: str, other: str) -> bool:
     if low == "you" and s.filler(k):
         return False
-    if low == "you":
+    if low == "you" and s.lower(k + 1) in _PLURAL_YOU and s.lower(k + 2) != "right":  # "you all right?"
+        s.set(k, other)
+        s.set(k + 1, _PLURAL)
+    elif low == "y'all":
+        s.set(k, f"{other} {_PLURAL}")
+    elif low == "you":
         inverted = s.invert_before(k)
         prev = s.lower(k - 1)
         after_clause_start = k == 0 or prev in _SUBJECT_BEFORE or prev.removesuffix("s") in _SUBJECT_BEFORE
