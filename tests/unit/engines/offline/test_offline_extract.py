@@ -98,6 +98,43 @@ def test_how_much_of_a_reply_answers_the_question(
     assert left not in atom.content
 
 
+def test_two_questions_answered_in_turn_pair_in_order(window: WindowFactory) -> None:
+    drafts = extract_window(
+        window(
+            [
+                (
+                    "Mel",
+                    "So proud of you for taking this step. How does it feel? Also, do you have any pets?",
+                ),
+                (
+                    "Caro",
+                    "Thanks, Mel! Exciting but kinda nerve-wracking. Parenting's such a big responsibility. "
+                    "And yup, I do- Oscar, my guinea pig. He's been great.",
+                ),
+            ]
+        )
+    )
+    pets = find(drafts, "any pets?")
+    assert "guinea pig" in pets.content and "nerve-wracking" not in pets.content
+    # "How does it feel?" names nothing, so its answer is kept as said, not as a question and answer
+    assert find(drafts, "nerve-wracking").content == "Caro said: Exciting but kinda nerve-wracking."
+
+
+def test_a_reply_that_moves_on_answers_the_last_question_only(window: WindowFactory) -> None:
+    drafts = extract_window(
+        window(
+            [
+                ("Bo", "How was the trip? Did you see the lake?"),
+                ("Ann", "Yes, we walked all around the lake at dawn. I started a new job at the bakery!"),
+            ]
+        )
+    )
+    assert find(drafts, "answered").content == (
+        "Bo asked: Did Ann see the lake? Ann answered: Yes, we walked all around the lake at dawn."
+    )
+    assert "Ann started a new job at the bakery!" in contents(drafts)
+
+
 def test_yes_answer_keeps_the_yes(window: WindowFactory) -> None:
     drafts = extract_window(window([("Bo", "Did you enjoy the concert?"), ("Ann", "Yes, it was amazing!")]))
     assert contents(drafts) == ["Bo asked: Did Ann enjoy the concert? Ann answered: Yes, it was amazing!"]

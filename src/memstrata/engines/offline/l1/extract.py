@@ -62,6 +62,7 @@ _CONTINUES = re.compile(
 _NEW_TOPIC = re.compile(
     r"\b(?:by the way|btw|speaking of|on another note|anyway)\b|^(?:also|oh and|and also)\b", re.I
 )
+_ANSWER_GOES_ON = re.compile(r"^(?:and|also|as for|oh,? and|plus)\b", re.IGNORECASE)
 _ACK = re.compile(r"^(?:got it|noted|understood|sure|okay|ok|of course|great|perfect|thanks)[,.!:]*\s+", re.I)
 
 
@@ -177,16 +178,24 @@ def _sentence_atom(b: _Builder, sentence: str) -> None:
     b.add(content, kind, resolved, sentence)
 
 
-def _question_before(context: Sequence[Message], i: int, sp: Speech) -> tuple[Speech, str] | None:
-    """The other speaker's question that message ``i`` answers, if the message right before asks one."""
+def _questions_before(context: Sequence[Message], i: int, sp: Speech) -> tuple[Speech, list[str]] | None:
+    """The other speaker's questions that message ``i`` answers, in order, if the message right
+    before ends by asking: its last question, and the one before it when its last two sentences
+    both ask something ("How does it feel? Also, do you have any pets?"). The last one has content
+    words; the one before may not (it still takes the first answer, so the second gets its own)."""
     if i == 0 or speaker_label(context[i - 1]) == sp.me:
         return None
     prev = speech(context, i - 1, sp.names)
     sentences = split_message(prev.message.content).sentences
-    for sentence in reversed(sentences[-2:]):
-        if is_question(sentence):
-            question = strip_filler(sentence, sp.names)
-            return (prev, question) if content_words(question, sp.names) else None
+    for k in range(len(sentences) - 1, max(-1, len(sentences) - 3), -1):
+        if is_question(sentences[k]):
+            last = strip_filler(sentences[k], sp.names)
+            if not content_words(last, sp.names):
+                return None
+            before = (
+                strip_filler(sentences[k - 1], sp.names) if k > 0 and is_question(sentences[k - 1]) else ""
+            )
+            return prev, ([before] if before else []) + [last]
     return None
 
 
@@ -211,6 +220,27 @@ def _answer_span(sentences: Sequence[str], names: frozenset[str], opts: ExtractO
     if chosen and not content_words(strip_filler(said, names), names) and not is_answer_start(said):
         return []  # "Thanks!" answers nothing
     return chosen
+
+
+def _second_answer(
+    units: Sequence[str], first: Sequence[int], question: str, names: frozenset[str], opts: ExtractOptions
+) -> list[int]:
+    """The span answering a second question, when the reply goes on after the first answer with
+    one: a sentence opening like an answer or with "and" / "also" / "as for" ("And yup, I do -
+    Oscar, my guinea pig."), or sharing a content word with the question. Else none: what follows
+    is news of its own."""
+    start = first[-1] + 1
+    if start >= len(units):
+        return []
+    opening = strip_filler(units[start], names)
+    cued = (
+        is_answer_start(units[start])
+        or _ANSWER_GOES_ON.match(units[start]) is not None
+        or bool(set(content_words(opening, names)) & set(content_words(question, names)))
+    )
+    if not cued or is_question(units[start]):
+        return []
+    return [start + j for j in _answer_span(units[start:], names, opts)]
 
 
 def _stands_alone(sentence: str) -> bool:
@@ -263,15 +293,23 @@ def _message_atoms(
         return b.drafts
     units = _units(parts.sentences, names, opts)
     used: set[int] = set()
-    asked = _question_before(context, i, sp)
+    asked = _questions_before(context, i, sp)
     if asked is not None:
+        asker, questions = asked
         span = _answer_span(units, names, opts)
         if span and _instruction(sp, units[span[0]]) is None:
-            q_id = asked[0].message.id
-            qa = _Builder(sp, (q_id, sp.message.id) if q_id in new_ids else (sp.message.id,))
-            _qa_atom(qa, asked[0], asked[1], [units[j] for j in span])
-            b.drafts.extend(qa.drafts)
-            used.update(span)
+            # Two questions answered one after the other pair in order; else the reply answers
+            # the last question asked.
+            second = _second_answer(units, span, questions[-1], names, opts) if len(questions) == 2 else []
+            pairs = [(questions[0], span), (questions[1], second)] if second else [(questions[-1], span)]
+            q_id = asker.message.id
+            for question, answer in pairs:
+                if not content_words(question, names):
+                    continue  # "How does it feel?": its answer says what it says on its own
+                qa = _Builder(sp, (q_id, sp.message.id) if q_id in new_ids else (sp.message.id,))
+                _qa_atom(qa, asker, question, [units[j] for j in answer])
+                b.drafts.extend(qa.drafts)
+                used.update(answer)
     for j, unit in enumerate(units):
         if j not in used:
             _sentence_atom(b, unit)
