@@ -7,8 +7,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from memstrata.engines.offline.l2.writer import OfflineSceneWriter, founding_minimum
+from memstrata.engines.offline.l3.facts import OTHER, reports_on_another, section_of
 from memstrata.engines.offline.l3.writer import OfflinePersonaWriter
 from memstrata.layers.l2.scene_file import DELETED, parse_scene
 from memstrata.models import Atom, AtomType, ConsolidationResult, Scene, Tenant, Vectors
@@ -251,3 +253,30 @@ async def test_the_persona_stays_within_its_budget(tmp_path: Path) -> None:
         assert len(body) <= limit and "Ann practises" in body
         sizes.append(body.count("Ann practises"))
     assert sizes[0] < sizes[1]
+
+
+@pytest.mark.parametrize(
+    ("text", "section"),
+    [
+        ("Maya lives in Lisbon with Tom", "Home"),
+        ("Jon is living Jon's dream by having Jon's own dance studio", "Plans"),  # "dream", not a home
+        ("Caroline's faith keeps Caroline going", "Identity"),
+        ("Gina's faith in Jon is a real boost", OTHER),  # trust, not religion
+    ],
+)
+def test_a_fact_goes_to_the_section_its_words_mean(text: str, section: str) -> None:
+    assert section_of(text, atom(1, text, "x", AtomType.PERSONA)) == section
+
+
+@pytest.mark.parametrize(
+    ("text", "reported"),
+    [
+        ("Caroline knows Melanie loves live music", True),
+        ("Melanie said Caroline's art is great", True),
+        ("Caroline thinks that Melanie is brave", True),
+        ("Caroline knows how to paint", False),
+        ("Caroline loves Melanie's art", False),
+    ],
+)
+def test_what_one_person_knows_of_another_is_in_neither_profile(text: str, reported: bool) -> None:
+    assert reports_on_another(text, frozenset({"caroline", "melanie"})) is reported

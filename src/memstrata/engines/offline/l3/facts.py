@@ -45,8 +45,9 @@ SECTIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "Home",
         re.compile(
-            r"\b(?:lives?|lived|living|moved|moving|house|apartment|flat|neighbou?rhood|hometown|"
-            r"home country|grew up|born in|is from)\b",
+            # "lives in", not "living the dream"
+            r"\b(?:(?:lives?|lived|living)\s+(?:in|at|with|near|on|alone|abroad|together)|moved|moving|"
+            r"house|apartment|flat|neighbou?rhood|hometown|home country|grew up|born in|is from)\b",
             _I,
         ),
     ),
@@ -62,7 +63,10 @@ SECTIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("Pets", re.compile(r"\b(?:dogs?|cats?|pets?|pupp(?:y|ies)|kittens?|turtles?|horses?|hamsters?)\b", _I)),
     (
         "Identity",
-        re.compile(r"\b(?:years old|identif\w*|transgender|trans|queer|religio\w*|faith|church)\b", _I),
+        # "faith", not "faith in Jon" (trust)
+        re.compile(
+            r"\b(?:years old|identif\w*|transgender|trans|queer|religio\w*|faith(?!\s+in\b)|church)\b", _I
+        ),
     ),
     (
         "Plans",
@@ -95,6 +99,13 @@ _FEELING = re.compile(
     _I,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# "<A> knows <B> loves live music": what A knows of B, a fact of neither A's profile nor (second
+# hand) B's.
+_REPORTS = re.compile(
+    r"^(\w+) (?:knows|thinks|heard|hears|remembers|believes|guesses|bets|says|said|told|feels)"
+    r"(?: that)? (\w+)\b",
+    _I,
+)
 _VAGUE = re.compile(r"\b(?:it|them|that|this|those|these|one)\b", _I)  # leans on what came before
 _PROPER = re.compile(r"(?<=\s)[A-Z][a-z]+|\b\d+\b")
 
@@ -172,7 +183,7 @@ def candidates(
     newest = max((a.seq for a in chosen), default=1) or 1
     out = []
     for i, (a, text) in enumerate(zip(chosen, texts, strict=True)):
-        if len(terms[i]) < 2:
+        if len(terms[i]) < 2 or reports_on_another(text, skip):
             continue
         support = sum(1 for j, other in enumerate(terms) if j != i and len(terms[i] & other) >= 2)
         density = len(terms[i]) / max(1, len(_WORD.findall(text)))
@@ -180,6 +191,15 @@ def candidates(
         section = "Plans" if a.type == AtomType.EPISODIC else section_of(text, a)
         out.append(Fact(text, section, score, terms[i], a))
     return out
+
+
+def reports_on_another(text: str, people: frozenset[str]) -> bool:
+    """Whether ``text`` is one person saying what they know or think of another of ``people``."""
+    m = _REPORTS.match(text)
+    if m is None:
+        return False
+    who, about = m.group(1).lower(), m.group(2).lower().removesuffix("'s")
+    return who in people and about in people and about != who
 
 
 def _factual(text: str, people: frozenset[str]) -> float:
