@@ -280,3 +280,12 @@ def test_a_fact_goes_to_the_section_its_words_mean(text: str, section: str) -> N
 )
 def test_what_one_person_knows_of_another_is_in_neither_profile(text: str, reported: bool) -> None:
     assert reports_on_another(text, frozenset({"caroline", "melanie"})) is reported
+
+
+async def test_a_plan_says_when_it_was_made(tmp_path: Path) -> None:
+    plan = atom(1, "Ann wants to open a bakery in the old town.", "work", AtomType.PERSONA, 70)
+    request = PersonaRequest(
+        T, DirectoryFolder(tmp_path, only="persona.md"), "", True, (), (), (plan,), (), NOW, ()
+    )
+    body = await OfflinePersonaWriter().write(request)
+    assert "- Plans: Ann wants to open a bakery in the old town (May 2023)." in body  # plans change

@@ -76,7 +76,7 @@ SECTIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
 LIKES = "Likes"
 OTHER = "Also"
 # Sections whose facts change over time: they say when they were last said.
-DATED = frozenset({"Work and education", "Home", "Family and relationships", "Health"})
+DATED = frozenset({"Work and education", "Home", "Family and relationships", "Health", "Plans"})
 _LEANS = re.compile(
     r"^(?:it|it's|that|that's|this|these|those|they|they're|them|there|here|we|we're|so|but|and)\b", _I
 )
