@@ -274,6 +274,7 @@ def test_a_fact_goes_to_the_section_its_words_mean(text: str, section: str) -> N
         ("Caroline knows Melanie loves live music", True),
         ("Melanie said Caroline's art is great", True),
         ("Caroline thinks that Melanie is brave", True),
+        ("Caroline said: Melanie and company look great", True),
         ("Caroline knows how to paint", False),
         ("Caroline loves Melanie's art", False),
     ],

@@ -99,10 +99,10 @@ _FEELING = re.compile(
     _I,
 )
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-# "<A> knows <B> loves live music": what A knows of B, a fact of neither A's profile nor (second
-# hand) B's.
+# "<A> knows <B> loves live music", "<A> said: <B> and company look great": what A knows or thinks
+# of B, a fact of neither A's profile nor (second hand) B's.
 _REPORTS = re.compile(
-    r"^(\w+) (?:knows|thinks|heard|hears|remembers|believes|guesses|bets|says|said|told|feels)"
+    r"^(\w+) (?:knows|thinks|heard|hears|remembers|believes|guesses|bets|says|said|told|feels):?"
     r"(?: that)? (\w+)\b",
     _I,
 )
@@ -183,7 +183,7 @@ def candidates(
     newest = max((a.seq for a in chosen), default=1) or 1
     out = []
     for i, (a, text) in enumerate(zip(chosen, texts, strict=True)):
-        if len(terms[i]) < 2 or reports_on_another(text, skip):
+        if len(terms[i]) < 2 or reports_on_another(text, skip) or reports_on_another(st.statement(a), skip):
             continue
         support = sum(1 for j, other in enumerate(terms) if j != i and len(terms[i] & other) >= 2)
         density = len(terms[i]) / max(1, len(_WORD.findall(text)))
