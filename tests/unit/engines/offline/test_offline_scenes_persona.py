@@ -262,6 +262,8 @@ async def test_the_persona_stays_within_its_budget(tmp_path: Path) -> None:
         ("Jon is living Jon's dream by having Jon's own dance studio", "Plans"),  # "dream", not a home
         ("Caroline's faith keeps Caroline going", "Identity"),
         ("Gina's faith in Jon is a real boost", OTHER),  # trust, not religion
+        ("John chatted with John's family and friends about it", OTHER),  # an activity, with them
+        ("Maria's kids are Maria's future", "Family and relationships"),
     ],
 )
 def test_a_fact_goes_to_the_section_its_words_mean(text: str, section: str) -> None:
@@ -290,3 +292,17 @@ async def test_a_plan_says_when_it_was_made(tmp_path: Path) -> None:
     )
     body = await OfflinePersonaWriter().write(request)
     assert "- Plans: Ann wants to open a bakery in the old town (May 2023)." in body  # plans change
+
+
+async def test_talk_about_a_photo_is_no_fact(tmp_path: Path) -> None:
+    atoms = (
+        atom(1, "Check out this pic of Ann's fave dance session.", "dance", AtomType.PERSONA, 80),
+        atom(2, "The photo is from a forest near Ann's hometown.", "home", AtomType.PERSONA, 80),
+        atom(3, "Ann teaches contemporary dance at her own studio.", "dance", AtomType.PERSONA, 60),
+    )
+    request = PersonaRequest(
+        T, DirectoryFolder(tmp_path, only="persona.md"), "", True, (), (), atoms, (), NOW, ()
+    )
+    body = await OfflinePersonaWriter().write(request)
+    assert "contemporary dance" in body
+    assert "pic" not in body and "photo" not in body

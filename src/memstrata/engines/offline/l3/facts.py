@@ -80,6 +80,16 @@ DATED = frozenset({"Work and education", "Home", "Family and relationships", "He
 _LEANS = re.compile(
     r"^(?:it|it's|that|that's|this|these|those|they|they're|them|there|here|we|we're|so|but|and)\b", _I
 )
+# A photo being shown ("Check out this pic of ...", "The photo is from ..."): talk about a picture,
+# not a fact about its person.
+_SHOWS = re.compile(
+    r"^(?:check out|look at|here's|here is)\b|\b(?:this|the|that) (?:pic|picture|photo|snap|shot)\b", _I
+)
+# Doing something with one's family or friends is an activity, not a relationship.
+_WITH_PEOPLE = re.compile(
+    r"\bwith (?:\w+'s |his |her |their |my )?(?:family|fam|friends|kids)(?: and (?:\w+'s )?(?:family|friends|kids))?\b",
+    _I,
+)
 _FILLER = re.compile(r"(,?)\s*\b(?:by the way|btw|honestly|actually|basically|you know)\b(,?)", _I)
 _ANSWER_WORD = re.compile(r"^(?:yes|yeah|yep|yup|no|nope|sure|definitely|absolutely)\b[,.!]*\s*", _I)
 _QUOTED = re.compile(r"^\s*[^\s:]{1,40} said: ")
@@ -145,7 +155,8 @@ def clean(text: str) -> str:
 def section_of(text: str, atom: Atom) -> str:
     if st.is_preference(atom):
         return LIKES
-    return next((name for name, pattern in SECTIONS if pattern.search(text)), OTHER)
+    bare = _WITH_PEOPLE.sub("", text)
+    return next((name for name, pattern in SECTIONS if pattern.search(bare)), OTHER)
 
 
 def _start(atom: Atom) -> str:
@@ -164,7 +175,7 @@ def _text(atom: Atom) -> str | None:
         text = _QUOTED.sub("", text)  # "Maya said: Tom is moving ..." keeps what was said ...
         if len(_terms(text, frozenset())) < 4:
             return None  # ... unless it is a reaction ("Mel said: that sounds great!")
-    if " asked: " in text or _LEANS.match(text):
+    if " asked: " in text or _LEANS.match(text) or _SHOWS.search(text):
         return None
     return clean(text[:1].upper() + text[1:])
 
