@@ -4,10 +4,10 @@ Walks the search hits best first and keeps a hit unless
 - it repeats an item already kept: a raw message whose atom is kept, or an atom whose source
   message is kept raw (an atom and its source message are one item: the atoms stand in for a
   message when they hold most of its words and its photo captions), or a text whose content
-  words are nearly all in one kept item already (``overlap``);
+  words, reactions aside ("great news"), are nearly all in one kept item already (``overlap``);
 - it is a raw message with too little content to stand alone ("Will do.", "Haha, same!", or a
   question with little else: "Good to know. Do you climb?");
-- one line of the system context (a persona line) already says it;
+- one line of the system context (a persona line) already says it, reactions aside ("Noted:");
 - its line does not fit in what is left of the budget (a shorter one further down still may).
 """
 
@@ -23,6 +23,14 @@ from memstrata.recall.text import activity, memory_line
 from memstrata.retrieval.terms import STOPWORDS, words
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+# Words that react or acknowledge rather than tell: "That's great news about Tom and the flat!"
+# says nothing a kept "Tom is moving ..., we found a flat" does not.
+_REACTIONS = frozenset(
+    """
+    great awesome amazing nice cool wow good glad happy congrats congratulations thanks thank sounds
+    news love lovely fantastic wonderful super sweet fun beautiful incredible noted okay ok sure
+    """.split()
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +68,10 @@ class _Picker:
     used: int = 0
 
     def known(self, terms: frozenset[str]) -> bool:
-        """Whether one line of the system context already holds (nearly) all of these words. One
-        line, not the whole persona: the persona's words together cover most short hits,
-        so a memory that adds a date to a persona fact was dropped as known."""
+        """Whether one line of the system context already holds (nearly) all of these words
+        (reactions aside). One line, not the whole persona: the persona's words together cover
+        most short hits, so a memory that adds a date to a persona fact was dropped as known."""
+        terms = telling(terms)
         need = self.opts.overlap * len(terms)
         return bool(terms) and any(len(terms & g) >= need for g in self.given)
 
@@ -131,10 +140,17 @@ class _Picker:
         return len(terms & content_terms(message.content)) >= self.opts.atoms_cover * len(terms)
 
     def repeats(self, terms: frozenset[str]) -> bool:
+        """Whether one kept item already holds (nearly) all of these words, reactions aside."""
+        terms = telling(terms)
         if len(terms) < 3:
             return any(terms and terms <= k.terms for k in self.kept)
         need = self.opts.overlap * len(terms)
         return any(len(terms & k.terms) >= need for k in self.kept)
+
+
+def telling(terms: frozenset[str]) -> frozenset[str]:
+    """``terms`` without reactions and acknowledgements (all of them when nothing else is left)."""
+    return (terms - _REACTIONS) or terms
 
 
 def given_lines(text: str) -> list[str]:

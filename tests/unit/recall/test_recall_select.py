@@ -82,6 +82,13 @@ def test_near_repeats_and_what_the_persona_says_are_left_out() -> None:
     ) == ["a3"]
 
 
+def test_a_reaction_to_a_kept_memory_says_nothing_new() -> None:
+    news = message(1, "Tom is finally moving to Lisbon on June 14, we found a flat in Graca.")
+    cheer = message(2, "That's great news about Tom and the flat!", name="assistant")
+    more = message(3, "That's great news about Tom, and the flat near the river too!", name="assistant")
+    assert shown([news, cheer, more]) == ["m1", "m3"]  # "river" is news; "great news" is not
+
+
 def test_a_memory_is_known_only_when_one_persona_line_says_it() -> None:
     # The persona's words together held nearly all of this memory's, from several lines; none of
     # its lines gives the month, so the memory stays.
