@@ -229,7 +229,7 @@ async def test_the_persona_is_a_profile_of_standing_facts_with_instructions(tmp_
     assert "\n## Ann\n" in body
     assert "- Health: Ann is allergic to peanuts (May 2023)." in body  # filler gone, dated
     assert body.count("works as a nurse") == 1  # the repeat is left out
-    assert "- Likes: Ann loves night shifts." in body
+    assert "- Likes: Ann loves night shifts (May 2023)." in body  # every fact says when it was said
     assert "- Plans: Ann is moving to Lisbon on 14 June 2023." in body  # still to come on 8 May
     assert "marathon" not in body  # a past event lives in its scene
     assert "- Ann instructed the assistant: answer in short bullet points. (always)" in body

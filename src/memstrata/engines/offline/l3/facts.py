@@ -75,8 +75,6 @@ SECTIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 LIKES = "Likes"
 OTHER = "Also"
-# Sections whose facts change over time: they say when they were last said.
-DATED = frozenset({"Work and education", "Home", "Family and relationships", "Health", "Plans"})
 _LEANS = re.compile(
     r"^(?:it|it's|that|that's|this|these|those|they|they're|them|there|here|we|we're|so|but|and)\b", _I
 )
@@ -239,9 +237,11 @@ def distinct(facts: Sequence[Fact], overlap: float = 0.7) -> list[Fact]:
 
 
 def dated(fact: Fact) -> str:
-    """The fact's text, with the month it was said when its section changes over time and the text
-    names no year ("(March 2026)")."""
-    if fact.section not in DATED or _YEAR.search(fact.text):
+    """The fact's text with the month it was said ("(March 2026)") unless it names a year: any fact
+    can change (likes too), and the agent needs to know how old it is. Dating every fact, not only
+    work, home, family, health and plans, measured better on the dev set even though fewer fit
+    (answer words in recall's context 76.1 -> 77.0%)."""
+    if _YEAR.search(fact.text):
         return fact.text
     said: date = st.said_on(fact.atom)
     return f"{fact.text} ({month_text(said)})"

@@ -2,7 +2,7 @@
 
 The persona is a profile, not a log: per person, the standing facts (health, work and education,
 home, family and relationships, pets, identity, likes, plans), the most salient first, without
-repeats, each short and dated where it changes over time; then the instructions for the assistant.
+repeats, each short and dated (the month it was said); then the instructions for the assistant.
 Events live in the scenes. The body stays within ``max_chars`` (people share it by how much their
 memories say; instructions first, since the assistant must follow them). It is rebuilt from the
 request each time, so first and incremental mode give the same result for the same memories.
