@@ -114,9 +114,10 @@ class PipelineSettings(_Section):
 
 
 class PersonaSettings(_Section):
-    # The persona body: a profile, not a log. 1000 measured best with recall.persona_chars 1000
-    # (docs/benchmarks.md): the body must fit its share of the recall budget to be shown whole.
-    max_chars: Annotated[int, Field(ge=200)] = 1000
+    # The persona body: a profile, not a log. 800 measured best with recall.persona_chars 800 once
+    # every fact is dated (docs/benchmarks.md): the body must fit its share of the recall budget to
+    # be shown whole.
+    max_chars: Annotated[int, Field(ge=200)] = 800
     max_scenes: Annotated[int, Field(ge=2)] = 15
     trigger_every_n: Annotated[int, Field(ge=1)] = 50  # new atoms since the last persona
     scene_backup_count: Annotated[int, Field(ge=1)] = 10
@@ -133,7 +134,7 @@ class RecallSettings(_Section):
 
     timeout_ms: Annotated[int, Field(ge=1)] = 5000  # return what is ready by then, with a reason
     total_chars: Annotated[int, Field(ge=400)] = 4000  # system_context + prepend_context
-    persona_chars: Annotated[int, Field(ge=0)] = 1000  # the persona's share at most
+    persona_chars: Annotated[int, Field(ge=0)] = 800  # the persona's share at most
     navigation_chars: Annotated[int, Field(ge=0)] = 300  # the scene navigation's share at most
     line_chars: Annotated[int, Field(ge=40)] = 300  # one memory line at most
     excerpt_chars: Annotated[int, Field(ge=0)] = 0  # a scene excerpt at most (0: never)

@@ -38,7 +38,7 @@ class Budgets:
     """Character budgets of one recall (defaults: the measured best, see docs/benchmarks.md)."""
 
     total_chars: int = 4_000  # everything injected: system_context + prepend_context
-    persona_chars: int = 1_000  # the persona's share at most
+    persona_chars: int = 800  # the persona's share at most
     navigation_chars: int = 300  # the scene navigation's share at most
     line_chars: int = 300  # one memory line at most
     excerpt_chars: int = 0  # a scene excerpt at most (0: never; it measured no better, see docs)

@@ -39,7 +39,7 @@ INCREMENTAL = (
 )
 
 
-def persona_messages(request: PersonaRequest, max_chars: int = 1000) -> list[ChatMessage]:
+def persona_messages(request: PersonaRequest, max_chars: int = 800) -> list[ChatMessage]:
     """The system rules (with the body's character budget) and what to write from."""
     changed = [s for s in request.scenes if s.name in request.changed][:CHANGED_SCENES]
     others = [s for s in request.scenes if s not in changed]

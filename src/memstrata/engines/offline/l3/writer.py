@@ -20,7 +20,7 @@ from memstrata.models import Atom, AtomType
 from memstrata.ports import PersonaRequest
 
 MAX_PEOPLE = 3
-MAX_CHARS = 1000
+MAX_CHARS = 800
 INSTRUCTIONS_SHARE = 0.3  # of the body, at most, for the instructions
 ORDER = [name for name, _ in SECTIONS if name != "Plans"] + [LIKES, "Plans", OTHER]
 
