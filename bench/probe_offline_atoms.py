@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from rank_bm25 import BM25Okapi
@@ -29,10 +30,10 @@ from memstrata.engines.offline.l1.extract import ExtractOptions
 from memstrata.models import Atom, AtomDraft, ExtractionWindow, Message, Role, Tenant
 from memstrata.retrieval.documents import atom_body, message_body
 
-sys.path.insert(0, "/work/shared/eval")
-from locomo_common import load, score  # type: ignore[import-not-found]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _dev_set import DEV_SET, load, score
 
-DATA = "/work/shared/data/locomo/locomo-dev.json"
+DATA = str(DEV_SET)
 STOP = frozenset(
     str.split(
         "a an the is are was were be been to of and or in on at for with i you he she it we they my your me "

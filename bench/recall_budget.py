@@ -13,22 +13,14 @@ per split; the defaults in settings.py are the best of these (docs/benchmarks.md
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import statistics
 import sys
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-sys.path.insert(0, str(SHARED / "eval"))
-
-from context_check import answer_recall  # type: ignore[import-not-found]  # noqa: E402
-from locomo_common import CATS, load  # type: ignore[import-not-found]  # noqa: E402
-
-from memstrata import Memory  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _dev_set import CATS, answer_recall, arguments, gold_answers, load, pct
+from memstrata import Memory
 
 SPLITS: list[tuple[str, dict[str, Any]]] = [
     ("defaults", {}),
@@ -47,12 +39,7 @@ SPLITS: list[tuple[str, dict[str, Any]]] = [
 def measure(
     home: Path, data: Path, recall: dict[str, Any], limit: int
 ) -> tuple[float, dict[str, float], float]:
-    gold = {
-        (s["sample_id"], q["question"]): str(q["answer"])
-        for s in json.loads(data.read_text())
-        for q in s["qa"]
-        if "answer" in q
-    }
+    gold = gold_answers(data)
     scores: list[float] = []
     by_cat: dict[int, list[float]] = {c: [] for c in CATS}
     sizes: list[int] = []
@@ -69,20 +56,11 @@ def measure(
                 by_cat[q.category].append(x)
                 sizes.append(len(context))
         mem.close(flush=False)
-    return _pct(scores), {CATS[c]: _pct(v) for c, v in by_cat.items()}, statistics.median(sizes)
-
-
-def _pct(values: list[float]) -> float:
-    return round(100 * sum(values) / max(1, len(values)), 1)
+    return pct(scores), {CATS[c]: pct(v) for c, v in by_cat.items()}, statistics.median(sizes)
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--data-dir", required=True, type=Path)
-    ap.add_argument("--data", type=Path, default=SHARED / "data" / "locomo" / "locomo-dev.json")
-    ap.add_argument("--limit", type=int, default=10**9, help="questions per conversation")
-    a = ap.parse_args()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    a = arguments(__doc__)
     for name, recall in SPLITS:
         total, cats, median = measure(a.data_dir, a.data, recall, a.limit)
         print(

@@ -20,42 +20,20 @@ that does (what is lost is ranked below what fits, or is not there at all).
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import sys
 from collections import Counter
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-sys.path.insert(0, str(SHARED / "eval"))
-
-from context_check import answer_recall, tokens  # type: ignore[import-not-found]  # noqa: E402
-from locomo_common import CATS, load  # type: ignore[import-not-found]  # noqa: E402
-
-from memstrata import Memory  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _dev_set import CATS, answer_recall, arguments, gold_answers, load, pct, tokens
+from memstrata import Memory
 
 MEASURES = ("context", "context + top 50", "evidence", "evidence, raw")
 
 
-def _pct(values: list[float]) -> float:
-    return round(100 * sum(values) / max(1, len(values)), 1)
-
-
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--data-dir", required=True, type=Path)
-    ap.add_argument("--data", type=Path, default=SHARED / "data" / "locomo" / "locomo-dev.json")
-    ap.add_argument("--limit", type=int, default=10**9, help="questions per conversation")
-    a = ap.parse_args()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    gold = {
-        (s["sample_id"], q["question"]): str(q["answer"])
-        for s in json.loads(a.data.read_text())
-        for q in s["qa"]
-        if "answer" in q
-    }
+    a = arguments(__doc__)
+    gold = gold_answers(a.data)
     scores: dict[str, dict[int, list[float]]] = {m: {c: [] for c in CATS} for m in MEASURES}
     first_adding: Counter[int] = Counter()
     with Memory.open(a.data_dir) as mem:
@@ -90,8 +68,8 @@ def main() -> int:
     for measure in MEASURES:
         by_cat = scores[measure]
         every = [x for v in by_cat.values() for x in v]
-        cats = {CATS[c]: _pct(v) for c, v in by_cat.items()}
-        print(f"recall_ceiling: {measure:17s} answer token recall {_pct(every):5.1f}%  {cats}")
+        cats = {CATS[c]: pct(v) for c, v in by_cat.items()}
+        print(f"recall_ceiling: {measure:17s} answer token recall {pct(every):5.1f}%  {cats}")
     ranks = ", ".join(f"{k}-{k + 9}: {first_adding[k]}" for k in sorted(first_adding))
     print(f"recall_ceiling: first top-50 hit adding answer words, by rank: {ranks}")
     return 0
