@@ -1,24 +1,14 @@
 """The reads both SQL stores run as they are, written once in either ``Dialect``: a session's
-messages around a cursor, its sessions, listing, tallying and counting messages and atoms by
-filter, and the scheduler's durable state. A store part inherits the reads of its records and sets
-``_db`` and ``_dialect``; what differs between the backends (inserts, locking, planner hints,
-search) stays in the part."""
+messages around a cursor, its sessions, and listing, tallying and counting messages and atoms by
+filter. A store part inherits the reads of its records and sets ``_db`` and ``_dialect``; what
+differs between the backends (inserts, locking, planner hints, search) stays in the part."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from memstrata.models import (
-    Atom,
-    AtomFilter,
-    Message,
-    MessageFilter,
-    SessionState,
-    SweepState,
-    Tenant,
-    TenantState,
-)
+from memstrata.models import Atom, AtomFilter, Message, MessageFilter, Tenant
 from memstrata.stores import sql
 
 
@@ -122,47 +112,3 @@ class AtomReads(_Reads):
     def count(self, tenant: Tenant | None) -> int:
         where, params = self._conditions(tenant)
         return self._count("atoms", [*where, "superseded_by IS NULL"], params)
-
-
-class PipelineReads(_Reads):
-    def session(self, tenant: Tenant, session_key: str) -> SessionState:
-        m = self._dialect.mark
-        found = self._db.query(
-            f"SELECT {sql.SESSION_COLS} FROM pipeline_sessions "
-            f"WHERE user_id = {m} AND agent_id = {m} AND session_key = {m}",
-            [tenant.user_id, tenant.agent_id, session_key],
-        )
-        return sql.session_state(found[0]) if found else SessionState(tenant, session_key)
-
-    def sessions(self) -> list[SessionState]:
-        order = self._dialect.insertion
-        found = self._db.query(f"SELECT {sql.SESSION_COLS} FROM pipeline_sessions ORDER BY {order}")
-        return [sql.session_state(r) for r in found]
-
-    def backlog(self) -> list[tuple[Tenant, str, int]]:
-        """Sessions with messages after their cursor, the one waiting longest first."""
-        found = self._db.query(
-            "SELECT m.user_id, m.agent_id, m.session_key, COUNT(*) AS lag FROM messages m "
-            "LEFT JOIN pipeline_sessions p ON p.user_id = m.user_id AND p.agent_id = m.agent_id "
-            "AND p.session_key = m.session_key WHERE m.seq > COALESCE(p.cursor, 0) "
-            "GROUP BY m.user_id, m.agent_id, m.session_key ORDER BY MIN(m.seq)"
-        )
-        return [(Tenant(r["user_id"], r["agent_id"]), str(r["session_key"]), int(r["lag"])) for r in found]
-
-    def tenant(self, tenant: Tenant) -> TenantState:
-        m = self._dialect.mark
-        found = self._db.query(
-            f"{_TENANTS} WHERE user_id = {m} AND agent_id = {m}", [tenant.user_id, tenant.agent_id]
-        )
-        return sql.tenant_state(found[0], self._dialect) if found else TenantState(tenant)
-
-    def tenants(self) -> list[TenantState]:
-        found = self._db.query(f"{_TENANTS} ORDER BY {self._dialect.insertion}")
-        return [sql.tenant_state(r, self._dialect) for r in found]
-
-    def sweep(self) -> SweepState:
-        found = self._db.query(f"SELECT {', '.join(sql.SWEEP_FIELDS)} FROM pipeline_sweep WHERE id = 1")
-        return SweepState(**{name: found[0][name] for name in sql.SWEEP_FIELDS}) if found else SweepState()
-
-
-_TENANTS = f"SELECT user_id, agent_id, {', '.join(sql.TENANT_FIELDS)} FROM pipeline_tenants"

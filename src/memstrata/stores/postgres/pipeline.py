@@ -1,34 +1,22 @@
-"""Durable scheduler state on PostgreSQL: the reads are ``PipelineReads``; an update locks its row
-(``SELECT ... FOR UPDATE``) so no other process's update interleaves."""
+"""Durable scheduler state on PostgreSQL: all but the updates is ``SqlPipelineState``; an update
+locks its row (``SELECT ... FOR UPDATE``) so no other process's update interleaves."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from memstrata.models import SessionState, SweepState, Tenant, TenantState
+from memstrata.models import SessionState, Tenant, TenantState
 from memstrata.stores import sql
 from memstrata.stores.postgres.db import Database
-from memstrata.stores.sql_reads import PipelineReads
+from memstrata.stores.sql_pipeline import SqlPipelineState
 
 
-class PostgresPipelineState(PipelineReads):
+class PostgresPipelineState(SqlPipelineState):
     _db: Database
     _dialect = sql.POSTGRES
 
     def __init__(self, db: Database) -> None:
         self._db = db
-
-    def save_session(self, state: SessionState) -> None:
-        with self._db.tx() as c:
-            c.execute(*sql.session_upsert(state, self._dialect))
-
-    def save_tenant(self, state: TenantState) -> None:
-        with self._db.tx() as c:
-            c.execute(*sql.tenant_upsert(state, self._dialect))
-
-    def save_sweep(self, state: SweepState) -> None:
-        with self._db.tx() as c:
-            c.execute(*sql.sweep_upsert(state, self._dialect))
 
     def update_session(
         self, tenant: Tenant, session_key: str, change: Callable[[SessionState], object]
