@@ -1,6 +1,6 @@
 """What the dev-set benchmarks share: the judge's own functions (from ``../shared/eval``: the
-answer measure, its tokens, the LoCoMo loader and evidence scorer), the dev set's path and gold answers, their common
-arguments, and percentages printed as the judge does."""
+answer measure, its tokens, the LoCoMo loader and the evidence scorer), the dev set's path and
+gold answers, their common arguments, and percentages printed as the judge does."""
 
 from __future__ import annotations
 
