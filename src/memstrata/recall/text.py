@@ -63,12 +63,20 @@ def _names(text: str, d: date) -> bool:
     )
 
 
+def _activity_span(hit: Hit) -> tuple[date, date] | None:
+    """The first and last day of the activity a memory tells of (its metadata), or None."""
+    start = metadata_day(hit.metadata.get("activity_start"))
+    if start is None:
+        return None
+    return start, max(start, metadata_day(hit.metadata.get("activity_end")) or start)
+
+
 def when(hit: Hit) -> str:
     """The date a memory line carries: the span of the activity it tells of, unless its text already
     names that span (then, and without one, the day it was said)."""
-    start = metadata_day(hit.metadata.get("activity_start"))
-    if start is not None:
-        end = max(start, metadata_day(hit.metadata.get("activity_end")) or start)
+    span = _activity_span(hit)
+    if span is not None:
+        start, end = span
         text = span_text(start, end)
         if text not in hit.content and not (start == end and _names(hit.content, start)):
             return text
@@ -84,10 +92,8 @@ def speaker(hit: Hit) -> str:
 
 def activity(hit: Hit) -> str:
     """The span of the activity a memory tells of, in words, or ""."""
-    start = metadata_day(hit.metadata.get("activity_start"))
-    if start is None:
-        return ""
-    return span_text(start, max(start, metadata_day(hit.metadata.get("activity_end")) or start))
+    span = _activity_span(hit)
+    return span_text(*span) if span is not None else ""
 
 
 def memory_line(hit: Hit, limit: int, about: str = "") -> str:
