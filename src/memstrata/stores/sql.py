@@ -37,9 +37,10 @@ ATOM_COLS = (
     "seq, id, user_id, agent_id, session_key, type, priority, content, scene_name, source_message_ids, "
     "metadata, created_at, updated_at, version, superseded_by, pinned, expires_at"
 )
-SESSION_COLS = (
-    "user_id, agent_id, session_key, cursor, pending, runs, fire_at, attempts, last_error, last_activity"
-)
+# A session's state saved by the pipeline: every column but its key and the cursor, which only
+# AtomStore.commit moves, with the atoms it covers.
+SESSION_SAVED = ("pending", "runs", "fire_at", "attempts", "last_error", "last_activity")
+SESSION_COLS = ", ".join(("user_id", "agent_id", "session_key", "cursor", *SESSION_SAVED))
 # Every TenantState field but the tenant, in table column order.
 TENANT_FIELDS = [f.name for f in fields(TenantState) if f.name != "tenant"]
 TENANT_TUPLES = ("l3_reasons", "l2_rewrite")  # stored as JSON arrays
@@ -129,12 +130,11 @@ def session_upsert(state: SessionState, d: Dialect) -> tuple[str, list[object]]:
     """The statement that saves every field of a session's state but its cursor: only
     ``AtomStore.commit`` moves the cursor, with the atoms it covers."""
     t = state.tenant
-    fields_ = ("pending", "runs", "fire_at", "attempts", "last_error", "last_activity")
     return (
-        f"INSERT INTO pipeline_sessions (user_id, agent_id, session_key, {', '.join(fields_)}) "
-        f"VALUES ({d.marks(3 + len(fields_))}) ON CONFLICT (user_id, agent_id, session_key) "
-        f"DO UPDATE SET {_excluded(fields_)}",
-        [t.user_id, t.agent_id, state.session_key, *(getattr(state, name) for name in fields_)],
+        f"INSERT INTO pipeline_sessions (user_id, agent_id, session_key, {', '.join(SESSION_SAVED)}) "
+        f"VALUES ({d.marks(3 + len(SESSION_SAVED))}) ON CONFLICT (user_id, agent_id, session_key) "
+        f"DO UPDATE SET {_excluded(SESSION_SAVED)}",
+        [t.user_id, t.agent_id, state.session_key, *(getattr(state, name) for name in SESSION_SAVED)],
     )
 
 
