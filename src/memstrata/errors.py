@@ -3,6 +3,7 @@
     MemstrataError
     ├── ConfigError              settings or wiring that cannot work (bad URL, unknown setting)
     │   └── MissingExtraError    an optional dependency is not installed; says what to install
+    ├── AccessError              the caller's key may not reach that tenant or route (403)
     ├── InputError               the caller's input is invalid; nothing was written (``item``)
     │   ├── NotFoundError        no such message, atom or scene for this tenant (``kind``, ``key``)
     │   ├── PathError            a path escapes its sandbox (``path``)
@@ -50,6 +51,11 @@ class MissingExtraError(ConfigError):
         super().__init__(f"{purpose} needs the '{package}' package: pip install 'memstrata[{extra}]'")
         self.package = package
         self.extra = extra
+
+
+class AccessError(MemstrataError):
+    """The caller's key may not reach the tenant or the route it asked for; nothing was read or
+    written. A scoped key naming another tenant gets this, never that tenant's data."""
 
 
 class InputError(MemstrataError):

@@ -24,6 +24,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from memstrata.errors import ConfigError, MemstrataError
+from memstrata.gateway.access import AdminKey
 from memstrata.gateway.context import RecentStatus
 from memstrata.gateway.errors import Problem, field_of, problem_of, render
 from memstrata.gateway.middleware import BearerAuth, BodyLimit, RequestIds, SecretFilter, request_id
@@ -107,7 +108,8 @@ def create_app(
         app.router.routes.extend(sub.routes)
     _handlers(app)
     app.add_middleware(BodyLimit, limit=settings.server.max_body_bytes)
-    app.add_middleware(BearerAuth, key=settings.api_key.get_secret_value() if settings.api_key else None)
+    app.state.keyring = AdminKey(settings.api_key.get_secret_value() if settings.api_key else None)
+    app.add_middleware(BearerAuth, keyring=app.state.keyring)
     app.add_middleware(RequestIds)
     return app
 

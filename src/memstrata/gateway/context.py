@@ -11,6 +11,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from memstrata import arguments as args
 from memstrata.errors import InputError
+from memstrata.gateway.access import check, principal_of
 from memstrata.models import DEFAULT, Status, Tenant
 
 PROBE_SECONDS = 2.0  # health probes share one status for this long
@@ -40,11 +41,17 @@ def _header(request: Request, name: str) -> str | None:
 
 
 def tenant(request: Request, user_id: str | None = None, agent_id: str | None = None) -> Tenant:
-    """The tenant: explicit values (body or query), else the ``x-memstrata-*`` headers, else
-    ``default``."""
-    return args.tenant(
-        user_id or _header(request, USER_HEADER) or DEFAULT,
-        agent_id or _header(request, AGENT_HEADER) or DEFAULT,
+    """The tenant: explicit values (body or query), else the ``x-memstrata-*`` headers, else the
+    key's own tenant (a key scoped to one), else ``default``; refused (403) when the request's key
+    may not reach it (``gateway.access``)."""
+    principal = principal_of(request.scope)
+    home_user, home_agent = principal.home or (None, None)
+    return check(
+        principal,
+        args.tenant(
+            user_id or _header(request, USER_HEADER) or home_user or DEFAULT,
+            agent_id or _header(request, AGENT_HEADER) or home_agent or DEFAULT,
+        ),
     )
 
 

@@ -34,6 +34,8 @@ class Problem:
 
 def problem_of(exc: BaseException) -> Problem:
     """The wire problem for an exception raised while serving a request."""
+    if isinstance(exc, e.AccessError):
+        return Problem(403, "forbidden", exc.message)
     if isinstance(exc, e.NotFoundError):
         return Problem(404, "not_found", exc.message, None, {"kind": exc.kind, "key": exc.key})
     if isinstance(exc, e.PathError):

@@ -2,8 +2,8 @@
 
     RequestIds   every request gets an id (a sane ``x-request-id`` is kept), echoed in the
                  response header and in error bodies; one log line per request
-    BearerAuth   ``Authorization: Bearer <key>``, compared in constant time, on every path but
-                 health, when a key is configured
+    BearerAuth   ``Authorization: Bearer <key>`` on every path but health, when a key is
+                 configured; attaches the key's principal (``access``)
     BodyLimit    request bodies over the limit get 413, counted while they stream in (a
                  ``Content-Length`` is not trusted); the rest of such a body is drained unread
 
@@ -13,7 +13,6 @@ They answer errors themselves, in the shape of the path's API family (``errors.r
 from __future__ import annotations
 
 import contextvars
-import hmac
 import json
 import logging
 import re
@@ -22,6 +21,7 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from memstrata.gateway.access import ADMIN, NOBODY, KeyRing, attach
 from memstrata.gateway.errors import Problem, render
 
 Scope = MutableMapping[str, Any]
@@ -33,6 +33,7 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 log = logging.getLogger("memstrata.gateway")
 request_id: contextvars.ContextVar[str] = contextvars.ContextVar("memstrata_request_id", default="-")
 OPEN_PATHS = frozenset({"/health", "/v1/health"})
+SELF_AUTHENTICATED = ("/proxy/", "/ui")
 _SANE_ID = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
@@ -98,12 +99,22 @@ class RequestIds:
 
 
 class BearerAuth:
-    def __init__(self, app: ASGIApp, key: str | None) -> None:
+    """``Authorization: Bearer <key>`` on every path but health and those that authenticate
+    themselves (``SELF_AUTHENTICATED``: the proxy reads provider-style keys, the console a
+    session cookie, both through the same ``KeyRing``)."""
+
+    def __init__(self, app: ASGIApp, keyring: KeyRing) -> None:
         self.app = app
-        self._key = key.encode() if key else None
+        self.keyring = keyring
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or self._key is None or scope.get("path") in OPEN_PATHS:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or not self.keyring.required or path in OPEN_PATHS:
+            attach(scope, ADMIN)  # no key configured: loopback only (check_binding), open
+            await self.app(scope, receive, send)
+            return
+        if path.startswith(SELF_AUTHENTICATED):
+            attach(scope, NOBODY)  # until the edge itself authenticates the request
             await self.app(scope, receive, send)
             return
         given = header(scope, b"authorization") or ""
@@ -111,9 +122,11 @@ class BearerAuth:
         if scheme.lower() != "bearer" or not token.strip():
             await answer(send, scope, Problem(401, "unauthorized", "Unauthorized: missing Bearer token"))
             return
-        if not hmac.compare_digest(token.strip().encode(), self._key):
+        principal = await self.keyring.principal_for(token.strip())
+        if principal is None:
             await answer(send, scope, Problem(401, "unauthorized", "Unauthorized: invalid token"))
             return
+        attach(scope, principal)
         await self.app(scope, receive, send)
 
 

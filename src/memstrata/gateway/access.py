@@ -1,0 +1,111 @@
+"""Who a request acts for: the principal its key stands for, and what that principal may reach.
+
+Every edge that serves people or agents (native routes, TDAM routes, MCP tools, the LLM proxy,
+the web console) asks here, through ``principal_of`` and ``gateway.context.tenant``, so one rule
+decides tenancy everywhere:
+
+    admin          the configured ``MEMSTRATA_API_KEY``, or an open server on loopback (no key
+                   configured): every tenant, and the cross-tenant routes
+    scoped         a key bound to one tenant or a set of tenants: only those; a request that
+                   names another tenant is refused (403), never served another tenant's data and
+                   never silently its own
+
+``BearerAuth`` (``gateway.middleware``) asks the server's ``KeyRing`` which principal a token
+stands for and attaches it to the ASGI scope; a scope without one (a route mounted outside the
+middleware, a test calling the app directly) counts as admin, which is what the server without
+a key already was. Edges that read their key elsewhere (the proxy's ``x-api-key``, the
+console's session cookie) ask the same ``KeyRing`` (``app.state.keyring``).
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import MutableMapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from memstrata.errors import AccessError
+from memstrata.models import Tenant
+
+STATE_KEY = "memstrata_principal"
+
+
+@dataclass(frozen=True, slots=True)
+class Principal:
+    """What one key may reach. ``tenants`` holds ``(user_id, agent_id)`` pairs; an ``agent_id``
+    of ``None`` reaches every agent of that user. ``label`` names the key in logs and listings
+    (never the key itself)."""
+
+    label: str
+    admin: bool = False
+    tenants: tuple[tuple[str, str | None], ...] = ()
+
+    def may_reach(self, tenant: Tenant) -> bool:
+        if self.admin:
+            return True
+        return any(
+            user == tenant.user_id and (agent is None or agent == tenant.agent_id)
+            for user, agent in self.tenants
+        )
+
+    @property
+    def home(self) -> tuple[str, str | None] | None:
+        """The tenant a request that names none acts on: a key's only tenant, else none."""
+        if self.admin or len(self.tenants) != 1:
+            return None
+        return self.tenants[0]
+
+
+ADMIN = Principal("admin", admin=True)
+NOBODY = Principal("anonymous")  # a request not yet authenticated: reaches no tenant
+
+
+class KeyRing(Protocol):
+    """Which principal a presented token stands for (``None``: no key of this server)."""
+
+    @property
+    def required(self) -> bool:
+        """Whether requests need a key at all (``False``: an open server on loopback)."""
+
+    async def principal_for(self, token: str) -> Principal | None: ...
+
+
+class AdminKey:
+    """The key ring of a server with at most one key, the admin's (``MEMSTRATA_API_KEY``);
+    compared in constant time."""
+
+    def __init__(self, key: str | None) -> None:
+        self._key = key.encode() if key else None
+
+    @property
+    def required(self) -> bool:
+        return self._key is not None
+
+    async def principal_for(self, token: str) -> Principal | None:
+        if self._key is None:
+            return ADMIN
+        return ADMIN if hmac.compare_digest(token.encode(), self._key) else None
+
+
+def attach(scope: MutableMapping[str, Any], principal: Principal) -> None:
+    """Record ``principal`` in the ASGI scope (Starlette's ``request.state`` reads it there)."""
+    scope.setdefault("state", {})[STATE_KEY] = principal
+
+
+def principal_of(scope: MutableMapping[str, Any]) -> Principal:
+    """The principal ``BearerAuth`` attached to ``scope`` (``request.scope`` for a route)."""
+    found = scope.get("state", {}).get(STATE_KEY)
+    return found if isinstance(found, Principal) else ADMIN
+
+
+def check(principal: Principal, tenant: Tenant) -> Tenant:
+    """``tenant`` when ``principal`` may reach it, else ``AccessError`` (403)."""
+    if not principal.may_reach(tenant):
+        raise AccessError(f"this key ({principal.label}) cannot reach tenant {tenant.user_id!r}")
+    return tenant
+
+
+def require_admin(principal: Principal, what: str) -> None:
+    """Cross-tenant operations (listing tenants, status of all, ``all_tenants``) are admin-only."""
+    if not principal.admin:
+        raise AccessError(f"{what} needs the admin key")
