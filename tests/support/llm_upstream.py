@@ -54,17 +54,22 @@ class Recorded:
         return json.loads(self.body) if self.body else None
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # the default 5 resets connections under 20 concurrent streams
+
+
 class ScriptedUpstream:
     def __init__(self) -> None:
         self.requests: list[Recorded] = []
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server = _Server(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
         self.openai_url = self.url + "/v1"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._count = 0
+        self.default = Reply()  # the answer when nothing is queued
 
     def enqueue(self, *replies: Reply) -> None:
         with self._lock:
@@ -74,7 +79,7 @@ class ScriptedUpstream:
         with self._lock:
             self.requests.append(rec)
             self._count += 1
-            return self._count, (self._queue.popleft() if self._queue else Reply())
+            return self._count, (self._queue.popleft() if self._queue else self.default)
 
     def __enter__(self) -> ScriptedUpstream:
         self._thread.start()
@@ -267,6 +272,7 @@ _STREAMS = {
 def _handler(owner: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body are separate writes: no 40 ms ACK wait
 
         def log_message(self, format: str, *args: Any) -> None:
             return None

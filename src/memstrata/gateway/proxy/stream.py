@@ -44,13 +44,14 @@ class TappedStream(Response):
         self._on_done = on_done
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        complete = False
+        complete, left = False, False
         async with anyio.create_task_group() as group:
 
             async def watch() -> None:
+                nonlocal left
                 while (await receive())["type"] != "http.disconnect":
                     pass
-                self._stats.client_disconnects += 1
+                left = True
                 group.cancel_scope.cancel()
 
             group.start_soon(watch)
@@ -60,6 +61,8 @@ class TappedStream(Response):
                 with anyio.CancelScope(shield=True):
                     await self._upstream.aclose()
                 group.cancel_scope.cancel()
+        if left and not complete:
+            self._stats.client_disconnects += 1
         await self._on_done(complete)
 
     async def _forward(self, send: Any) -> bool:
