@@ -8,6 +8,7 @@ import json
 import anthropic
 import httpx
 import openai
+from openai.types.chat import ChatCompletionChunk
 
 from tests.proxy.conftest import stored
 from tests.support.live_server import LiveServer
@@ -151,3 +152,29 @@ def test_memories_stay_within_the_budget(home: object, upstream: ScriptedUpstrea
         assert 0 < memories <= 300
         text = upstream.requests[-1].json["messages"][-1]["content"]
         assert text.index("</relevant-memories>") < 300
+
+
+def test_a_streamed_answer_is_stored_and_the_openai_system_prompt_stays_identical(
+    open_proxy: LiveServer, upstream: ScriptedUpstream
+) -> None:
+    httpx.put(open_proxy.url + "/v1/persona", json={"body": "Plays the cello in an amateur orchestra."})
+    client = _openai(open_proxy, "cello")
+    transcript: list[dict[str, str]] = [{"role": "system", "content": "You are a music tutor."}]
+    for text, answer in (
+        ("Which etudes should I practise?", "Try Popper's etudes"),
+        ("And scales?", "Three octaves daily"),
+    ):
+        upstream.enqueue(Reply(text=answer))
+        transcript.append({"role": "user", "content": text})
+        stream = client.chat.completions.create(model="m", messages=transcript, stream=True)  # type: ignore[arg-type]
+        said = "".join(
+            c.choices[0].delta.content or ""
+            for c in stream
+            if isinstance(c, ChatCompletionChunk) and c.choices
+        )
+        transcript.append({"role": "assistant", "content": said})
+    one, two = (r.json["messages"][0] for r in upstream.requests[-2:])
+    assert one == two  # the prefix OpenAI caches is the same bytes both turns
+    assert one["content"].startswith("You are a music tutor.\n\n<user-persona>")
+    got = stored(open_proxy, "cello", want=4)
+    assert [(m["role"], m["content"]) for m in got] == [(m["role"], m["content"]) for m in transcript[1:]]
