@@ -139,6 +139,50 @@ async def streams(
     return [g[0] for g in got], [g[1] for g in got], n / elapsed
 
 
+def non_streaming(server: LiveServer, direct: str, proxied: str, calls: int) -> None:
+    timed_calls(direct, 20, {}), timed_calls(proxied, 20, {}), recall_times(server, 20)  # warm
+    d, p, r = timed_calls(direct, calls, {}), timed_calls(proxied, calls, {}), recall_times(server, calls)
+    (d50, d95), (p50, p95), (_, r95) = pcts(d), pcts(p), pcts(r)
+    print(
+        f"non-streaming ({calls} calls): direct p50 {d50:.1f} p95 {d95:.1f} ms; proxied p50 {p50:.1f} p95 {p95:.1f} ms"
+    )
+    print(
+        f"  added p50 {p50 - d50:.1f} ms, p95 {p95 - d95:.1f} ms; recall p95 {r95:.1f} ms (target: added p95 <= {r95 + 5:.1f})"
+    )
+
+
+def first_tokens(direct: str, proxied: str, n: int) -> None:
+    asyncio.run(streams(direct, 20, 1)), asyncio.run(streams(proxied, 20, 1))  # warm
+    (dt50, dt95), (pt50, pt95), (ot50, ot95) = (
+        pcts(asyncio.run(streams(url, n, 1, extra))[0])
+        for url, extra in ((direct, None), (proxied, None), (proxied, OFF))
+    )
+    print(
+        f"streaming TTFT ({n} streams, one at a time): direct p50 {dt50:.1f} p95 {dt95:.1f} ms; proxied p50 {pt50:.1f} p95 {pt95:.1f} ms"
+    )
+    print(
+        f"  added TTFT p50 {pt50 - dt50:.1f} ms, p95 {pt95 - dt95:.1f} ms (recall included; target: p95 <= 15)"
+    )
+    print(
+        f"  with x-memstrata-recall: off (forwarding and capture alone): proxied p50 {ot50:.1f} p95 {ot95:.1f} ms,"
+        f" added p50 {ot50 - dt50:.1f} ms, p95 {ot95 - dt95:.1f} ms"
+    )
+
+
+def concurrent(up: ScriptedUpstream, direct: str, proxied: str, n: int, concurrency: int) -> None:
+    _, _, drps = asyncio.run(streams(direct, n, concurrency))
+    mark = len(up.requests)
+    _, arrivals, prps = asyncio.run(streams(proxied, n, concurrency))
+    # A stream was buffered if its first chunk reached the client only after its upstream had
+    # sent the last byte (matched per stream by a header the proxy passes on).
+    ends = {r.headers.get("x-bench-id"): r.finished or 0.0 for r in up.requests[mark:]}
+    buffered = sum(1 for i, at in enumerate(arrivals) if at >= ends.get(str(i), float("inf")))
+    print(
+        f"{concurrency} concurrent streams ({n}): direct {drps:.1f} req/s, proxied {prps:.1f} req/s ({prps / drps:.2f}x)"
+    )
+    print(f"  proxied streams whose first chunk arrived only after the upstream finished: {buffered} of {n}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--calls", type=int, default=200)
@@ -151,51 +195,11 @@ def main() -> None:
             seed(server)
             proxied = server.url + "/proxy/openai/v1/chat/completions"
             direct = up.openai_url + "/chat/completions"
-            timed_calls(direct, 20, {}), timed_calls(proxied, 20, {}), recall_times(server, 20)  # warm
-            d, p, r = (
-                timed_calls(direct, a.calls, {}),
-                timed_calls(proxied, a.calls, {}),
-                recall_times(server, a.calls),
-            )
-            (d50, d95), (p50, p95), (_, r95) = pcts(d), pcts(p), pcts(r)
-            print(
-                f"non-streaming ({a.calls} calls): direct p50 {d50:.1f} p95 {d95:.1f} ms; proxied p50 {p50:.1f} p95 {p95:.1f} ms"
-            )
-            print(
-                f"  added p50 {p50 - d50:.1f} ms, p95 {p95 - d95:.1f} ms; recall p95 {r95:.1f} ms (target: added p95 <= {r95 + 5:.1f})"
-            )
+            non_streaming(server, direct, proxied, a.calls)
             up.default = Reply(text="one two three four five six seven eight", delay=0.01)
-            asyncio.run(streams(direct, 20, 1)), asyncio.run(streams(proxied, 20, 1))  # warm
-            dt, _, _ = asyncio.run(streams(direct, a.calls // 2, 1))
-            pt, _, _ = asyncio.run(streams(proxied, a.calls // 2, 1))
-            (dt50, dt95), (pt50, pt95) = pcts(dt), pcts(pt)
-            print(
-                f"streaming TTFT ({a.calls // 2} streams, one at a time): direct p50 {dt50:.1f} p95 {dt95:.1f} ms; proxied p50 {pt50:.1f} p95 {pt95:.1f} ms"
-            )
-            print(
-                f"  added TTFT p50 {pt50 - dt50:.1f} ms, p95 {pt95 - dt95:.1f} ms (recall included; target: p95 <= 15)"
-            )
-            ot, _, _ = asyncio.run(streams(proxied, a.calls // 2, 1, OFF))
-            ot50, ot95 = pcts(ot)
-            print(
-                f"  with x-memstrata-recall: off (forwarding and capture alone): proxied p50 {ot50:.1f} p95 {ot95:.1f} ms,"
-                f" added p50 {ot50 - dt50:.1f} ms, p95 {ot95 - dt95:.1f} ms"
-            )
-            _, _, drps = asyncio.run(streams(direct, a.streams, a.concurrency))
-            mark = len(up.requests)
-            _, arrivals, prps = asyncio.run(streams(proxied, a.streams, a.concurrency))
-            # A stream was buffered if its first chunk reached the client only after its upstream
-            # had sent the last byte (matched per stream by a header the proxy passes on).
-            ends = {r.headers.get("x-bench-id"): r.finished or 0.0 for r in up.requests[mark:]}
-            buffered = sum(1 for i, at in enumerate(arrivals) if at >= ends.get(str(i), float("inf")))
-            print(
-                f"{a.concurrency} concurrent streams ({a.streams}): direct {drps:.1f} req/s, proxied {prps:.1f} req/s ({prps / drps:.2f}x)"
-            )
-            print(
-                f"  proxied streams whose first chunk arrived only after the upstream finished: {buffered} of {a.streams}"
-            )
-            status = httpx.get(server.url + "/v1/status").json()["proxy"]
-            print(f"proxy counters: {status}")
+            first_tokens(direct, proxied, a.calls // 2)
+            concurrent(up, direct, proxied, a.streams, a.concurrency)
+            print(f"proxy counters: {httpx.get(server.url + '/v1/status').json()['proxy']}")
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
@@ -110,19 +111,38 @@ async def model_call(request: Request, dialect: Dialect, provider: Provider, pat
         if capture and sent.status_code == 200:
             await commit(request.app.state.memory, state.stats, who, session, turn, answer)
 
+    return await _answer(request, state, dialect, sent, headers, store if capture else None)
+
+
+Store = Callable[[list[TurnMessage]], Awaitable[None]]
+
+
+async def _answer(
+    request: Request,
+    state: ProxyState,
+    dialect: Dialect,
+    sent: httpx.Response,
+    headers: list[tuple[bytes, bytes]],
+    store: Store | None,
+) -> Response:
+    """The upstream's answer as the client gets it, ``store`` run with the answer's messages once
+    the client has it (a stream: when it ended complete)."""
     if _is_stream(sent):
         acc = dialect.accumulator(state.config.tools)
 
         async def done(complete: bool) -> None:
-            if complete:
+            if complete and store is not None:
                 await store(acc.messages())
 
         return TappedStream(sent, headers, acc, state.stats, done)
     data = await _read(sent)
     if data is None:
         return _broken(request, state)
-    answer = dialect.answer(_object(data), state.config.tools) if capture else []
-    return _whole(sent, headers, data, BackgroundTask(store, answer))
+    if store is None:
+        return _whole(sent, headers, data, None)
+    return _whole(
+        sent, headers, data, BackgroundTask(store, dialect.answer(_object(data), state.config.tools))
+    )
 
 
 def _plan(request: Request, state: ProxyState, turn: Turn) -> tuple[bool, bool]:
