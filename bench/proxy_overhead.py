@@ -3,7 +3,7 @@
     python bench/proxy_overhead.py [--calls 200] [--streams 200] [--concurrency 20]
 
 One run, one machine: a scripted OpenAI-compatible upstream on loopback (answers at once, or
-streams ten events 10 ms apart) and a real gateway in front of it, whose memory holds a few
+streams ten events 10 ms apart, or sixteen 20 ms apart for the concurrent run) and a real gateway in front of it, whose memory holds a few
 hundred captured messages so recall does real work (hybrid search, hashing embedder). Printed:
 
 - non-streaming: latency p50/p95 direct and through the proxy, the difference, and recall's own
@@ -198,6 +198,10 @@ def main() -> None:
             non_streaming(server, direct, proxied, a.calls)
             up.default = Reply(text="one two three four five six seven eight", delay=0.01)
             first_tokens(direct, proxied, a.calls // 2)
+            # Longer streams here (16 events 20 ms apart): a buffered stream reaches its client
+            # after the upstream's end however long it is; a forwarded one, on a busy event loop,
+            # can be late by a few tens of ms, which a 100 ms stream would mistake for buffering.
+            up.default = Reply(text=" ".join(f"w{i}" for i in range(15)), delay=0.02)
             concurrent(up, direct, proxied, a.streams, a.concurrency)
             print(f"proxy counters: {httpx.get(server.url + '/v1/status').json()['proxy']}")
 
