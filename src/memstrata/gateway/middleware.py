@@ -81,7 +81,10 @@ class RequestIds:
         async def send_with_id(message: Message) -> None:
             if message["type"] == "http.response.start":
                 status[0] = message["status"]
-                message["headers"] = [*message.get("headers", []), (b"x-request-id", rid.encode())]
+                if not any(
+                    k.lower() == b"x-request-id" for k, _ in message.get("headers", [])
+                ):  # a proxied answer keeps its own
+                    message["headers"] = [*message.get("headers", []), (b"x-request-id", rid.encode())]
             await send(message)
 
         try:
