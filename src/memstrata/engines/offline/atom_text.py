@@ -9,12 +9,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime
 
+from memstrata.engines.offline.draft import Form, core_text, form_of
 from memstrata.engines.offline.lexicon import GENERIC, MONTHS, STOPWORDS, WEEKDAYS
 from memstrata.layers.l1.metadata_dates import metadata_day
 from memstrata.models import Atom, AtomType
 
-# "Mel asked: Anything new? Caroline answered: Caroline went to ..." -> the answer.
-_QA = re.compile(r"^\s*[^:]{1,40}? asked: .*? (?P<who>[^\s:]{1,40}) answered: (?P<answer>.+)$", re.DOTALL)
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?\b")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*", re.UNICODE)
 # Verb forms only: "love" the noun ("all the love and support") is no preference.
@@ -23,8 +22,6 @@ _PREFERENCE = re.compile(
     r"can't stand|a fan of|keen on|passionate about|is into|are into)\b",
     re.IGNORECASE,
 )
-# "Melanie said: Love that painting!": a reaction quoted from the conversation, not a fact.
-_QUOTED = re.compile(r"^\s*[^\s:]{1,40} said: ")
 _ROLES = frozenset({"user", "assistant"})
 _DULL = (
     STOPWORDS
@@ -37,18 +34,19 @@ _DULL = (
 
 
 def statement(a: Atom) -> str:
-    """The atom's content as one readable statement (a question-and-answer atom keeps the answer)."""
+    """The atom's content as one readable statement: a question-and-answer atom keeps the answer
+    when it says enough on its own (four words or more; ``Yes.`` needs its question)."""
     text = " ".join(a.content.split())
-    if match := _QA.match(text):
-        answer = match.group("answer").strip()
+    if form_of(a) is Form.ANSWER:
+        answer = core_text(a)
         if len(answer.split()) >= 4:
             return answer
     return text
 
 
 def is_quoted(a: Atom) -> bool:
-    """Whether the atom quotes a reaction (``Name said: ...``) rather than stating a fact."""
-    return bool(_QUOTED.match(a.content))
+    """Whether the atom quotes what a speaker said (``Name said: ...``) rather than stating a fact."""
+    return form_of(a) is Form.QUOTE
 
 
 def fold(text: str) -> str:

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from memstrata.engines.offline.draft import Form, Parts, parts_metadata
 from memstrata.engines.offline.l1.classify import (
     Kind,
     classify,
@@ -44,6 +45,8 @@ from memstrata.engines.offline.l1.instructions import detect as detect_instructi
 from memstrata.engines.offline.l1.labels import INSTRUCTION_SCENE, scene_name
 from memstrata.engines.offline.l1.sentences import split_message, words
 from memstrata.engines.offline.l1.subject import rewrite
+from memstrata.engines.offline.lang import LanguagePack
+from memstrata.engines.offline.lang.en import ENGLISH
 from memstrata.models import AtomDraft, AtomType, ExtractionWindow, Message, Role
 
 log = logging.getLogger(__name__)
@@ -89,21 +92,30 @@ class _Builder:
     sp: Speech
     sources: tuple[str, ...]
     drafts: list[AtomDraft] = field(default_factory=list)
+    pack: LanguagePack = ENGLISH
 
-    def add(self, content: str, kind: Kind, resolved: Resolved | None, scene_text: str) -> None:
-        """Append a draft with the message's metadata (mentioned_at, message_time, speaker, and the
-        activity span when dates were found); the scene label comes from ``scene_text``."""
+    def add(
+        self, parts: Parts, kind: Kind, resolved: Resolved | None, scene_text: str, scene: str | None = None
+    ) -> None:
+        """Append a draft written by the pack from ``parts``, with the message's metadata
+        (mentioned_at, message_time, speaker, the parts, and the activity span when dates were
+        found); the scene label is ``scene``, else comes from ``scene_text``."""
+        content = self.pack.write(parts)
         metadata: dict[str, Any] = {
             "mentioned_at": self.sp.day.isoformat(),
             "message_time": self.sp.message.timestamp,
             "speaker": self.sp.me,
+            **parts_metadata(parts, self.pack.code),
         }
         if resolved is not None and resolved.start is not None and resolved.end is not None:
             metadata["activity_start"] = resolved.start.isoformat()
             metadata["activity_end"] = resolved.end.isoformat()
-        scene = (
-            INSTRUCTION_SCENE if kind.type is AtomType.INSTRUCTION else scene_name(scene_text, self.sp.names)
-        )
+        if scene is None:
+            scene = (
+                INSTRUCTION_SCENE
+                if kind.type is AtomType.INSTRUCTION
+                else scene_name(scene_text, self.sp.names)
+            )
         self.drafts.append(AtomDraft(kind.type, content, kind.priority, scene, self.sources, metadata))
 
 
@@ -165,17 +177,16 @@ def _sentence_atom(b: _Builder, sentence: str) -> None:
     instruction = _instruction(sp, sentence)
     if instruction is not None:
         kind = Kind(AtomType.INSTRUCTION, instruction.priority)
-        b.add(instruction.content, kind, None, instruction.content)
+        b.add(Parts(Form.INSTRUCTION, sp.me, instruction.content), kind, None, instruction.content)
         return
     if is_question(sentence):
         return
     content, resolved = _statement(sp, sentence)
     if not worth_keeping(sentence, sp.names, dated=resolved.start is not None):
         return
-    if not _speaker_early(content, sp.me):
-        content = f"{sp.me} said: {content}"
+    form = Form.STATEMENT if _speaker_early(content, sp.me) else Form.QUOTE
     kind = classify(sentence, dated=resolved.start is not None, past=is_past(sentence))
-    b.add(content, kind, resolved, sentence)
+    b.add(Parts(form, sp.me, content), kind, resolved, sentence)
 
 
 def _questions_before(context: Sequence[Message], i: int, sp: Speech) -> tuple[Speech, list[str]] | None:
@@ -254,15 +265,15 @@ def _qa_atom(b: _Builder, asker: Speech, question: str, answer: Sequence[str]) -
     q_text, _ = _statement(asker, question)
     a_raw = " ".join(strip_filler(s, sp.names, keep_answer=True) for s in answer)
     a_text, resolved = _statement(sp, a_raw, keep_answer=True)
-    content = f"{asker.me} asked: {q_text} {sp.me} answered: {a_text}"
+    parts = Parts(Form.ANSWER, sp.me, a_text, asker=asker.me, question=q_text)
     kind = classify(a_raw, dated=resolved.start is not None, past=is_past(a_raw))
-    b.add(content, kind, resolved, f"{question} {a_raw}")
+    b.add(parts, kind, resolved, f"{question} {a_raw}")
 
 
 def _photo_atoms(b: _Builder, captions: Sequence[str]) -> None:
     for caption in captions:
         kind = Kind(AtomType.EPISODIC, 45)
-        b.add(f"{b.sp.me} shared a photo of {caption}.", kind, None, caption)
+        b.add(Parts(Form.PHOTO, b.sp.me, caption), kind, None, caption)
 
 
 def _assistant_atoms(b: _Builder, sentences: Sequence[str]) -> None:
@@ -279,7 +290,8 @@ def _assistant_atoms(b: _Builder, sentences: Sequence[str]) -> None:
         if not worth_keeping(plain, sp.names, dated=resolved.start is not None):
             continue
         kind = classify(plain, dated=resolved.start is not None, past=is_past(plain))
-        b.add(resolved.text, Kind(kind.type, min(kind.priority, 60)), resolved, plain)
+        parts = Parts(Form.CONFIRMED, sp.me, resolved.text)
+        b.add(parts, Kind(kind.type, min(kind.priority, 60)), resolved, plain)
 
 
 def _message_atoms(
