@@ -6,6 +6,7 @@ import pytest
 
 from memstrata.engines.offline import extract_window
 from memstrata.engines.offline.draft import Form, Parts, core_text, form_of
+from memstrata.engines.offline.lang import pack_for
 from memstrata.engines.offline.lang.en import ENGLISH
 from memstrata.models import Atom, AtomType, Tenant
 from tests.unit.engines.offline.conftest import WindowFactory
@@ -25,6 +26,20 @@ WRITTEN = [
 @pytest.mark.parametrize(("parts", "text"), WRITTEN)
 def test_the_english_pack_writes_each_form(parts: Parts, text: str) -> None:
     assert ENGLISH.write(parts) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        ("I moved to Lisbon last week.", "en"),
+        ("我上周刚搬到深圳。", "zh"),
+        ("我在Google工作", "zh"),
+        ("I love 北京烤鸭 so much", "en"),
+        ("ok", "en"),
+    ],
+)
+def test_the_pack_is_chosen_per_message(text: str, lang: str) -> None:
+    assert pack_for(text).code == lang
 
 
 def test_an_answer_records_its_parts_and_l2_reads_them(window: WindowFactory) -> None:

@@ -292,10 +292,11 @@ def test_accented_names_are_not_split_into_pronouns(window: WindowFactory) -> No
     assert contents(drafts) == ["Jérôme told Ann about his café in Lyon."]
 
 
-def test_unsegmented_scripts_are_kept_with_their_speaker(window: WindowFactory) -> None:
+def test_a_chinese_message_is_written_by_the_chinese_pack(window: WindowFactory) -> None:
     drafts = extract_window(window([("李雷", "我昨天去了北京，参观了故宫。你呢？")]))
-    assert contents(drafts) == ["李雷 said: 我昨天去了北京，参观了故宫。"]
-    assert drafts[0].scene_name == "general"
+    assert contents(drafts) == ["李雷2023年5月7日去了北京。", "李雷参观了故宫。"]
+    assert drafts[0].metadata["activity_start"] == "2023-05-07"
+    assert {d.metadata["lang"] for d in drafts} == {"zh"}
 
 
 def test_odd_text_never_breaks_extraction(window: WindowFactory) -> None:

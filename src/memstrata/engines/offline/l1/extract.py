@@ -45,8 +45,9 @@ from memstrata.engines.offline.l1.instructions import detect as detect_instructi
 from memstrata.engines.offline.l1.labels import INSTRUCTION_SCENE, scene_name
 from memstrata.engines.offline.l1.sentences import split_message, words
 from memstrata.engines.offline.l1.subject import rewrite
-from memstrata.engines.offline.lang import LanguagePack
+from memstrata.engines.offline.lang import LanguagePack, pack_for
 from memstrata.engines.offline.lang.en import ENGLISH
+from memstrata.engines.offline.lang.zh import extract as zh_extract
 from memstrata.models import AtomDraft, AtomType, ExtractionWindow, Message, Role
 
 log = logging.getLogger(__name__)
@@ -298,6 +299,9 @@ def _message_atoms(
     context: Sequence[Message], i: int, names: frozenset[str], new_ids: frozenset[str], opts: ExtractOptions
 ) -> list[AtomDraft]:
     sp = speech(context, i, names)
+    pack = pack_for(sp.message.content)
+    if pack.code == "zh":
+        return _chinese_atoms(context, i, sp, pack, new_ids)
     parts = split_message(sp.message.content)
     b = _Builder(sp, (sp.message.id,))
     if sp.message.role == Role.ASSISTANT:
@@ -327,6 +331,22 @@ def _message_atoms(
             _sentence_atom(b, unit)
     if opts.photo_atoms:
         _photo_atoms(b, parts.captions)
+    return b.drafts
+
+
+def _chinese_atoms(
+    context: Sequence[Message], i: int, sp: Speech, pack: LanguagePack, new_ids: frozenset[str]
+) -> list[AtomDraft]:
+    """A Chinese message's atoms (``lang/zh``); an answer also names the question's message when
+    that is new in the window."""
+    b = _Builder(sp, (sp.message.id,), pack=pack)
+    for found in zh_extract.message_atoms(context, i, sp):
+        if found.parts.form is Form.ANSWER and context[i - 1].id in new_ids:
+            qa = _Builder(sp, (context[i - 1].id, sp.message.id), pack=pack)
+            qa.add(found.parts, found.kind, found.resolved, "", found.scene)
+            b.drafts.extend(qa.drafts)
+        else:
+            b.add(found.parts, found.kind, found.resolved, "", found.scene)
     return b.drafts
 
 
