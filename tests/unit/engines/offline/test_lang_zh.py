@@ -86,6 +86,23 @@ EXTRACTED = [
     ([(None, "我养了一只猫，叫年糕。")], ["用户养了一只猫，叫年糕。"]),
     # a lunar date is kept as it was said, with its speaker named in it
     ([("小王", "农历八月十五是我妈妈的生日。")], ["农历八月十五是小王妈妈的生日。"]),
+    # 她 is the person the message before named after a relation
+    (
+        [("李娜", "我女儿朵朵下周三过六岁生日。"), ("李娜", "她对鸡蛋过敏。")],
+        ["李娜女儿朵朵2026年12月9日过六岁生日。", "李娜说：朵朵对鸡蛋过敏。"],
+    ),
+    # the listener's name and a greeting say nothing; someone else speaking is quoted
+    (
+        [("小美", "在吗？"), ("阿杰", "小美，好久不见！"), ("小美", "医生说要休息两周。")],
+        ["小美说：医生说要休息两周。"],
+    ),
+    # an answer that names a thing is not said of the speaker
+    (
+        [("阿杰", "在哪个学校？"), ("小美", "同济大学。")],
+        ["阿杰问：在哪个学校？小美答：同济大学。"],
+    ),
+    # a clause opening with 是 describes what the one before named
+    ([("小王", "我三天后有个面试，是一家互联网公司。")], ["小王2026年12月4日有个面试，是一家互联网公司。"]),
 ]
 
 
@@ -110,7 +127,12 @@ def test_a_fact_and_a_rule_joined_by_so_are_two_atoms(window: WindowFactory) -> 
 
 
 @pytest.mark.parametrize(
-    ("text", "priority"), [("以后请用简短的要点回答我。", 90), ("永远不要用英文回答我。", -1)]
+    ("text", "priority"),
+    [
+        ("以后请用简短的要点回答我。", 90),
+        ("永远不要用英文回答我。", -1),
+        ("请用中文回答我，不要用英文。", 90),
+    ],
 )
 def test_a_rule_for_the_assistant_is_an_instruction(window: WindowFactory, text: str, priority: int) -> None:
     (draft,) = extract_window(window([("小王", text)], start_ms=TUESDAY_MS))

@@ -56,14 +56,15 @@ def _question_before(context: Sequence[Message], i: int, sp: Speech) -> tuple[st
     if not said:
         return None
     last = rules.strip_filler(rules.clauses(said[-1])[-1] if rules.clauses(said[-1]) else said[-1])
-    if not rules.is_question(last) or len(rules.content_words(last)) < 1 or last in ("你呢？", "你呢?"):
-        return None
+    if not rules.is_question(last) or rules.han_count(last) < 3:
+        return None  # "你呢？" asks nothing an answer could stand on
     asker = display(speaker_label(prev))
     return asker, rules.rewrite(last, asker, display(sp.me))
 
 
 def _clause_atom(sp: Speech, clause: str, me: str, other: str, person: str | None) -> Found | None:
-    plain = rules.resolve_pronoun(rules.strip_filler(clause), person)
+    stripped = rules.strip_filler(clause)
+    plain = rules.resolve_pronoun(stripped, person)
     if rules.is_chatter(plain) or rules.is_question(plain):
         return None
     if sp.message.role == Role.USER and sp.to_assistant:
@@ -74,7 +75,7 @@ def _clause_atom(sp: Speech, clause: str, me: str, other: str, person: str | Non
             return Found(Parts(Form.INSTRUCTION, me, text), kind, None, INSTRUCTION_SCENE)
     resolved = resolve(rules.rewrite(plain, me, other), sp.day)
     text = resolved.text
-    if rules.subject(text, me) == "other":
+    if plain != stripped or rules.subject(text, me) == "other":  # about the person 他/她 stood for
         form = Form.QUOTE
     else:
         form = Form.STATEMENT
@@ -83,6 +84,22 @@ def _clause_atom(sp: Speech, clause: str, me: str, other: str, person: str | Non
     kind = rules.classify(plain, dated=resolved.start is not None)
     names = (me, other, *([person] if person else []))
     return Found(Parts(form, me, _finish(text)), kind, resolved, scene_label(plain, names))
+
+
+def _person_before(context: Sequence[Message], i: int) -> str | None:
+    """The last person the two messages before ``context[i]`` name ("我女儿朵朵..." then "她对鸡蛋
+    过敏")."""
+    for j in range(i - 1, max(-1, i - 3), -1):
+        found = rules.last_person(PHOTO.sub(" ", context[j].content))
+        if found is not None:
+            return found
+    return None
+
+
+def _unaddressed(clause: str, names: frozenset[str]) -> str:
+    """A clause without the listener's name it opens with ("小美，好久不见" -> "好久不见")."""
+    head, sep, rest = clause.partition("，")
+    return rest if sep and head.lower() in names and rest else clause
 
 
 def _facts(body: str) -> list[str]:
@@ -103,15 +120,18 @@ def message_atoms(context: Sequence[Message], i: int, sp: Speech) -> list[Found]
     body = PHOTO.sub("\n", sp.message.content)
     found: list[Found] = []
     asked = _question_before(context, i, sp)
-    person: str | None = None  # the last person a clause opened with: what 他/她 stands for
+    person = _person_before(context, i)  # the last person named: what 他/她 stands for
     for clause in _facts(body):
+        clause = _unaddressed(clause, sp.names)
         atom = _clause_atom(sp, clause, me, other, person)
-        person = rules.person_at_start(rules.strip_filler(clause)) or person
+        person = rules.last_person(clause) or person
         if atom is None:
             continue
         if asked is not None and atom.parts.form is not Form.INSTRUCTION:
             asker, question = asked
-            parts = Parts(Form.ANSWER, me, atom.parts.text, asker=asker, question=question)
+            bare = rules.rewrite(rules.strip_filler(clause), me, other)
+            said = _finish(resolve(bare, sp.day).text) if rules.opens_with_noun(bare) else atom.parts.text
+            parts = Parts(Form.ANSWER, me, said, asker=asker, question=question)
             atom = Found(parts, atom.kind, atom.resolved, scene_label(f"{question}{clause}"))
         asked = None  # only the first fact answers the question
         found.append(atom)

@@ -19,15 +19,18 @@ _SENTENCE_END = re.compile(r"(?<=[。！？!?；;…])|\n+")
 _CLAUSE_BREAK = re.compile(r"[，,]")
 # A clause opening with one of these continues the one before ("所以...", "但是...").
 _CONNECTIVE = re.compile(
-    r"^(?:所以|因此|但是|但|可是|不过|而且|并且|因为|然后|就|才|否则|不然|而|以免|免得|能让|可以让|会让|让|使)"
+    r"^(?:所以|因此|但是|但|可是|不过|而且|并且|因为|然后|就|才|否则|不然|而|以免|免得|能让|可以让|会让|让|使|"
+    r"是(?!不是))"
 )
 _FILLER = re.compile(
-    r"^(?:(?:嗯+|哦+|噢+|啊+|哈+|嘿+|喔+|唉+|对了|顺便(?:说一下|说一句|提一下|一提|问一下)?|其实|话说|另外|"
-    r"说实话|老实说|你知道吗|是的|对|好的|好|没错|当然)[，,、！!。\s]*)+"
+    r"^(?:(?:嗯+|哦+|噢+|啊+|哈+|嘿+|喔+|唉+|哇+|哎+|呀+)[，,、！!。\s]*|"
+    r"(?:对了|顺便(?:说一下|说一句|提一下|一提|问一下)?|其实|话说|另外|说实话|老实说|你知道吗|是的|对|好的|好|"
+    r"没错|当然)(?:[，,、！!。\s]+|$))+"
 )
 _CHATTER = re.compile(
     r"^(?:你好|您好|早上好|晚上好|晚安|谢谢|谢啦|多谢|感谢|不客气|没问题|没事|加油|恭喜|太好了|太棒了|真棒|"
-    r"好厉害|厉害|哈哈+|嗯+|好的|好吧|行|可以|明白了?|知道了|收到|再见|拜拜)[啊呀呢吧啦哦了！!。，,~\s]*$"
+    r"好厉害|厉害|哈哈+|嗯+|好的|好吧|行|可以|明白了?|知道了|收到|再见|拜拜|好久不见|久违了|"
+    r"(?:听起来|看起来|感觉)?(?:很|挺|真|太|好)?(?:有意思|有趣|不错|棒|好玩|酷|厉害|羡慕))[啊呀呢吧啦哦了！!。，,~\s]*$"
 )
 _QUESTION_END = re.compile(r"[？?]\s*$|[吗呢嘛][。！!]?\s*$")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
@@ -37,6 +40,7 @@ _INSTRUCTION = re.compile(
     r"^(?:以后|今后|从现在开始|从今天起|之后|请你?|麻烦你?|记得|记住|千万|务必|一定要|不要|别|永远|总是|每次)"
     r"|(?:回答|回复|称呼|叫我|用中文|用英文|用简体|说话|聊天时|推荐).{0,12}(?:时|的时候)?(?:请|要|别|不要)"
 )
+_RULE_GOES_ON = re.compile(r"^(?:不要|别|也|并且|而且)")  # "请用中文回答，不要用英文": one rule
 _STRICT = re.compile(r"永远|总是|一定|务必|千万|每次|绝对|始终")
 _REMEMBER = re.compile(r"^(?:请你?)?(?:记住|记得|别忘了)[：:，,]?\s*")
 _STANDING = re.compile(
@@ -72,7 +76,7 @@ def clauses(sentence: str) -> list[str]:
         short = han_count(piece) <= 3
         if short and k + 1 < len(pieces) and not out:
             lead = piece
-        elif out and (short or _CONNECTIVE.match(piece)):
+        elif out and (short or _CONNECTIVE.match(piece) or (_RULE_GOES_ON.match(piece) and is_rule(out[-1]))):
             out[-1] = f"{out[-1]}，{piece}"
         elif short and k + 1 < len(pieces):
             lead = piece
@@ -122,7 +126,38 @@ _RELATION = re.compile(
     r"爷爷|奶奶|外公|外婆|同事|老板|领导|室友|朋友|家人|团队|公司)"
 )
 _NAME_PREFIX = ("小", "老", "阿")
+_SAYS = re.compile(r"^(?:说|让|要求|建议|觉得|认为|告诉|问|希望)$")  # "医生说...": someone else speaks
 _TIME_LEAD = re.compile(r"^(?:\d{4}年)?(?:\d{1,2}月)?(?:\d{1,2}日)?(?:（[^）]*）)?[，,]?")
+
+
+def _is_name(word: str, flag: str) -> bool:
+    return flag in ("nr", "nrfg", "nrt") and 2 <= len(word) <= 3 and han_count(word) == len(word)
+
+
+def _named_after_relation(word: str, flag: str) -> bool:
+    """Whether the word after a relation is its name ("女儿朵朵": jieba tags 朵朵 a measure word)."""
+    return (
+        2 <= len(word) <= 3
+        and han_count(word) == len(word)
+        and flag.startswith(("n", "q", "j"))
+        and not _RELATION.match(word)
+    )
+
+
+def last_person(text: str) -> str | None:
+    """The last person ``text`` names: a name jieba tags as one ("张伟"), 小/老/阿 and a name
+    character ("小李"), or the name after a relation ("女儿朵朵")."""
+    pairs = tagged(text)
+    found: str | None = None
+    for k, (word, flag) in enumerate(pairs):
+        nxt = pairs[k + 1] if k + 1 < len(pairs) else ("", "")
+        if word in _NAME_PREFIX and nxt[1].startswith("nr") and len(nxt[0]) == 1:
+            found = word + nxt[0]
+        elif _is_name(word, flag):
+            found = word
+        elif _RELATION.match(word) and _named_after_relation(*nxt):
+            found = nxt[0]
+    return found
 
 
 def person_at_start(clause: str) -> str | None:
@@ -159,9 +194,20 @@ def subject(clause: str, me: str) -> str:
     if clause.startswith(_PRONOUN) or person_at_start(clause):
         return "other"
     pairs = tagged(clause[:8])
-    if len(pairs) >= 2 and pairs[0][1].startswith(("n", "ns")) and pairs[1][0] == "的":
-        return "other"
+    if (
+        len(pairs) >= 2
+        and pairs[0][1] in ("n", "ns", "nz")
+        and (pairs[1][0] == "的" or _SAYS.match(pairs[1][0]))
+    ):
+        return "other"  # "深圳的房租太贵了", "医生说要休息两周": a noun is the subject
     return "me"
+
+
+def opens_with_noun(clause: str) -> bool:
+    """Whether ``clause`` opens with a noun or a number ("同济大学", "东京和京都"): an answer that
+    names a thing, not something the speaker does."""
+    pairs = tagged(clause[:8])
+    return bool(pairs) and pairs[0][1].startswith(("n", "m")) and not _RELATION.match(clause)
 
 
 def resolve_pronoun(clause: str, person: str | None) -> str:
@@ -183,6 +229,11 @@ def split_rule(clause: str) -> tuple[str, str] | None:
     if rest != tail and _INSTRUCTION.search(rest) and han_count(head) >= 3:
         return head, rest
     return None
+
+
+def is_rule(clause: str) -> bool:
+    """Whether ``clause`` reads as a rule for the assistant (the caller knows who it is said to)."""
+    return _INSTRUCTION.search(clause.strip()) is not None and not is_question(clause)
 
 
 def instruction(clause: str, me: str) -> tuple[str, int] | None:

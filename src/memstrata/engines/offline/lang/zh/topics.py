@@ -41,6 +41,8 @@ TOPICS: dict[str, tuple[str, ...]] = {
 _CUES = {w: topic for topic, cues in TOPICS.items() for w in cues}
 
 
+_PRONOUN = re.compile(r"[我你他她]")  # 我要, 我养: what jieba keeps with a pronoun names no topic
+_NUMERAL = re.compile(r"^[\d零〇一二两三四五六七八九十百千万几每]")  # 一名, 五公里: no topic
 # Time words say when, not what: they never name a scene.
 _TIME = re.compile(
     r"^(?:[上下这本]个?(?:周|星期|礼拜|月)|周末|[今昨明前后]天|[今去明前后]年|月底|农历|.+[月日号天周年]$)"
@@ -55,7 +57,11 @@ def scene_label(text: str, ignore: Iterable[str] = ()) -> str:
     for cue, topic in _CUES.items():
         if len(cue) > 1 and cue in text:
             scores[topic] = scores.get(topic, 0) + text.count(cue)
-    found = [w for w in content_words(text) if w.lower() not in skip and not _TIME.match(w)]
+    found = [
+        w
+        for w in content_words(text)
+        if w.lower() not in skip and not _TIME.match(w) and not _NUMERAL.match(w) and not _PRONOUN.search(w)
+    ]
     if scores:
         order = list(TOPICS)
         return min(scores, key=lambda t: (-scores[t], order.index(t)))
