@@ -72,3 +72,43 @@ def test_a_recorded_statement_the_content_no_longer_holds_gives_way_to_the_conte
         metadata={"form": "quote", "statement": "Tom is moving in June."},
     )
     assert core_text(edited) == "Maya said: Tom moved in July."
+
+
+STANDALONE = [
+    # "here" is the one place the speaker named just before
+    (
+        [("Maya", "I work at a startup in Lisbon."), ("Maya", "I moved here from Porto.")],
+        "Maya moved to Lisbon from Porto.",
+    ),
+    (
+        [("Maya", "We spent a week in Kyoto."), ("Maya", "I visited three temples there.")],
+        "Maya visited three temples in Kyoto.",
+    ),
+    # two places named: "here" stays
+    (
+        [("Maya", "I flew from Paris to Rome."), ("Maya", "I love it here.")],
+        "Maya loves it here.",
+    ),
+    # an object "it" is the thing the sentence before was about
+    (
+        [("Maya", "My Airflow pipeline broke again. I'm migrating it to Dagster.")],
+        "Maya is migrating Maya's Airflow pipeline to Dagster.",
+    ),
+    # discourse fillers go
+    ([("Maya", "I'm allergic to peanuts, by the way.")], "Maya is allergic to peanuts."),
+    # "and I" opening a clause agrees; "my wife and I" stays plural
+    ([("Maya", "I'm vegan and I live in Porto.")], "Maya is vegan and Maya lives in Porto."),
+    ([("Tom", "My wife and I live in Porto.")], "Tom's wife and Tom live in Porto."),
+]
+
+
+@pytest.mark.parametrize(("turns", "atom"), STANDALONE)
+def test_an_english_atom_stands_alone(window: WindowFactory, turns: list[tuple[str, str]], atom: str) -> None:
+    drafts = extract_window(window(turns))
+    assert atom in [d.content for d in drafts]
+
+
+def test_a_user_without_a_name_takes_the_one_name_the_window_gives(window: WindowFactory) -> None:
+    turns = [("Maya", "I live in Porto."), (None, "I'm vegan.")]
+    drafts = extract_window(window(turns))
+    assert [d.content for d in drafts] == ["Maya lives in Porto.", "Maya is vegan."]

@@ -352,7 +352,7 @@ def test_an_allergy_is_a_standing_fact_not_an_event_dated_with_the_answer(window
     ]
     drafts = extract_window(window(turns, start_ms=MARCH_9))
     allergy = find(drafts, "allergic to peanuts")
-    assert allergy.content == "Maya is allergic to peanuts, by the way, so Maya skips the gym cafe snacks."
+    assert allergy.content == "Maya is allergic to peanuts, so Maya skips the gym cafe snacks."
     assert allergy.type is AtomType.PERSONA
     assert "activity_start" not in allergy.metadata
     since = find(drafts, "climbing")
@@ -370,7 +370,7 @@ def test_a_job_a_home_and_a_partner_are_persona_even_when_told_as_news(window: W
     ]
     drafts = extract_window(window(turns, start_ms=MARCH_9 - 7 * 86_400_000))
     assert find(drafts, "data engineer").type is AtomType.PERSONA
-    assert find(drafts, "moved here from Porto").type is AtomType.PERSONA
+    assert find(drafts, "moved to Lisbon from Porto").type is AtomType.PERSONA
     tom = find(drafts, "partner Tom")
     assert tom.type is AtomType.PERSONA
     assert "until June 2026" in tom.content

@@ -21,7 +21,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memstrata.engines.offline.draft import Form, Parts, parts_metadata
@@ -43,6 +43,13 @@ from memstrata.engines.offline.l1.dedup import normalise
 from memstrata.engines.offline.l1.instructions import Instruction
 from memstrata.engines.offline.l1.instructions import detect as detect_instruction
 from memstrata.engines.offline.l1.labels import INSTRUCTION_SCENE, scene_name
+from memstrata.engines.offline.l1.references import (
+    drop_fillers,
+    places,
+    resolve_it,
+    resolve_place,
+    thing_before,
+)
 from memstrata.engines.offline.l1.sentences import split_message, words
 from memstrata.engines.offline.l1.subject import rewrite
 from memstrata.engines.offline.lang import LanguagePack, pack_for
@@ -67,6 +74,8 @@ _NEW_TOPIC = re.compile(
     r"\b(?:by the way|btw|speaking of|on another note|anyway)\b|^(?:also|oh and|and also)\b", re.I
 )
 _ANSWER_GOES_ON = re.compile(r"^(?:and|also|as for|oh,? and|plus)\b", re.IGNORECASE)
+_DEICTIC_WORD = re.compile(r"\b(?:here|there)\b", re.IGNORECASE)
+_IT_WORD = re.compile(r" it\b")
 _ACK = re.compile(r"^(?:got it|noted|understood|sure|okay|ok|of course|great|perfect|thanks)[,.!:]*\s+", re.I)
 
 
@@ -159,9 +168,24 @@ def _units(sentences: Sequence[str], names: frozenset[str], opts: ExtractOptions
     return [" ".join(u) for u in units]
 
 
+def _standalone(units: Sequence[str], context: Sequence[Message], i: int, names: frozenset[str]) -> list[str]:
+    """Units whose "here"/"there" name the one place said just before (in this message or the two
+    before) and whose object "it" names the thing the unit before was about."""
+    out: list[str] = []
+    for j, unit in enumerate(units):
+        text = unit
+        if _DEICTIC_WORD.search(unit):  # cheap test first: most units have no "here"/"there"
+            earlier = [m.content for m in context[max(0, i - 2) : i]]
+            text = resolve_place(unit, places([*earlier, *units[:j]], names))
+        if j and _IT_WORD.search(text):
+            text = resolve_it(text, thing_before(units[j - 1]))
+        out.append(text)
+    return out
+
+
 def _statement(sp: Speech, text: str, *, keep_answer: bool = False) -> tuple[str, Resolved]:
     """Text with people named and dates resolved (the speaker is not attributed here)."""
-    plain = strip_filler(text, sp.names, keep_answer=keep_answer)
+    plain = drop_fillers(strip_filler(text, sp.names, keep_answer=keep_answer))
     resolved = resolve(rewrite(plain, sp.me, sp.other, past=is_past(plain)).text, sp.day)
     return _capitalised(resolved.text), resolved
 
@@ -307,7 +331,7 @@ def _message_atoms(
     if sp.message.role == Role.ASSISTANT:
         _assistant_atoms(b, parts.sentences)
         return b.drafts
-    units = _units(parts.sentences, names, opts)
+    units = _standalone(_units(parts.sentences, names, opts), context, i, names)
     used: set[int] = set()
     asked = _questions_before(context, i, sp)
     if asked is not None:
@@ -350,13 +374,26 @@ def _chinese_atoms(
     return b.drafts
 
 
+def _one_name(context: Sequence[Message]) -> tuple[Message, ...]:
+    """The window's messages, a user's message without a name given the one name the window's
+    other user messages carry: one person is "Maya" everywhere, not "User" beside "Maya"."""
+    named = {m.name.strip() for m in context if m.role == Role.USER and m.name and m.name.strip()}
+    if len(named) != 1:
+        return tuple(context)
+    (name,) = named
+    return tuple(
+        replace(m, name=name) if m.role == Role.USER and not (m.name and m.name.strip()) else m
+        for m in context
+    )
+
+
 def extract_window(window: ExtractionWindow, options: ExtractOptions | None = None) -> list[AtomDraft]:
     """Atom drafts for the window's new messages, in message order, without duplicate texts.
 
     Every draft's ``source_message_ids`` name only messages of ``window.new``.
     """
     opts = options or ExtractOptions()
-    context = (*window.background, *window.new)
+    context = _one_name((*window.background, *window.new))
     names = participant_names(context)
     new_ids = frozenset(m.id for m in window.new)
     seen: set[str] = set()
