@@ -132,7 +132,8 @@ def message_atoms(context: Sequence[Message], i: int, sp: Speech) -> list[Found]
             bare = rules.rewrite(rules.strip_filler(clause), me, other)
             said = _finish(resolve(bare, sp.day).text) if rules.opens_with_noun(bare) else atom.parts.text
             parts = Parts(Form.ANSWER, me, said, asker=asker, question=question)
-            atom = Found(parts, atom.kind, atom.resolved, scene_label(f"{question}{clause}"))
+            label = scene_label(f"{question}{clause}", (me, other, asker))
+            atom = Found(parts, atom.kind, atom.resolved, label)
         asked = None  # only the first fact answers the question
         found.append(atom)
     for m in PHOTO.finditer(sp.message.content):

@@ -45,8 +45,11 @@ _STRICT = re.compile(r"永远|总是|一定|务必|千万|每次|绝对|始终")
 _REMEMBER = re.compile(r"^(?:请你?)?(?:记住|记得|别忘了)[：:，,]?\s*")
 _STANDING = re.compile(
     r"过敏|吃素|素食|纯素|不吃|忌口|哮喘|糖尿病|怀孕|乳糖不耐|工程师|医生|老师|律师|设计师|程序员|学生|工作|上班|"
-    r"公司|住在|搬到|搬来|搬去|搬家|老家|来自|出生|女朋友|男朋友|老婆|老公|妻子|丈夫|未婚妻|未婚夫|结婚|离婚|"
-    r"儿子|女儿|孩子|爸爸|妈妈|父母|哥哥|姐姐|弟弟|妹妹|养了|宠物|狗|猫"
+    r"公司|住在|搬到|搬来|搬去|搬家|老家|来自|出生|养了|宠物"
+)
+# Relationships are standing facts unless the clause is dated: "下周六和女朋友去爬山" is a plan.
+_RELATIONS = re.compile(
+    r"女朋友|男朋友|老婆|老公|妻子|丈夫|未婚妻|未婚夫|结婚|离婚|儿子|女儿|孩子|爸爸|妈妈|父母|哥哥|姐姐|弟弟|妹妹"
 )
 PREFERENCE = re.compile(r"喜欢|爱吃|爱喝|最爱|讨厌|受不了|偏爱|热爱|迷上")
 _PLAN = re.compile(r"打算|计划|准备|要去|想去|将要|会去|要和|要跟|约了|报名")
@@ -254,6 +257,8 @@ def classify(clause: str, *, dated: bool) -> Kind:
         return Kind(AtomType.PERSONA, 80)
     if dated:
         return Kind(AtomType.EPISODIC, 60)
+    if _RELATIONS.search(clause):
+        return Kind(AtomType.PERSONA, 80)
     if _PLAN.search(clause):
         return Kind(AtomType.EPISODIC, 55)
     if PREFERENCE.search(clause):
