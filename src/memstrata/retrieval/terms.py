@@ -78,6 +78,16 @@ def segment(text: str) -> str:
     )
 
 
+def plain_words(text: str) -> list[str]:
+    """Lowercased word tokens with CJK runs cut once each (jieba's precise mode: "无人机" stays one
+    word, where search mode adds "人机"): the words a text says, for the offline engine's keywords."""
+    if not has_cjk(text):
+        return [w.lower() for w in _WORD.findall(text)]
+    jieba = _jieba()
+    spaced = _CJK.sub(lambda m: " " + " ".join(w for w in jieba.cut(m.group(0)) if w.strip()) + " ", text)
+    return [w.lower() for w in _WORD.findall(spaced)]
+
+
 def tagged(text: str) -> list[tuple[str, str]]:
     """``(word, part of speech)`` pairs of a Chinese text (jieba's tags: ``r`` pronoun, ``n``
     noun, ``nr`` person, ``v`` verb, ``d`` adverb, ``t`` time, ...), for the offline engine's

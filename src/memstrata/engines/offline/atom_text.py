@@ -14,7 +14,7 @@ from memstrata.engines.offline.lang.zh import rules as zh_rules
 from memstrata.engines.offline.lexicon import GENERIC, MONTHS, STOPWORDS, WEEKDAYS
 from memstrata.layers.l1.metadata_dates import metadata_day
 from memstrata.models import Atom, AtomType
-from memstrata.retrieval.terms import CHINESE_STOPWORDS, has_cjk, words
+from memstrata.retrieval.terms import CHINESE_STOPWORDS, has_cjk, plain_words
 
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?\b")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*", re.UNICODE)
@@ -131,7 +131,7 @@ def content_words(text: str, skip: frozenset[str] = frozenset()) -> list[str]:
     if has_cjk(text):
         return [
             w
-            for w in words(text)
+            for w in plain_words(text)
             if w not in skip
             and w not in CHINESE_STOPWORDS
             and w not in _DULL

@@ -11,7 +11,7 @@ import re
 
 from memstrata.engines.offline.l1.classify import Kind
 from memstrata.models import AtomType
-from memstrata.retrieval.terms import CHINESE_STOPWORDS, tagged, words
+from memstrata.retrieval.terms import CHINESE_STOPWORDS, plain_words, tagged
 
 # Sentence ends, and the clause breaks inside a sentence (a comma starts a new fact when both
 # sides say something: Chinese drops the repeated subject, which the rewrite puts back).
@@ -109,7 +109,7 @@ def content_words(text: str) -> list[str]:
     """Segmented words that carry meaning (Chinese stopwords and single particles dropped)."""
     return [
         w
-        for w in words(text)
+        for w in plain_words(text)
         if w not in CHINESE_STOPWORDS and (len(w) > 1 or (w.isalnum() and not _HAN.match(w)))
     ]
 
