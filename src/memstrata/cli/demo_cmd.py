@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import tempfile
 import time
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -18,51 +20,79 @@ from memstrata.sync import Memory
 QUESTIONS = ("Where does Maya work?", "What food should I avoid offering Maya?", "When is Tom moving?")
 
 
+class Lang(StrEnum):
+    """The demo conversation's language."""
+
+    en = "en"
+    zh = "zh"
+
+
+@dataclass(frozen=True, slots=True)
+class _Script:
+    user_id: str
+    session_key: str
+    questions: tuple[str, ...]
+    prompt: str  # the one recall shown
+
+
+SCRIPTS = {
+    Lang.en: _Script("maya", "chat-maya", QUESTIONS, "Can you suggest a snack for my climbing session?"),
+    Lang.zh: _Script(
+        "xiaowang",
+        "chat-xiaowang",
+        ("小王在哪里工作？", "小王对什么过敏？", "小李什么时候搬来深圳？"),
+        "去成都出差的时候我可以吃什么？",
+    ),
+}
+
+
 def register(app: typer.Typer) -> None:
     app.command("demo")(demo)
 
 
 def demo(
     keep: Annotated[Path | None, typer.Option("--keep", help="Use (and keep) this folder.")] = None,
+    lang: Annotated[Lang, typer.Option("--lang", help="The conversation's language: en or zh.")] = Lang.en,
 ) -> None:
     """Run a small sample conversation through L0 to L3 offline, then search and recall it."""
     started = time.perf_counter()
     home = keep or Path(tempfile.mkdtemp(prefix="memstrata-demo-"))
     with fail_cleanly():
-        sessions = parse_import(sample())
+        sessions = parse_import(sample(lang.value))
         with Memory.open(home) as mem:
             console.print(f"[dim]embedder: {mem.status().embedder or 'none (keyword search only)'}[/dim]")
             mem.import_sessions(sessions)  # L0 messages, then L1 atoms, L2 scenes, L3 persona
-            _show(mem)
+            _show(mem, SCRIPTS[lang])
     console.print(f"\n[dim]data directory: {home}  ({time.perf_counter() - started:.1f} s)[/dim]")
 
 
-def _show(mem: Memory) -> None:
-    messages = mem.messages(user_id="maya", limit=4)
+def _show(mem: Memory, script: _Script) -> None:
+    user = script.user_id
+    messages = mem.messages(user_id=user, limit=4)
     console.rule("[bold]L0[/bold] raw messages (first 4)")
     emit(messages, Format.table, [("speaker", lambda m: m.name or m.role), ("content", lambda m: m.content)])
-    atoms = mem.atoms(user_id="maya", limit=50)
+    atoms = mem.atoms(user_id=user, limit=50)
     console.rule(f"[bold]L1[/bold] memory atoms ({len(atoms)})")
     for a in atoms:
         console.print(escape(f"  [{a.type}|{a.scene_name}] {a.content}"))
-    for q in QUESTIONS:
-        result = mem.search(q, user_id="maya", layers=("L1", "L0"), limit=3)
+    for q in script.questions:
+        result = mem.search(q, user_id=user, layers=("L1", "L0"), limit=3)
         console.rule(f"[bold]search[/bold] {q}  ({result.strategy})")
         for h in result:
             console.print(f"  {h.layer} {h.score:.3f}  {h.content}")
-    scenes = mem.scenes(user_id="maya")
+    scenes = mem.scenes(user_id=user)
     console.rule(f"[bold]L2[/bold] scenes ({len(scenes)})")
     for e in scenes:
         console.print(escape(f"  scene_blocks/{e.name}  heat {e.heat}  {e.summary}"))
     if scenes:
         hottest = max(scenes, key=lambda e: e.heat)
         console.rule(f"[bold]L2[/bold] scene_blocks/{hottest.name}")
-        console.print(escape(mem.read_scene(hottest.name, user_id="maya").body))
-    persona = mem.persona(user_id="maya")
+        console.print(escape(mem.read_scene(hottest.name, user_id=user).body))
+    persona = mem.persona(user_id=user)
     console.rule("[bold]L3[/bold] persona")
     console.print(escape(persona.body if persona else "(no persona yet)"))
-    question = "Can you suggest a snack for my climbing session?"
-    recalled = mem.recall(question, user_id="maya", session_key="chat-maya")
+    question = script.prompt
+    recalled = mem.recall(question, user_id=user, session_key=script.session_key)
     console.rule(f"[bold]recall[/bold] before the prompt: {question}")
     console.print(escape(recalled.system_context.split("<scene-navigation>")[0].strip()))
     console.print(escape(recalled.prepend_context))

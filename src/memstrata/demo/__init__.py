@@ -6,6 +6,10 @@ import json
 from importlib import resources
 from typing import Any
 
+SAMPLES = {"en": "sample.json", "zh": "sample_zh.json"}
 
-def sample() -> Any:
-    return json.loads(resources.files(__package__).joinpath("sample.json").read_text(encoding="utf-8"))
+
+def sample(lang: str = "en") -> Any:
+    """The bundled conversation in ``lang`` (``en``: Maya in Lisbon; ``zh``: 小王 in 深圳)."""
+    name = SAMPLES[lang]
+    return json.loads(resources.files(__package__).joinpath(name).read_text(encoding="utf-8"))

@@ -30,6 +30,16 @@ TOOLS_GUIDE = (
     "conversation_search(query, limit=5, session_key?) past messages, read_scene(path) a scene listed "
     f"above. Make at most {MAX_SEARCH_CALLS_PER_TURN} search calls per turn; prefer one precise query."
 )
+# The same guide in the conversation's language (a Chinese conversation reads Chinese context).
+TOOLS_GUIDES = {
+    "en": TOOLS_GUIDE,
+    "zh": (
+        "记忆不够用时：memory_search(query, limit=5, type?, scene?) 搜索记忆，"
+        "conversation_search(query, limit=5, session_key?) 搜索过去的消息，read_scene(path) 阅读上面列出的场景。"
+        f"每轮最多调用 {MAX_SEARCH_CALLS_PER_TURN} 次搜索；尽量用一个精确的查询。"
+    ),
+}
+_ALSO_IN = {"en": "also in", "zh": "另见"}
 _MEMORIES_OPEN, _MEMORIES_CLOSE = "<relevant-memories>\n", "\n</relevant-memories>"
 
 
@@ -45,11 +55,11 @@ class Budgets:
     candidates: int = 30  # search hits considered for the memory lines
     min_memories_share: float = 0.4  # of total_chars, kept for the memories whatever the persona
 
-    def select_options(self) -> SelectOptions:
-        return SelectOptions(line_chars=self.line_chars)
+    def select_options(self, lang: str = "en") -> SelectOptions:
+        return SelectOptions(line_chars=self.line_chars, lang=lang)
 
 
-def navigation_lines(scenes: Sequence[SceneEntry], limit: int) -> str:
+def navigation_lines(scenes: Sequence[SceneEntry], limit: int, lang: str = "en") -> str:
     """Every scene, hottest first, within ``limit`` characters: the hottest as ``- scene_blocks/
     <name>: summary`` lines, as many as leave room to name the others on one ``- also in
     scene_blocks/: a.md, b.md`` line (which names as many as fit when even it is too long)."""
@@ -58,7 +68,8 @@ def navigation_lines(scenes: Sequence[SceneEntry], limit: int) -> str:
     names = [escape_tags(e.name) for e in ordered]
 
     def render(k: int) -> str:
-        rest = f"- also in {SCENE_DIR}/: {', '.join(names[k:])}" if k < len(names) else ""
+        also = _ALSO_IN.get(lang, _ALSO_IN["en"])
+        rest = f"- {also} {SCENE_DIR}/: {', '.join(names[k:])}" if k < len(names) else ""
         return "\n".join([*full[:k], rest] if rest else full[:k])
 
     for k in range(len(ordered), -1, -1):
@@ -68,11 +79,12 @@ def navigation_lines(scenes: Sequence[SceneEntry], limit: int) -> str:
     return cut(render(0), limit) if limit >= 40 else ""
 
 
-def system_block(persona_body: str | None, scenes: Sequence[SceneEntry], b: Budgets) -> str:
+def system_block(persona_body: str | None, scenes: Sequence[SceneEntry], b: Budgets, lang: str = "en") -> str:
     """``<user-persona>``, ``<scene-navigation>`` and ``<memory-tools-guide>``, within their shares
-    (the persona also within what ``min_memories_share`` leaves of the total)."""
-    guide = f"<memory-tools-guide>\n{TOOLS_GUIDE}\n</memory-tools-guide>"
-    nav = navigation_lines(scenes, b.navigation_chars) if scenes else ""
+    (the persona also within what ``min_memories_share`` leaves of the total), the guide and the
+    navigation's words in the conversation's language ``lang``."""
+    guide = f"<memory-tools-guide>\n{TOOLS_GUIDES.get(lang, TOOLS_GUIDE)}\n</memory-tools-guide>"
+    nav = navigation_lines(scenes, b.navigation_chars, lang) if scenes else ""
     nav_block = f"<scene-navigation>\n{nav}\n</scene-navigation>" if nav else ""
     parts = []
     if persona_body and persona_body.strip():
@@ -101,6 +113,7 @@ def memories_block(
     b: Budgets,
     scene_excerpt: Callable[[Sequence[Hit]], Excerpt | None] | None = None,
     given: str = "",
+    lang: str = "en",
 ) -> Memories:
     """The memory lines that fit in ``room`` characters (block tags included): a scene excerpt
     first when ``scene_excerpt`` finds one scene that the hits point at strongly; nothing that
@@ -112,7 +125,7 @@ def memories_block(
         if found is not None:
             head = escape_tags(found.render(b.excerpt_chars))
             room -= len(head) + 1
-    chosen = select(hits[: b.candidates], room, b.select_options(), given)
+    chosen = select(hits[: b.candidates], room, b.select_options(lang), given)
     lines = ([head] if head else []) + [line for _, line in chosen]
     if not lines:
         return Memories("", ())

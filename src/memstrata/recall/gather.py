@@ -13,6 +13,7 @@ from memstrata.models import Hit, SceneEntry, SearchResult
 from memstrata.recall.assemble import Budgets, memories_block, system_block
 from memstrata.recall.excerpt import Excerpt, excerpt_for
 from memstrata.recall.select import content_terms
+from memstrata.retrieval.terms import language_of
 
 log = logging.getLogger(__name__)
 
@@ -93,13 +94,16 @@ async def gather(sources: Sources, budgets: Budgets, timeout_ms: int, query: str
     if found is not None:
         notes.extend(found.degradations)
     scenes: list[SceneEntry] = got.get("scenes") or []
-    system = system_block(got.get("persona"), scenes, budgets)
+    # The conversation's language: the prompt's, else the persona's (a Chinese user reads Chinese).
+    lang = language_of(query or got.get("persona") or "")
+    system = system_block(got.get("persona"), scenes, budgets, lang)
     memories = memories_block(
         found.hits if found is not None else (),
         budgets.total_chars - len(system) - 1,
         budgets,
         _excerpt_finder(query, scenes, sources),
         given=got.get("persona") or "",
+        lang=lang,
     )
     timings["total"] = round((time.perf_counter() - started) * 1000, 2)
     return RecallResult(

@@ -43,6 +43,7 @@ class SelectOptions:
     # A raw message is shown as its atoms when they hold this share of its content words (their
     # dates are resolved, their subject named); else as itself (its atoms left something out).
     atoms_cover: float = 0.5
+    lang: str = "en"  # the conversation's language: how dates read ("7 May 2023", "2023年5月7日")
 
 
 def content_terms(text: str) -> frozenset[str]:
@@ -124,8 +125,8 @@ class _Picker:
             return
         about = ""
         if hit.layer == Layer.L0:  # a raw message's atoms know the day its "last Friday" was
-            about = next((t for a in self.atoms_of.get(hit.id, []) if (t := activity(a))), "")
-        line = memory_line(hit, self.opts.line_chars, about)
+            about = next((t for a in self.atoms_of.get(hit.id, []) if (t := activity(a, self.opts.lang))), "")
+        line = memory_line(hit, self.opts.line_chars, about, self.opts.lang)
         if self.used + len(line) + 1 <= self.room:
             self.kept.append(_Kept(hit, line, terms))
             self.used += len(line) + 1

@@ -25,25 +25,33 @@ def cut(text: str, limit: int) -> str:
     return (head[:space] if space > limit // 2 else head).rstrip() + "…"
 
 
-def day_text(d: date) -> str:
-    """``7 May 2023``."""
+def day_text(d: date, lang: str = "en") -> str:
+    """``7 May 2023`` (``2023年5月7日`` in Chinese)."""
+    if lang == "zh":
+        return f"{d.year}年{d.month}月{d.day}日"
     return f"{d.day} {calendar.month_name[d.month]} {d.year}"
 
 
-def span_text(start: date, end: date) -> str:
+def span_text(start: date, end: date, lang: str = "en") -> str:
     """A span in words: ``2022`` (a whole year), ``June 2023`` (a whole month), ``7 May 2023``
-    (a day), ``9-10 September 2023`` or ``28 May 2023 to 3 June 2023``."""
+    (a day), ``9-10 September 2023`` or ``28 May 2023 to 3 June 2023``; in Chinese ``2022年``,
+    ``2023年6月``, ``2023年9月9日至10日``."""
+    zh = lang == "zh"
     month = calendar.month_name[start.month]
     if (start.month, start.day, end.month, end.day) == (1, 1, 12, 31) and start.year == end.year:
-        return str(start.year)
+        return f"{start.year}年" if zh else str(start.year)
     same_month = (start.year, start.month) == (end.year, end.month)
     if same_month and start.day == 1 and end.day == calendar.monthrange(end.year, end.month)[1]:
-        return f"{month} {start.year}"
+        return f"{start.year}年{start.month}月" if zh else f"{month} {start.year}"
     if start == end:
-        return day_text(start)
+        return day_text(start, lang)
     if same_month:
-        return f"{start.day}-{end.day} {month} {start.year}"
-    return f"{day_text(start)} to {day_text(end)}"
+        return (
+            f"{day_text(start, lang)}至{end.day}日" if zh else f"{start.day}-{end.day} {month} {start.year}"
+        )
+    return (
+        f"{day_text(start, lang)}至{day_text(end, lang)}" if zh else f"{day_text(start)} to {day_text(end)}"
+    )
 
 
 def said_on(hit: Hit) -> date | None:
@@ -71,40 +79,46 @@ def _activity_span(hit: Hit) -> tuple[date, date] | None:
     return start, max(start, metadata_day(hit.metadata.get("activity_end")) or start)
 
 
-def when(hit: Hit) -> str:
+def when(hit: Hit, lang: str = "en") -> str:
     """The date a memory line carries: the span of the activity it tells of, unless its text already
     names that span (then, and without one, the day it was said)."""
     span = _activity_span(hit)
     if span is not None:
         start, end = span
-        text = span_text(start, end)
+        text = span_text(start, end, lang)
         if text not in hit.content and not (start == end and _names(hit.content, start)):
             return text
     said = said_on(hit)
-    return day_text(said) if said is not None else ""
+    return day_text(said, lang) if said is not None else ""
 
 
-def speaker(hit: Hit) -> str:
-    """Who wrote a raw message: its speaker name, else its role."""
+_ROLE_WORDS = {"zh": {"user": "用户", "assistant": "助手"}}
+
+
+def speaker(hit: Hit, lang: str = "en") -> str:
+    """Who wrote a raw message: its speaker name, else its role (in the conversation's language)."""
     name = hit.metadata.get("name")
-    return str(name) if name else str(hit.metadata.get("role") or "someone")
+    if name:
+        return str(name)
+    role = str(hit.metadata.get("role") or "someone")
+    return _ROLE_WORDS.get(lang, {}).get(role, role)
 
 
-def activity(hit: Hit) -> str:
+def activity(hit: Hit, lang: str = "en") -> str:
     """The span of the activity a memory tells of, in words, or ""."""
     span = _activity_span(hit)
-    return span_text(*span) if span is not None else ""
+    return span_text(*span, lang) if span is not None else ""
 
 
-def memory_line(hit: Hit, limit: int, about: str = "") -> str:
+def memory_line(hit: Hit, limit: int, about: str = "", lang: str = "en") -> str:
     """``- [7 May 2023] content``; a raw message says who wrote it: ``- [7 May 2023] Maya: text``,
     and ``about`` when it tells of another day (``- [20 July 2023; about 18 July 2023] ...``, from
     the message's atoms, which resolved its relative dates)."""
-    t = when(hit)
+    t = when(hit, lang)
     if about and about != t:
-        t = f"{t}; about {about}" if t else about
+        t = (f"{t}；关于{about}" if lang == "zh" else f"{t}; about {about}") if t else about
     prefix = f"- [{t}] " if t else "- "
     if hit.layer == Layer.L0:
-        prefix += f"{escape_tags(speaker(hit))}: "
+        prefix += f"{escape_tags(speaker(hit, lang))}: "
     room = max(20, limit - len(prefix))
     return f"{prefix}{escape_tags(cut(hit.content, room))}"

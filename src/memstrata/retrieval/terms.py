@@ -14,6 +14,8 @@ from typing import Any
 
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+")
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
 _jieba_lock = threading.Lock()
 
 STOPWORDS = frozenset(
@@ -32,6 +34,18 @@ STOPWORDS = frozenset(
     """.split()
 )
 
+# Chinese function words and chat particles: they say nothing a memory is about. Shared by the
+# offline engine (content words, scene keywords) and kept out of query terms.
+CHINESE_STOPWORDS = frozenset(
+    """
+    的 了 是 在 我 你 他 她 它 我们 你们 他们 她们 这 那 这个 那个 这些 那些 就 都 也 还 又 和 跟 与 及
+    吗 呢 吧 啊 呀 哦 嗯 哈 哈哈 啦 嘛 么 着 过 被 把 给 让 对 从 向 到 为 为了 因为 所以 但是 但 而且
+    可是 如果 虽然 一个 一些 一下 一点 有点 什么 怎么 怎么样 哪 哪里 哪儿 谁 多少 几 很 太 挺 非常
+    真 真的 比较 最 更 没 没有 不 不是 有 会 能 可以 要 想 觉得 知道 说 刚 刚刚 已经 正在 还是 或者
+    然后 其实 就是 这样 那样 自己 一直 现在 时候 东西 事情 好 好的 对了 顺便
+    """.split()
+)
+
 
 @lru_cache(maxsize=1)
 def _jieba() -> Any:
@@ -46,6 +60,13 @@ def has_cjk(text: str) -> bool:
     return _CJK.search(text) is not None
 
 
+def language_of(text: str) -> str:
+    """``zh`` when Chinese characters carry the text (about two characters make a word), else
+    ``en``: "我在Google工作" is Chinese, "I love 北京烤鸭" is English."""
+    han = len(_HAN.findall(text))
+    return "zh" if han >= 2 and han / 2 > len(_LATIN_WORD.findall(text)) else "en"
+
+
 def segment(text: str) -> str:
     """Text with CJK runs split into words by spaces (search mode: a long word also yields its
     parts, so "北京烤鸭" matches "北京" and "烤鸭"). Non-CJK text is returned unchanged."""
@@ -57,6 +78,27 @@ def segment(text: str) -> str:
     )
 
 
+def plain_words(text: str) -> list[str]:
+    """Lowercased word tokens with CJK runs cut once each (jieba's precise mode: "无人机" stays one
+    word, where search mode adds "人机"): the words a text says, for the offline engine's keywords."""
+    if not has_cjk(text):
+        return [w.lower() for w in _WORD.findall(text)]
+    jieba = _jieba()
+    spaced = _CJK.sub(lambda m: " " + " ".join(w for w in jieba.cut(m.group(0)) if w.strip()) + " ", text)
+    return [w.lower() for w in _WORD.findall(spaced)]
+
+
+def tagged(text: str) -> list[tuple[str, str]]:
+    """``(word, part of speech)`` pairs of a Chinese text (jieba's tags: ``r`` pronoun, ``n``
+    noun, ``nr`` person, ``v`` verb, ``d`` adverb, ``t`` time, ...), for the offline engine's
+    Chinese rules (who a clause is about)."""
+    _jieba()
+    with _jieba_lock:
+        import jieba.posseg
+
+    return [(p.word, p.flag) for p in jieba.posseg.cut(text) if p.word.strip()]
+
+
 def words(text: str) -> list[str]:
     """Lowercased word tokens, CJK segmented."""
     return [w.lower() for w in _WORD.findall(segment(text))]
@@ -65,6 +107,10 @@ def words(text: str) -> list[str]:
 def query_terms(query: str, *, max_terms: int = 64) -> list[str]:
     """Distinct search terms of a query, stopwords removed (kept when nothing else is left)."""
     tokens = [t[:-2] if t.endswith("'s") else t for t in words(query)]
-    kept = [t for t in tokens if t not in STOPWORDS and (len(t) > 1 or t.isdigit() or has_cjk(t))]
+    kept = [
+        t
+        for t in tokens
+        if t not in STOPWORDS and t not in CHINESE_STOPWORDS and (len(t) > 1 or t.isdigit() or has_cjk(t))
+    ]
     chosen = kept or tokens
     return list(dict.fromkeys(chosen))[:max_terms]

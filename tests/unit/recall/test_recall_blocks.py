@@ -88,3 +88,13 @@ def test_navigation_names_every_scene_and_summarises_the_hottest_that_fit() -> N
     assert len(text) <= 200
     assert text.startswith("- scene_blocks/topic0.md: Topic 0")
     assert all(f"topic{i}.md" in text for i in range(8))
+
+
+def test_a_chinese_conversation_reads_its_guide_navigation_and_dates_in_chinese() -> None:
+    entries = [SceneEntry(f"场景{i}.md", f"场景{i}：{'很多摘要文字' * 6}", 20 - i, 0, 0) for i in range(12)]
+    text = system_block(None, entries, Budgets(), "zh")
+    assert "记忆不够用时" in text and "When this is not enough" not in text
+    assert "- 另见 scene_blocks/" in text
+    line = memory_line(atom_hit("小王对花生过敏。", activity_start="2026-03-07"), 300, lang="zh")
+    assert line == "- [2026年3月7日] 小王对花生过敏。"
+    assert memory_line(message_hit("我对花生过敏。", name=""), 300, lang="zh").startswith("- [2026年3月9日] ")

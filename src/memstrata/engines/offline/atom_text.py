@@ -9,12 +9,13 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime
 
+from memstrata.engines.offline.draft import Form, core_text, form_of, lang_of
+from memstrata.engines.offline.lang.zh import rules as zh_rules
 from memstrata.engines.offline.lexicon import GENERIC, MONTHS, STOPWORDS, WEEKDAYS
 from memstrata.layers.l1.metadata_dates import metadata_day
 from memstrata.models import Atom, AtomType
+from memstrata.retrieval.terms import CHINESE_STOPWORDS, has_cjk, plain_words
 
-# "Mel asked: Anything new? Caroline answered: Caroline went to ..." -> the answer.
-_QA = re.compile(r"^\s*[^:]{1,40}? asked: .*? (?P<who>[^\s:]{1,40}) answered: (?P<answer>.+)$", re.DOTALL)
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?\b")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*", re.UNICODE)
 # Verb forms only: "love" the noun ("all the love and support") is no preference.
@@ -23,9 +24,8 @@ _PREFERENCE = re.compile(
     r"can't stand|a fan of|keen on|passionate about|is into|are into)\b",
     re.IGNORECASE,
 )
-# "Melanie said: Love that painting!": a reaction quoted from the conversation, not a fact.
-_QUOTED = re.compile(r"^\s*[^\s:]{1,40} said: ")
 _ROLES = frozenset({"user", "assistant"})
+_NUMERAL = re.compile(r"^[\d零〇一二两三四五六七八九十百千万几每]")
 _DULL = (
     STOPWORDS
     | GENERIC
@@ -37,18 +37,24 @@ _DULL = (
 
 
 def statement(a: Atom) -> str:
-    """The atom's content as one readable statement (a question-and-answer atom keeps the answer)."""
+    """The atom's content as one readable statement: a question-and-answer atom keeps the answer
+    when it says enough on its own (four words or more; ``Yes.`` needs its question)."""
     text = " ".join(a.content.split())
-    if match := _QA.match(text):
-        answer = match.group("answer").strip()
-        if len(answer.split()) >= 4:
+    if form_of(a) is Form.ANSWER:
+        answer = core_text(a)
+        if len(answer.split()) >= 4 or (answer != text and _says_enough_unspaced(answer)):
             return answer
     return text
 
 
+def _says_enough_unspaced(text: str) -> bool:
+    """A Chinese answer has no spaces: eight characters say as much as four English words."""
+    return " " not in text and len(text) >= 8
+
+
 def is_quoted(a: Atom) -> bool:
-    """Whether the atom quotes a reaction (``Name said: ...``) rather than stating a fact."""
-    return bool(_QUOTED.match(a.content))
+    """Whether the atom quotes what a speaker said (``Name said: ...``) rather than stating a fact."""
+    return form_of(a) is Form.QUOTE
 
 
 def fold(text: str) -> str:
@@ -57,7 +63,8 @@ def fold(text: str) -> str:
 
 
 def is_preference(a: Atom) -> bool:
-    return a.type == AtomType.PERSONA and bool(_PREFERENCE.search(a.content))
+    pattern = zh_rules.PREFERENCE if lang_of(a) == "zh" else _PREFERENCE
+    return a.type == AtomType.PERSONA and bool(pattern.search(a.content))
 
 
 def when(a: Atom) -> tuple[str, str]:
@@ -119,7 +126,17 @@ def subject(a: Atom, names: Sequence[str]) -> str | None:
 
 def content_words(text: str, skip: frozenset[str] = frozenset()) -> list[str]:
     """Lowercase content words (3+ letters; "don't" is one word) that are not stopwords, fillers,
-    possessives of ``skip`` or ``skip``."""
+    possessives of ``skip`` or ``skip``; Chinese text is segmented by the search's tokenizer (words
+    of two characters or more, Chinese stopwords dropped)."""
+    if has_cjk(text):
+        return [
+            w
+            for w in plain_words(text)
+            if w not in skip
+            and w not in CHINESE_STOPWORDS
+            and w not in _DULL
+            and (len(w) > 1 if has_cjk(w) else len(w) > 2)
+        ]
     out = []
     for w in _WORD.findall(text.lower().replace("’", "'")):
         base = w.removesuffix("'s")
@@ -138,9 +155,16 @@ class Vocabulary:
         self.df = Counter(w for a in corpus for w in self.words(a))
 
     def words(self, a: Atom) -> frozenset[str]:
+        """The atom's content words; a Chinese atom's come from what it says, without its framing
+        (助手问：... 小王答：) and without numbers (一家, 三天)."""
         found = self._words.get(a.id)
         if found is None:
-            found = self._words[a.id] = frozenset(content_words(a.content, self._skip))
+            if lang_of(a) == "zh":
+                said = core_text(a)
+                found = frozenset(w for w in content_words(said, self._skip) if not _NUMERAL.match(w))
+            else:
+                found = frozenset(content_words(a.content, self._skip))
+            self._words[a.id] = found
         return found
 
     def keywords(self, group: Sequence[Atom], k: int, skip: frozenset[str] = frozenset()) -> list[str]:

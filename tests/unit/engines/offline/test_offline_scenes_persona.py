@@ -306,3 +306,25 @@ async def test_talk_about_a_photo_is_no_fact(tmp_path: Path) -> None:
     body = await OfflinePersonaWriter().write(request)
     assert "contemporary dance" in body
     assert "pic" not in body and "photo" not in body
+
+
+async def test_a_scene_whose_content_drifted_takes_its_topics_name(tmp_path: Path) -> None:
+    # founded under a keyword pair, then filled with cooking: the file, its members and so the
+    # index and the navigation move to the topic's name
+    first = [atom(n, f"Ann is allergic to peanuts {n} in Lisbon.", "allergic-lisbon") for n in (1, 2)]
+    (tmp_path / "allergic-lisbon.md").write_text("# Allergic lisbon\n")
+    later = [atom(n, f"Ann baked bread recipe {n} in Lisbon.", "food-lisbon") for n in (3, 4, 5)]
+    result = await consolidate(tmp_path, later, {"allergic-lisbon.md": first})
+    assert set(result.placed.values()) == {"food.md"}
+    assert set(result.placed) == {"a1", "a2", "a3", "a4", "a5"}
+    assert listing(tmp_path) == ["allergic-lisbon.md", "food.md"]
+    assert text(tmp_path / "allergic-lisbon.md").startswith(DELETED)
+    assert "Ann baked bread recipe 4 in Lisbon." in text(tmp_path / "food.md")
+
+
+async def test_a_scene_that_still_holds_its_topic_keeps_its_name(tmp_path: Path) -> None:
+    first = [hiking(1), hiking(2)]
+    await consolidate(tmp_path, first)
+    result = await consolidate(tmp_path, [cooking(3), cooking(4), hiking(5)], {"outdoors.md": first})
+    assert "outdoors.md" in result.placed.values()
+    assert "outdoors.md" in listing(tmp_path)

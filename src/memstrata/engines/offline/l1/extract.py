@@ -21,9 +21,10 @@ import asyncio
 import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from memstrata.engines.offline.draft import Form, Parts, parts_metadata
 from memstrata.engines.offline.l1.classify import (
     Kind,
     classify,
@@ -42,8 +43,18 @@ from memstrata.engines.offline.l1.dedup import normalise
 from memstrata.engines.offline.l1.instructions import Instruction
 from memstrata.engines.offline.l1.instructions import detect as detect_instruction
 from memstrata.engines.offline.l1.labels import INSTRUCTION_SCENE, scene_name
+from memstrata.engines.offline.l1.references import (
+    drop_fillers,
+    places,
+    resolve_it,
+    resolve_place,
+    thing_before,
+)
 from memstrata.engines.offline.l1.sentences import split_message, words
 from memstrata.engines.offline.l1.subject import rewrite
+from memstrata.engines.offline.lang import LanguagePack, pack_for
+from memstrata.engines.offline.lang.en import ENGLISH
+from memstrata.engines.offline.lang.zh import extract as zh_extract
 from memstrata.models import AtomDraft, AtomType, ExtractionWindow, Message, Role
 
 log = logging.getLogger(__name__)
@@ -63,6 +74,8 @@ _NEW_TOPIC = re.compile(
     r"\b(?:by the way|btw|speaking of|on another note|anyway)\b|^(?:also|oh and|and also)\b", re.I
 )
 _ANSWER_GOES_ON = re.compile(r"^(?:and|also|as for|oh,? and|plus)\b", re.IGNORECASE)
+_DEICTIC_WORD = re.compile(r"\b(?:here|there)\b", re.IGNORECASE)
+_IT_WORD = re.compile(r" it\b")
 _ACK = re.compile(r"^(?:got it|noted|understood|sure|okay|ok|of course|great|perfect|thanks)[,.!:]*\s+", re.I)
 
 
@@ -89,21 +102,30 @@ class _Builder:
     sp: Speech
     sources: tuple[str, ...]
     drafts: list[AtomDraft] = field(default_factory=list)
+    pack: LanguagePack = ENGLISH
 
-    def add(self, content: str, kind: Kind, resolved: Resolved | None, scene_text: str) -> None:
-        """Append a draft with the message's metadata (mentioned_at, message_time, speaker, and the
-        activity span when dates were found); the scene label comes from ``scene_text``."""
+    def add(
+        self, parts: Parts, kind: Kind, resolved: Resolved | None, scene_text: str, scene: str | None = None
+    ) -> None:
+        """Append a draft written by the pack from ``parts``, with the message's metadata
+        (mentioned_at, message_time, speaker, the parts, and the activity span when dates were
+        found); the scene label is ``scene``, else comes from ``scene_text``."""
+        content = self.pack.write(parts)
         metadata: dict[str, Any] = {
             "mentioned_at": self.sp.day.isoformat(),
             "message_time": self.sp.message.timestamp,
             "speaker": self.sp.me,
+            **parts_metadata(parts, self.pack.code),
         }
         if resolved is not None and resolved.start is not None and resolved.end is not None:
             metadata["activity_start"] = resolved.start.isoformat()
             metadata["activity_end"] = resolved.end.isoformat()
-        scene = (
-            INSTRUCTION_SCENE if kind.type is AtomType.INSTRUCTION else scene_name(scene_text, self.sp.names)
-        )
+        if scene is None:
+            scene = (
+                INSTRUCTION_SCENE
+                if kind.type is AtomType.INSTRUCTION
+                else scene_name(scene_text, self.sp.names)
+            )
         self.drafts.append(AtomDraft(kind.type, content, kind.priority, scene, self.sources, metadata))
 
 
@@ -146,9 +168,24 @@ def _units(sentences: Sequence[str], names: frozenset[str], opts: ExtractOptions
     return [" ".join(u) for u in units]
 
 
+def _standalone(units: Sequence[str], context: Sequence[Message], i: int, names: frozenset[str]) -> list[str]:
+    """Units whose "here"/"there" name the one place said just before (in this message or the two
+    before) and whose object "it" names the thing the unit before was about."""
+    out: list[str] = []
+    for j, unit in enumerate(units):
+        text = unit
+        if _DEICTIC_WORD.search(unit):  # cheap test first: most units have no "here"/"there"
+            earlier = [m.content for m in context[max(0, i - 2) : i]]
+            text = resolve_place(unit, places([*earlier, *units[:j]], names))
+        if j and _IT_WORD.search(text):
+            text = resolve_it(text, thing_before(units[j - 1]))
+        out.append(text)
+    return out
+
+
 def _statement(sp: Speech, text: str, *, keep_answer: bool = False) -> tuple[str, Resolved]:
     """Text with people named and dates resolved (the speaker is not attributed here)."""
-    plain = strip_filler(text, sp.names, keep_answer=keep_answer)
+    plain = drop_fillers(strip_filler(text, sp.names, keep_answer=keep_answer))
     resolved = resolve(rewrite(plain, sp.me, sp.other, past=is_past(plain)).text, sp.day)
     return _capitalised(resolved.text), resolved
 
@@ -165,17 +202,16 @@ def _sentence_atom(b: _Builder, sentence: str) -> None:
     instruction = _instruction(sp, sentence)
     if instruction is not None:
         kind = Kind(AtomType.INSTRUCTION, instruction.priority)
-        b.add(instruction.content, kind, None, instruction.content)
+        b.add(Parts(Form.INSTRUCTION, sp.me, instruction.content), kind, None, instruction.content)
         return
     if is_question(sentence):
         return
     content, resolved = _statement(sp, sentence)
     if not worth_keeping(sentence, sp.names, dated=resolved.start is not None):
         return
-    if not _speaker_early(content, sp.me):
-        content = f"{sp.me} said: {content}"
+    form = Form.STATEMENT if _speaker_early(content, sp.me) else Form.QUOTE
     kind = classify(sentence, dated=resolved.start is not None, past=is_past(sentence))
-    b.add(content, kind, resolved, sentence)
+    b.add(Parts(form, sp.me, content), kind, resolved, sentence)
 
 
 def _questions_before(context: Sequence[Message], i: int, sp: Speech) -> tuple[Speech, list[str]] | None:
@@ -254,15 +290,15 @@ def _qa_atom(b: _Builder, asker: Speech, question: str, answer: Sequence[str]) -
     q_text, _ = _statement(asker, question)
     a_raw = " ".join(strip_filler(s, sp.names, keep_answer=True) for s in answer)
     a_text, resolved = _statement(sp, a_raw, keep_answer=True)
-    content = f"{asker.me} asked: {q_text} {sp.me} answered: {a_text}"
+    parts = Parts(Form.ANSWER, sp.me, a_text, asker=asker.me, question=q_text)
     kind = classify(a_raw, dated=resolved.start is not None, past=is_past(a_raw))
-    b.add(content, kind, resolved, f"{question} {a_raw}")
+    b.add(parts, kind, resolved, f"{question} {a_raw}")
 
 
 def _photo_atoms(b: _Builder, captions: Sequence[str]) -> None:
     for caption in captions:
         kind = Kind(AtomType.EPISODIC, 45)
-        b.add(f"{b.sp.me} shared a photo of {caption}.", kind, None, caption)
+        b.add(Parts(Form.PHOTO, b.sp.me, caption), kind, None, caption)
 
 
 def _assistant_atoms(b: _Builder, sentences: Sequence[str]) -> None:
@@ -279,19 +315,23 @@ def _assistant_atoms(b: _Builder, sentences: Sequence[str]) -> None:
         if not worth_keeping(plain, sp.names, dated=resolved.start is not None):
             continue
         kind = classify(plain, dated=resolved.start is not None, past=is_past(plain))
-        b.add(resolved.text, Kind(kind.type, min(kind.priority, 60)), resolved, plain)
+        parts = Parts(Form.CONFIRMED, sp.me, resolved.text)
+        b.add(parts, Kind(kind.type, min(kind.priority, 60)), resolved, plain)
 
 
 def _message_atoms(
     context: Sequence[Message], i: int, names: frozenset[str], new_ids: frozenset[str], opts: ExtractOptions
 ) -> list[AtomDraft]:
     sp = speech(context, i, names)
+    pack = pack_for(sp.message.content)
+    if pack.code == "zh":
+        return _chinese_atoms(context, i, sp, pack, new_ids)
     parts = split_message(sp.message.content)
     b = _Builder(sp, (sp.message.id,))
     if sp.message.role == Role.ASSISTANT:
         _assistant_atoms(b, parts.sentences)
         return b.drafts
-    units = _units(parts.sentences, names, opts)
+    units = _standalone(_units(parts.sentences, names, opts), context, i, names)
     used: set[int] = set()
     asked = _questions_before(context, i, sp)
     if asked is not None:
@@ -318,13 +358,42 @@ def _message_atoms(
     return b.drafts
 
 
+def _chinese_atoms(
+    context: Sequence[Message], i: int, sp: Speech, pack: LanguagePack, new_ids: frozenset[str]
+) -> list[AtomDraft]:
+    """A Chinese message's atoms (``lang/zh``); an answer also names the question's message when
+    that is new in the window."""
+    b = _Builder(sp, (sp.message.id,), pack=pack)
+    for found in zh_extract.message_atoms(context, i, sp):
+        if found.parts.form is Form.ANSWER and context[i - 1].id in new_ids:
+            qa = _Builder(sp, (context[i - 1].id, sp.message.id), pack=pack)
+            qa.add(found.parts, found.kind, found.resolved, "", found.scene)
+            b.drafts.extend(qa.drafts)
+        else:
+            b.add(found.parts, found.kind, found.resolved, "", found.scene)
+    return b.drafts
+
+
+def _one_name(context: Sequence[Message]) -> tuple[Message, ...]:
+    """The window's messages, a user's message without a name given the one name the window's
+    other user messages carry: one person is "Maya" everywhere, not "User" beside "Maya"."""
+    named = {m.name.strip() for m in context if m.role == Role.USER and m.name and m.name.strip()}
+    if len(named) != 1:
+        return tuple(context)
+    (name,) = named
+    return tuple(
+        replace(m, name=name) if m.role == Role.USER and not (m.name and m.name.strip()) else m
+        for m in context
+    )
+
+
 def extract_window(window: ExtractionWindow, options: ExtractOptions | None = None) -> list[AtomDraft]:
     """Atom drafts for the window's new messages, in message order, without duplicate texts.
 
     Every draft's ``source_message_ids`` name only messages of ``window.new``.
     """
     opts = options or ExtractOptions()
-    context = (*window.background, *window.new)
+    context = _one_name((*window.background, *window.new))
     names = participant_names(context)
     new_ids = frozenset(m.id for m in window.new)
     seen: set[str] = set()

@@ -57,6 +57,7 @@ _TOPICS: dict[str, str] = {
     "tired burnout motivation motivated confidence grateful gratitude",
     "creativity": "creative creativity imagination inspiration inspire inspired project projects",
 }
+TOPIC_NAMES = frozenset(_TOPICS)
 _STEM_TO_TOPIC: dict[str, str] = {}
 for _topic, _words in _TOPICS.items():
     for _w in _words.split():

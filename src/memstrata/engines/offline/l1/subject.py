@@ -55,6 +55,9 @@ _WH = word_set("what when where who why how which whose and so but then")
 _SAME_IN_PAST = word_set("read put cut hit set let quit hurt cost spread bet")
 # Auxiliaries before a subject mark an inverted question ("can I ...", "should you ...").
 _AUX_BEFORE = NO_CONJUGATE | frozenset(_INVERTED) | word_set("does doesn't is isn't")
+# Words that, before "and I", make one subject of two ("you and I", "the kids and I").
+_PAIRED = word_set("you he she they we him her them us me")
+_DETERMINERS = word_set("my our his her their the a an your")
 # Words that follow a subject without being a base verb.
 _NOT_BASE = word_set("gonna wanna gotta myself yourself alone too both either neither personally")
 # "you guys" / "you all" / "y'all" mean the listener and the people with them: a plural subject, so
@@ -177,9 +180,24 @@ class _Sentence:
         return False
 
 
+def _new_clause_and(s: _Sentence, k: int) -> bool:
+    """Whether "and I" at word ``k`` starts a clause of its own ("I'm vegan and I live in Porto")
+    rather than ending a subject of two ("Tom and I live", "my wife and I live": no -s then)."""
+    before = s.word(k - 2)
+    return (
+        s.lower(k - 1) == "and"
+        and before is not None
+        and before.islower()
+        and before not in _PAIRED
+        and s.lower(k - 3) not in _DETERMINERS
+        and not s.lower(k - 3).endswith("'s")  # "my wife" is "John's wife" by now
+    )
+
+
 def _rewrite_first(s: _Sentence, k: int, low: str, me: str) -> bool:
     if low == "i":
-        if not s.invert_before(k) and s.lower(k - 1) not in _AUX_BEFORE | {"and", "or", "nor"}:
+        paired = s.lower(k - 1) in _AUX_BEFORE | {"and", "or", "nor"} and not _new_clause_and(s, k)
+        if not s.invert_before(k) and not paired:
             s.conjugate_after(k)
         s.set(k, me)
     elif low in _FIRST_CONTRACTIONS:

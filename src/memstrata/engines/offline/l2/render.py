@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from memstrata.engines.offline import atom_text as st
+from memstrata.engines.offline.draft import language_of_atoms
+from memstrata.engines.offline.lang.zh import wording as zh
 from memstrata.models import Atom, AtomType
 
 MAX_FACTS = 15
@@ -41,8 +43,11 @@ def _top(atoms: Sequence[Atom], keep: Callable[[Atom], bool], limit: int) -> lis
 
 
 def summary(name: str, members: Sequence[Atom], vocab: st.Vocabulary) -> str:
-    """One line: title, distinctive words, who, how many memories over which months."""
+    """One line: title, distinctive words, who, how many memories over which months (in the
+    language most of the scene's memories are in)."""
     words = vocab.keywords(members, SUMMARY_KEYWORDS, _title_words(name))
+    if language_of_atoms(members) == "zh":
+        return zh.summary(name, members, words)
     days = sorted(st.said_on(a) for a in members)
     who = st.join_names(st.people(members, 2)) or "the user"
     span = (
@@ -60,16 +65,32 @@ def body(name: str, members: Sequence[Atom], vocab: st.Vocabulary) -> str:
     prefs = _top(members, st.is_preference, MAX_PREFERENCES)
     events = _top(members, lambda a: a.type == AtomType.EPISODIC, MAX_EVENTS)
     rules = _top(members, lambda a: a.type == AtomType.INSTRUCTION, MAX_INSTRUCTIONS)
-    lines = [f"# {title_of(name)}", "", _lead(name, members, vocab)]
+    chinese = language_of_atoms(members) == "zh"
+    headings = zh.SCENE_HEADINGS if chinese else {}
+    if chinese:
+        words = vocab.keywords(members, 6, _title_words(name))
+        lines = [f"# {zh.title_of(name)}", "", zh.lead(name, members, words)]
+    else:
+        lines = [f"# {title_of(name)}", "", _lead(name, members, vocab)]
     for heading, chosen in (("Profile", facts), ("Preferences", prefs), ("Instructions", rules)):
         if chosen:
-            lines += ["", f"## {heading}", "", *(f"- {st.statement(a)}" for a in chosen)]
+            lines += [
+                "",
+                f"## {headings.get(heading, heading)}",
+                "",
+                *(f"- {st.statement(a)}" for a in chosen),
+            ]
     if events:
         dated = sorted(((st.when(a), a) for a in events), key=lambda x: (x[0][0], x[1].seq))
-        lines += ["", "## Timeline", "", *(f"- **{label}** {st.statement(a)}" for (_, label), a in dated)]
+        lines += ["", f"## {headings.get('Timeline', 'Timeline')}", ""]
+        lines += [f"- **{label}** {st.statement(a)}" for (_, label), a in dated]
     shown = len(facts) + len(prefs) + len(events) + len(rules)
     if shown < len(members):
-        lines += ["", f"_{shown} of {len(members)} memories shown; the scene index lists every atom id._"]
+        note = zh.shown_note(shown, len(members)) if chinese else None
+        lines += [
+            "",
+            note or f"_{shown} of {len(members)} memories shown; the scene index lists every atom id._",
+        ]
     return "\n".join(lines)
 
 

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memstrata.engines.offline import atom_text as st
-from memstrata.engines.offline.l2 import render
+from memstrata.engines.offline.l2 import naming, render
 from memstrata.engines.offline.l2.topics import Features, Topics
 from memstrata.layers.l2 import names
 from memstrata.layers.l2.scene_file import DELETED, render_scene
@@ -90,6 +90,7 @@ class OfflineSceneWriter:
         if request.final and waiting:
             self._settle(batch, waiting, set(on_disk), names_of_people)
             waiting = []
+        self._rename_drifted(batch, set(on_disk), names_of_people)
         self._write(request, batch, on_disk, everyone, people)
         return ConsolidationResult(placed=batch.placed, deferred=tuple(a.id for a in waiting))
 
@@ -133,6 +134,25 @@ class OfflineSceneWriter:
             return
         for a in waiting:
             batch.put(topics.nearest(a), [a])
+
+    def _rename_drifted(self, batch: _Batch, taken: set[str], people: frozenset[str]) -> None:
+        """A changed scene whose content drifted from its name takes its topic's name (the file,
+        its members and so the index and the navigation follow), when no scene has that name."""
+        topics = batch.topics
+        for name in sorted(batch.touched - batch.removed):
+            if name not in topics.scenes:
+                continue
+            topic = naming.better_name(name, topics.scenes[name], people)
+            if topic is None:
+                continue
+            target = names.normalise(topic)
+            if target in taken or target in topics.scenes or target in batch.removed:
+                continue
+            moved = topics.merge(name, target)
+            batch.placed.update((a.id, target) for a in moved)
+            batch.touched.add(target)
+            batch.removed.add(name)
+        topics.refresh()
 
     def _write(
         self,

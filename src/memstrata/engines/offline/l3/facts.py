@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from memstrata.engines.offline import atom_text as st
+from memstrata.engines.offline.draft import Form, core_text, form_of
 from memstrata.engines.offline.l1.daymath import month_text
 from memstrata.engines.offline.lexicon import GENERIC, STOPWORDS
 from memstrata.models import Atom, AtomType
@@ -90,7 +91,6 @@ _WITH_PEOPLE = re.compile(
 )
 _FILLER = re.compile(r"(,?)\s*\b(?:by the way|btw|honestly|actually|basically|you know)\b(,?)", _I)
 _ANSWER_WORD = re.compile(r"^(?:yes|yeah|yep|yup|no|nope|sure|definitely|absolutely)\b[,.!]*\s*", _I)
-_QUOTED = re.compile(r"^\s*[^\s:]{1,40} said: ")
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
 MAX_FACT_CHARS = 160
@@ -168,13 +168,15 @@ def is_plan(atom: Atom) -> bool:
 
 def _text(atom: Atom) -> str | None:
     """The fact an atom states, or None when it states none (a question, a reaction, a fragment)."""
-    text = _ANSWER_WORD.sub("", st.statement(atom))
+    statement = st.statement(atom)
+    text = _ANSWER_WORD.sub("", statement)
     if st.is_quoted(atom):
-        text = _QUOTED.sub("", text)  # "Maya said: Tom is moving ..." keeps what was said ...
+        text = core_text(atom)  # "Maya said: Tom is moving ..." keeps what was said ...
         if len(_terms(text, frozenset())) < 4:
             return None  # ... unless it is a reaction ("Mel said: that sounds great!")
-    if " asked: " in text or _LEANS.match(text) or _SHOWS.search(text):
-        return None
+    short_answer = form_of(atom) is Form.ANSWER and statement == " ".join(atom.content.split())
+    if short_answer or _LEANS.match(text) or _SHOWS.search(text):
+        return None  # an answer too short to stand without its question
     return clean(text[:1].upper() + text[1:])
 
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from memstrata.engines.offline import atom_text as st
+from memstrata.engines.offline.draft import language_of_atoms
 from memstrata.engines.offline.l3.facts import LIKES, OTHER, SECTIONS, Fact, candidates, dated, distinct
 from memstrata.models import Atom, AtomType
 from memstrata.ports import PersonaRequest
@@ -37,7 +38,12 @@ class OfflinePersonaWriter:
 
 
 def render(request: PersonaRequest, max_chars: int = MAX_CHARS) -> str:
-    """The persona body for ``request`` within ``max_chars`` (atoms arrive highest priority first)."""
+    """The persona body for ``request`` within ``max_chars`` (atoms arrive highest priority first),
+    in the language most of its memories are in."""
+    if language_of_atoms(request.atoms) == "zh":
+        from memstrata.engines.offline.lang.zh import persona as zh_persona  # it reads l3.facts
+
+        return zh_persona.render(request, max_chars, INSTRUCTIONS_SHARE)
     people = st.people(request.atoms, MAX_PEOPLE) or st.people(request.events, MAX_PEOPLE)
     who = st.join_names(people) or "the user"
     lines = ["# Persona", "", f"What these memories say about {who}, most telling first."]
