@@ -24,17 +24,34 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from memstrata.errors import ConfigError, MemstrataError
-from memstrata.gateway.access import AdminKey
-from memstrata.gateway.context import RecentStatus
+from memstrata.gateway.access import StoreKeys
+from memstrata.gateway.context import RecentStatus, scope_tenant
 from memstrata.gateway.errors import Problem, field_of, problem_of, render
-from memstrata.gateway.middleware import BearerAuth, BodyLimit, RequestIds, SecretFilter, request_id
-from memstrata.gateway.routes import atoms, forgetting, layers, messages, search, service, turns
+from memstrata.gateway.middleware import (
+    BearerAuth,
+    BodyLimit,
+    RequestIds,
+    SecretFilter,
+    SingleTenant,
+    request_id,
+)
+from memstrata.gateway.routes import atoms, forgetting, keys, layers, messages, search, service, turns
+from memstrata.gateway.serving import drain_seconds
 from memstrata.gateway.tdam.router import router as tdam_router
+from memstrata.models import Tenant
 from memstrata.settings import Settings
 
 Opener = Callable[[], Awaitable[Any]]
 log = logging.getLogger("memstrata.gateway")
 LOOPBACK_NAMES = frozenset({"localhost"})
+# The error answers any route may give (bodies: see gateway.errors), declared in the schema.
+ANSWERS: dict[int | str, dict[str, Any]] = {
+    400: {"description": "Invalid JSON, a tenant field named twice, or (TDAM routes) invalid input"},
+    401: {"description": "Missing or invalid key"},
+    403: {"description": "The key may not reach that tenant or route"},
+    404: {"description": "No such record for this tenant"},
+    413: {"description": "Request body too large"},
+}
 
 
 def is_loopback(host: str) -> bool:
@@ -85,7 +102,8 @@ def create_app(
                     await stack.enter_async_context(mcp_server.session_manager.run())
                 yield
         finally:
-            await app.state.memory.close()
+            grace = settings.server.shutdown_grace_seconds
+            await app.state.memory.close(within=drain_seconds(app.state, grace))
 
     app = FastAPI(
         title="memstrata",
@@ -97,21 +115,28 @@ def create_app(
     app.state.store_name = (
         "postgresql" if settings.store.url.startswith(("postgres://", "postgresql://")) else "sqlite"
     )
-    for module in (turns, search, messages, atoms, forgetting, layers, service):
-        app.include_router(module.router)
-    app.include_router(tdam_router)
+    for module in (turns, search, messages, atoms, forgetting, layers, service, keys):
+        app.include_router(module.router, responses=ANSWERS)
+    app.include_router(tdam_router, responses=ANSWERS)
     if settings.server.mcp:
         from memstrata.mcp import load
 
-        mcp_server = load().build_server(lambda: app.state.memory)
+        mcp_server = load().build_server(lambda: app.state.memory, resolve=_mcp_tenant)
         sub = mcp_server.streamable_http_app(streamable_http_path="/mcp", host=host or settings.server.host)
         app.router.routes.extend(sub.routes)
     _handlers(app)
+    app.add_middleware(SingleTenant)
     app.add_middleware(BodyLimit, limit=settings.server.max_body_bytes)
-    app.state.keyring = AdminKey(settings.api_key.get_secret_value() if settings.api_key else None)
+    admin_key = settings.api_key.get_secret_value() if settings.api_key else None
+    app.state.keyring = StoreKeys(admin_key, lambda: app.state.memory)
     app.add_middleware(BearerAuth, keyring=app.state.keyring)
     app.add_middleware(RequestIds)
     return app
+
+
+def _mcp_tenant(request: Any, user_id: str | None, agent_id: str | None) -> Tenant:
+    """An MCP tool call's tenant, by the rule of every route (``context.scope_tenant``)."""
+    return scope_tenant(request.scope if request is not None else {}, user_id, agent_id)
 
 
 def _unparsed(body: Any) -> bool:
@@ -156,4 +181,6 @@ def _handlers(app: FastAPI) -> None:
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
         codes = {404: "not_found", 405: "method_not_allowed"}
         problem = Problem(exc.status_code, codes.get(exc.status_code, "http_error"), str(exc.detail))
-        return _problem_response(request, problem)
+        answer = _problem_response(request, problem)
+        answer.headers.update(exc.headers or {})  # 405's Allow, among others
+        return answer
