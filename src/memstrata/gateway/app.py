@@ -13,7 +13,7 @@ import gc
 import ipaddress
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from importlib.metadata import version
 from typing import Any
@@ -21,7 +21,9 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
+from starlette.routing import Match, Route
 
 from memstrata.errors import ConfigError, MemstrataError
 from memstrata.gateway.access import StoreKeys
@@ -182,5 +184,24 @@ def _handlers(app: FastAPI) -> None:
         codes = {404: "not_found", 405: "method_not_allowed"}
         problem = Problem(exc.status_code, codes.get(exc.status_code, "http_error"), str(exc.detail))
         answer = _problem_response(request, problem)
-        answer.headers.update(exc.headers or {})  # 405's Allow, among others
+        answer.headers.update(exc.headers or {})
+        if exc.status_code == 405:  # every method of the path (Starlette names one route's)
+            answer.headers["allow"] = ", ".join(_allowed(request))
         return answer
+
+
+def _allowed(request: Request) -> list[str]:
+    methods: set[str] = set()
+    for route in _routes(request.app.router.routes):
+        if route.matches(request.scope)[0] != Match.NONE:
+            methods |= route.methods or set()
+    return sorted(methods)
+
+
+def _routes(routes: list[Any]) -> Iterator[APIRoute | Route]:
+    """Every route, inside included routers too (FastAPI keeps them nested)."""
+    for route in routes:
+        if isinstance(route, APIRoute | Route):
+            yield route
+        elif (inner := getattr(route, "original_router", None)) is not None:
+            yield from _routes(list(inner.routes))

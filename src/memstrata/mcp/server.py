@@ -10,7 +10,8 @@ Served over stdio (``memstrata mcp``) and streamable HTTP (``/mcp`` in the gatew
 comes from the configuration, or, over HTTP, from the connection's ``x-memstrata-user-id`` /
 ``x-memstrata-agent-id`` headers, resolved by the gateway's one rule (``resolve``: validated, and
 checked against the request's key, so a key scoped to alice never reaches bob). An MCP session is
-bound to the tenant of its first tool call: a later call naming another tenant is refused.
+bound to the tenant of its first tool call: a later call naming another tenant is refused (the
+sessionless protocol of 2026 has no session: each request then stands alone, checked by its key).
 
 A turn may make at most 3 searches (as ``MemoryTools``): a turn is the ``turn_id`` a call names,
 else the stretch of a connection between ``recall`` / ``remember`` calls (an agent recalls at the
@@ -133,7 +134,8 @@ def build_server(
         headers = _headers(ctx) or {}
         try:
             t = (resolve or configured)(_request(ctx), headers.get(USER_HEADER), headers.get(AGENT_HEADER))
-            return bindings.bind(_connection(ctx), t)
+            session_id = headers.get("mcp-session-id")  # none in the sessionless 2026 protocol
+            return bindings.bind(session_id, t) if session_id else t
         except MemstrataError as exc:
             raise ToolError(exc.message) from exc
 
