@@ -191,11 +191,16 @@ def _handlers(app: FastAPI) -> None:
 
 
 def _allowed(request: Request) -> list[str]:
-    methods: set[str] = set()
+    """The methods of the path's most specific template (``/v1/atoms/delete``, not the
+    ``/v1/atoms/{atom_id}`` it also matches)."""
+    by_template: dict[str, set[str]] = {}
     for route in _routes(request.app.router.routes):
         if route.matches(request.scope)[0] != Match.NONE:
-            methods |= route.methods or set()
-    return sorted(methods)
+            by_template.setdefault(route.path, set()).update(route.methods or ())
+    if not by_template:
+        return []
+    best = min(by_template, key=lambda template: template.count("{"))
+    return sorted(by_template[best])
 
 
 def _routes(routes: list[Any]) -> Iterator[APIRoute | Route]:

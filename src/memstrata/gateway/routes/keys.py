@@ -18,7 +18,7 @@ Id = Annotated[str, StringConstraints(min_length=1, max_length=512)]
 class KeyIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     tenants: Annotated[
-        list[tuple[Id, Id | None]],
+        list[Annotated[list[Id | None], Field(min_length=2, max_length=2)]],
         Field(min_length=1, max_length=100, description="[user_id, agent_id or null (every agent)] pairs."),
     ]
     label: Annotated[str, StringConstraints(max_length=200)] = ""
@@ -34,7 +34,7 @@ class KeyOut(Wire):
 
     id: str
     label: str
-    tenants: list[tuple[str, str | None]]
+    tenants: list[list[str | None]] = Field(description="[user_id, agent_id or null] pairs.")
     created_at: int
     revoked_at: int | None = None
 
