@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from memstrata import AsyncMemory, InputError, NotFoundError
 from memstrata.cli.main import app
 from memstrata.embeddings.hashing import HashingEmbedder
-from tests.security.conftest import ADMIN_KEY
+from tests.security.conftest import ADMIN_KEY, Secured
 
 runner = CliRunner()
 
@@ -109,3 +109,20 @@ def test_a_key_revoked_on_one_replica_fails_at_once_on_the_other(two_replicas: l
     assert revoked.status_code == 200 and revoked.json()["revoked_at"] is not None
     assert httpx.get(second + "/v1/persona", headers=alice, timeout=30).status_code == 401
     assert httpx.get(first + "/v1/persona", headers=alice, timeout=30).status_code == 401
+
+
+def test_memstrata_keys_through_a_running_server(secured: Secured) -> None:
+    env = {"MEMSTRATA_API_KEY": ADMIN_KEY}
+    made = runner.invoke(
+        app, ["--url", secured.url, "keys", "create", "--user", "dan", "--agent", "a1"], env=env
+    )
+    assert made.exit_code == 0, made.output
+    secret = made.output.strip().splitlines()[-1]
+    with secured.client(secret) as dan:
+        assert dan.get("/v1/persona", params={"user_id": "dan", "agent_id": "a1"}).status_code == 200
+        assert dan.get("/v1/persona", params={"user_id": "dan", "agent_id": "a2"}).status_code == 403
+    listed = runner.invoke(app, ["--url", secured.url, "keys", "list", "--json"], env=env)
+    row = next(json.loads(line) for line in listed.output.splitlines() if '"dan"' in line)
+    assert row["tenants"] == [["dan", "a1"]]
+    refused = runner.invoke(app, ["--url", secured.url, "keys", "list"], env={"MEMSTRATA_API_KEY": secret})
+    assert refused.exit_code == 1 and "admin" in refused.output
