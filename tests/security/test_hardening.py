@@ -16,12 +16,17 @@ from tests.security.conftest import ADMIN_KEY
 from tests.support.live_server import LiveServer
 
 READ_TIMEOUT = 1.0
+MAX_CONNECTIONS = 6
 
 
 @pytest.fixture(scope="module")
 def hardened(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     home = Path(tmp_path_factory.mktemp("hardened")) / "data"
-    with LiveServer(home, api_key=ADMIN_KEY, server={"request_read_timeout_seconds": READ_TIMEOUT}) as live:
+    with LiveServer(
+        home,
+        api_key=ADMIN_KEY,
+        server={"request_read_timeout_seconds": READ_TIMEOUT, "max_connections": MAX_CONNECTIONS},
+    ) as live:
         yield live
 
 
@@ -184,6 +189,21 @@ def test_a_connection_that_never_finishes_its_request_is_closed(hardened: LiveSe
         started = time.monotonic()
         assert _closed_within(sock, READ_TIMEOUT + 4)
         assert time.monotonic() - started < READ_TIMEOUT + 4
+
+
+def test_held_connections_past_the_limit_get_503_until_they_are_closed(hardened: LiveServer) -> None:
+    """Defect 6: 100 held connections needed no key and nothing capped them."""
+    held = [socket.create_connection(("127.0.0.1", hardened.port)) for _ in range(MAX_CONNECTIONS)]
+    try:
+        with httpx.Client(base_url=hardened.url, timeout=10) as fresh:
+            assert fresh.get("/v1/health").status_code == 503
+        for sock in held:
+            assert _closed_within(sock, READ_TIMEOUT + 4)
+    finally:
+        for sock in held:
+            sock.close()
+    with httpx.Client(base_url=hardened.url, timeout=10) as fresh:
+        assert fresh.get("/v1/health").status_code == 200
 
 
 def test_a_slow_answer_is_not_cut_by_the_read_timeout(admin: httpx.Client) -> None:
