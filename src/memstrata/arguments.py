@@ -17,16 +17,11 @@ def tenant(user_id: object, agent_id: object) -> Tenant:
     return Tenant(name(user_id, "user_id"), name(agent_id, "agent_id"))
 
 
-MAX_NAME = 512  # the longest tenant or session name, on every surface (library, HTTP, MCP)
-
-
 def name(value: object, item: str) -> str:
-    """A tenant or session name: a non-empty string of at most ``MAX_NAME`` characters, no NUL."""
+    """A tenant or session name: a non-empty string without NUL."""
     if not isinstance(value, str) or not value.strip():
         shown = "None" if value is None else repr(value)[:40]
         raise InputError(f"must be a non-empty string, got {shown} (omit it for 'default')", item=item)
-    if len(value) > MAX_NAME:
-        raise InputError(f"must be 1 to {MAX_NAME} characters, got {len(value)}", item=item)
     if "\x00" in value:
         raise InputError("must not contain NUL", item=item)
     return value

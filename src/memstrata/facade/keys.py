@@ -18,6 +18,7 @@ from memstrata.models import ApiKey, IssuedKey, Reach
 PREFIX = "msk_"
 MAX_TENANTS = 100
 MAX_LABEL = 200
+MAX_ID = 512  # as the HTTP routes' tenant fields: a key reaches only what a request can name
 
 
 def digest(token: str) -> str:
@@ -33,6 +34,8 @@ def reach(tenants: Sequence[Sequence[str | None]]) -> Reach:
         if isinstance(pair, str) or len(pair) != 2:
             raise InputError("each tenant is [user_id, agent_id or null]", item=f"tenants[{i}]")
         user, agent = pair
+        if any(isinstance(v, str) and len(v) > MAX_ID for v in pair):
+            raise InputError(f"a tenant id a key names is 1 to {MAX_ID} characters", item=f"tenants[{i}]")
         out.append(
             (
                 args.name(user, f"tenants[{i}].user_id"),

@@ -58,6 +58,9 @@ def scope_tenant(scope: MutableMapping[str, Any], user_id: str | None, agent_id:
     validated and checked against the request's key. MCP tools resolve theirs here too."""
     principal = principal_of(scope)
     home_user, home_agent = principal.home or (None, None)
+    for item, value in (("user_id", user_id), ("agent_id", agent_id)):
+        if value is not None and len(value) > MAX_ID:  # as the routes' fields (the library takes more)
+            raise InputError(f"must be 1 to {MAX_ID} characters, got {len(value)}", item=item)
     return check(principal, args.tenant(user_id or home_user or DEFAULT, agent_id or home_agent or DEFAULT))
 
 
