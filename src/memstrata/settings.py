@@ -180,6 +180,33 @@ class TurnSettings(_Section):
     cache_ttl_seconds: Annotated[float, Field(gt=0)] = 6 * 3600
 
 
+class ProxySettings(_Section):
+    """The LLM proxy under ``/proxy/`` (docs/proxy.md). A provider whose key is set here runs in
+    gateway mode (clients present memstrata keys; memstrata holds the provider key); without
+    one, in pass-through mode (the client's provider key goes upstream unchanged)."""
+
+    # Any OpenAI-compatible server will do (vLLM, llama.cpp, Ollama): its URL up to and with /v1.
+    openai_url: str = "https://api.openai.com/v1"
+    anthropic_url: str = "https://api.anthropic.com"  # up to, not with, /v1
+    openai_api_key: SecretStr | None = None
+    anthropic_api_key: SecretStr | None = None
+    # The query-dependent memories put before the latest user turn, at most (tags included):
+    # ~400 tokens, so with the persona and scene navigation (recall.persona_chars and
+    # recall.navigation_chars) a turn costs well under 1,000 tokens.
+    memory_chars: Annotated[int, Field(ge=0)] = 1600
+    # Recall is skipped (the request goes upstream without memories) past this; recall's own
+    # recall.timeout_ms applies inside it.
+    recall_timeout_ms: Annotated[int, Field(ge=1)] = 1000
+    capture_tools: bool = False  # store tool calls and tool results as conversation
+    tool_chars: Annotated[int, Field(ge=40)] = 2000  # one stored tool call or result at most
+    # Extra regular expressions: a request whose system prompt or latest user text matches one
+    # is auxiliary (no recall, no capture), like the built-in title and summary requests.
+    auxiliary_patterns: list[str] = Field(default_factory=list)
+    connect_timeout_seconds: Annotated[float, Field(gt=0)] = 10.0
+    read_timeout_seconds: Annotated[float, Field(gt=0)] = 600.0  # between two bytes of an answer
+    max_body_bytes: Annotated[int, Field(ge=1024)] = 32 * 1024 * 1024  # agents send whole transcripts
+
+
 ENV_PREFIX = "MEMSTRATA_"
 
 
@@ -198,6 +225,7 @@ class Settings(BaseSettings):
     server: ServerSettings = Field(default_factory=ServerSettings)
     turns: TurnSettings = Field(default_factory=TurnSettings)
     retention: RetentionSettings = Field(default_factory=RetentionSettings)
+    proxy: ProxySettings = Field(default_factory=ProxySettings)
     # The bearer token of the HTTP gateway (``MEMSTRATA_API_KEY``); required off loopback.
     api_key: SecretStr | None = None
 

@@ -29,14 +29,9 @@ from memstrata.errors import ConfigError, MemstrataError
 from memstrata.gateway.access import StoreKeys
 from memstrata.gateway.context import RecentStatus, scope_tenant
 from memstrata.gateway.errors import Problem, field_of, problem_of, render
-from memstrata.gateway.middleware import (
-    BearerAuth,
-    BodyLimit,
-    RequestIds,
-    SecretFilter,
-    SingleTenant,
-    request_id,
-)
+from memstrata.gateway.middleware import BearerAuth, RequestIds, SecretFilter, SingleTenant, request_id
+from memstrata.gateway.proxy import BodyLimits, ProxyState
+from memstrata.gateway.proxy import router as proxy_router
 from memstrata.gateway.routes import atoms, forgetting, keys, layers, messages, search, service, turns
 from memstrata.gateway.serving import drain_seconds
 from memstrata.gateway.tdam.router import router as tdam_router
@@ -75,12 +70,14 @@ def check_binding(host: str, settings: Settings) -> None:
 
 
 def install_redaction(settings: Settings) -> None:
-    """Keep the API key and bearer tokens out of every log handler."""
-    secret = settings.api_key.get_secret_value() if settings.api_key else ""
+    """Keep the API key, the proxy's provider keys and bearer tokens out of every log handler."""
+    p = settings.proxy
+    keys = (settings.api_key, p.openai_api_key, p.anthropic_api_key)
+    secrets = [k.get_secret_value() for k in keys if k is not None]
     names = ("", "uvicorn", "uvicorn.error", "uvicorn.access", "memstrata")
     for handler in {h for n in names for h in logging.getLogger(n).handlers}:
         if not any(isinstance(f, SecretFilter) for f in handler.filters):
-            handler.addFilter(SecretFilter([secret]))
+            handler.addFilter(SecretFilter(secrets))
 
 
 def create_app(
@@ -100,6 +97,7 @@ def create_app(
         gc.freeze()
         try:
             async with AsyncExitStack() as stack:
+                stack.push_async_callback(app.state.proxy.aclose)
                 if mcp_server is not None:
                     await stack.enter_async_context(mcp_server.session_manager.run())
                 yield
@@ -120,6 +118,8 @@ def create_app(
     for module in (turns, search, messages, atoms, forgetting, layers, service, keys):
         app.include_router(module.router, responses=ANSWERS)
     app.include_router(tdam_router, responses=ANSWERS)
+    app.include_router(proxy_router)
+    app.state.proxy = ProxyState(settings)
     if settings.server.mcp:
         from memstrata.mcp import load
 
@@ -128,7 +128,9 @@ def create_app(
         app.router.routes.extend(sub.routes)
     _handlers(app)
     app.add_middleware(SingleTenant)
-    app.add_middleware(BodyLimit, limit=settings.server.max_body_bytes)
+    app.add_middleware(
+        BodyLimits, limit=settings.server.max_body_bytes, proxy_limit=settings.proxy.max_body_bytes
+    )
     admin_key = settings.api_key.get_secret_value() if settings.api_key else None
     app.state.keyring = StoreKeys(admin_key, lambda: app.state.memory)
     app.add_middleware(BearerAuth, keyring=app.state.keyring)

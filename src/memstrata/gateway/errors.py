@@ -3,6 +3,8 @@
     native (/v1/...)   {"error": {"code", "message", "request_id", "field"?, ...}}
     TDAM v1            {"error": message, "code": code}          (TDAM's GatewayErrorResponse)
     TDAM v2/v3         {"code": <HTTP status>, "message", "request_id"}   (TDAM's envelope)
+    /proxy/openai/     {"error": {"message", "type", "param", "code"}}   (what OpenAI SDKs read)
+    /proxy/anthropic/  {"type": "error", "error": {"type", "message"}}    (what Anthropic SDKs read)
 
 Bad input is always a 4xx; a 5xx means the server (or a store it depends on) failed, and its
 message never carries internals (they go to the log with the request id).
@@ -57,8 +59,24 @@ def problem_of(exc: BaseException) -> Problem:
     return Problem(500, "internal_error", "internal error (the server log has the details)")
 
 
+# The ``type`` each provider's SDKs map a status to (their own error classes).
+_OPENAI_TYPES = {401: "invalid_request_error", 403: "permission_error", 404: "not_found_error"}
+_ANTHROPIC_TYPES = {
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+}
+
+
 def style(path: str) -> str:
-    """Which error shape a path's clients read: ``native``, ``tdam_v1`` or ``tdam_v3``."""
+    """Which error shape a path's clients read: ``native``, ``tdam_v1``, ``tdam_v3``, ``openai``
+    or ``anthropic`` (the LLM proxy's)."""
+    if path.startswith("/proxy/openai/"):
+        return "openai"
+    if path.startswith("/proxy/anthropic/"):
+        return "anthropic"
     if path.startswith(("/v2/", "/v3/")):
         return "tdam_v3"
     if path in TDAM_V1_PATHS:
@@ -71,6 +89,20 @@ def render(problem: Problem, path: str, request_id: str) -> tuple[int, dict[str,
     parameters with 400 (TDAM keeps 422 for business rules), the native API with 422."""
     kind = style(path)
     status = 400 if kind != "native" and problem.status == 422 else problem.status
+    if kind == "openai":
+        default = "invalid_request_error" if status < 500 else "server_error"
+        kind_name = _OPENAI_TYPES.get(status, default)
+        return status, {
+            "error": {
+                "message": problem.message,
+                "type": kind_name,
+                "param": problem.where,
+                "code": problem.code,
+            }
+        }
+    if kind == "anthropic":
+        kind_name = _ANTHROPIC_TYPES.get(status, "invalid_request_error" if status < 500 else "api_error")
+        return status, {"type": "error", "error": {"type": kind_name, "message": problem.message}}
     if kind == "tdam_v3":
         return status, {"code": status, "message": problem.message, "request_id": request_id}
     if kind == "tdam_v1":

@@ -85,7 +85,10 @@ class RequestIds:
         async def send_with_id(message: Message) -> None:
             if message["type"] == "http.response.start":
                 status[0] = message["status"]
-                message["headers"] = [*message.get("headers", []), (b"x-request-id", rid.encode())]
+                if not any(
+                    k.lower() == b"x-request-id" for k, _ in message.get("headers", [])
+                ):  # a proxied answer keeps its own
+                    message["headers"] = [*message.get("headers", []), (b"x-request-id", rid.encode())]
             await send(message)
 
         try:
@@ -208,7 +211,9 @@ class SingleTenant:
                 chunks.append(bytes(message.get("body", b"")))
                 more = bool(message.get("more_body", False))
         body = b"".join(chunks)
-        where = repeated_tenant_field(scope, body)
+        # A proxied model request's body is the model's, not ours: only its headers name a tenant.
+        proxied = str(scope.get("path", "")).startswith("/proxy/")
+        where = repeated_tenant_field(scope, b"" if proxied else body)
         if where is not None:
             problem = Problem(400, "repeated_tenant", f"{where} is given more than once: name a tenant once")
             await answer(send, scope, problem)

@@ -171,6 +171,9 @@ class StatusOut(Wire):
     read_only: bool
     problems: list[str] = Field(description="What is degraded, in words.")
     last_sweep: int | None = Field(description="When the retention sweep last ran (epoch ms).")
+    proxy: dict[str, int] | None = Field(
+        None, description="The LLM proxy's counters since the server started (docs/proxy.md)."
+    )
 
 
 class ErasedOut(Wire):

@@ -48,9 +48,14 @@ async def health(st: ProbedStatus, request: Request) -> Response:
 
 @router.get("/status", response_model=StatusOut)
 async def status(mem: Mem, request: Request) -> Response:
-    """Pipeline queues, cursors, lag and the last error of every session (L1) and tenant (L2/L3)."""
+    """Pipeline queues, cursors, lag and the last error of every session (L1) and tenant (L2/L3),
+    and the LLM proxy's counters (its degradations among them)."""
     require_admin(principal_of(request.scope), "the status of every tenant")
-    return reply(StatusOut, await mem.status())
+    out = StatusOut.model_validate(await mem.status())
+    proxy = getattr(request.app.state, "proxy", None)
+    if proxy is not None:
+        out.proxy = proxy.stats.snapshot()
+    return reply(StatusOut, out)
 
 
 @router.get("/tenants", response_model=list[TenantOut])

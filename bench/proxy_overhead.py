@@ -1,0 +1,210 @@
+"""What the LLM proxy adds to a model call, against the same scripted upstream called directly.
+
+    python bench/proxy_overhead.py [--calls 200] [--streams 200] [--concurrency 20]
+
+One run, one machine: a scripted OpenAI-compatible upstream on loopback (answers at once, or
+streams ten events 10 ms apart, or sixteen 20 ms apart for the concurrent run) and a real gateway in front of it, whose memory holds a few
+hundred captured messages so recall does real work (hybrid search, hashing embedder). Printed:
+
+- non-streaming: latency p50/p95 direct and through the proxy, the difference, and recall's own
+  p95 (``POST /v1/recall`` with the same prompts) as the target's baseline (added p95 <= recall
+  p95 + 5 ms);
+- streaming: time to first token direct and proxied (target: added p95 <= 15 ms), and proxied
+  with recall off (``x-memstrata-recall: off``), which isolates the forwarding from recall;
+- requests/s with ``--concurrency`` streams at once, direct and proxied, and how many proxied
+  streams reached the client only after the upstream had finished (buffered: must be 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.support.live_server import LiveServer
+from tests.support.llm_upstream import Reply, ScriptedUpstream
+
+TOPICS = [
+    "garden",
+    "bicycle",
+    "sister",
+    "recipe",
+    "concert",
+    "holiday",
+    "laptop",
+    "dentist",
+    "piano",
+    "marathon",
+]
+
+
+def pcts(values: list[float]) -> tuple[float, float]:
+    ordered = sorted(values)
+    return statistics.median(ordered), ordered[max(0, round(0.95 * len(ordered)) - 1)]
+
+
+def seed(server: LiveServer, sessions: int = 30) -> None:
+    for s in range(sessions):
+        messages = []
+        for t in range(10):
+            topic = TOPICS[(s + t) % len(TOPICS)]
+            messages.append(
+                {
+                    "role": "user",
+                    "content": f"Session {s}: my {topic} story number {t} involves Lisbon and {s * t} friends.",
+                }
+            )
+            messages.append({"role": "assistant", "content": f"Noted the {topic} story {t}."})
+        httpx.post(
+            server.url + "/v1/capture", json={"session_key": f"seed-{s}", "messages": messages}, timeout=60
+        )
+
+
+def body(i: int, stream: bool = False) -> dict[str, object]:
+    prompt = f"What do you remember about my {TOPICS[i % len(TOPICS)]}? ({i})"
+    return {
+        "model": "m",
+        "stream": stream,
+        "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": prompt}],
+    }
+
+
+def timed_calls(url: str, n: int, headers: dict[str, str]) -> list[float]:
+    out = []
+    with httpx.Client(timeout=60) as client:
+        for i in range(n):
+            t0 = time.perf_counter()
+            client.post(
+                url, json=body(i), headers={**headers, "x-memstrata-session": f"bench-{i}"}
+            ).raise_for_status()
+            out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def recall_times(server: LiveServer, n: int) -> list[float]:
+    out = []
+    with httpx.Client(timeout=60) as client:
+        for i in range(n):
+            prompt = body(i)["messages"][1]["content"]  # type: ignore[index]
+            t0 = time.perf_counter()
+            client.post(server.url + "/v1/recall", json={"query": prompt}).raise_for_status()
+            out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+OFF = {"x-memstrata-recall": "off"}
+
+
+async def stream_once(
+    client: httpx.AsyncClient, url: str, i: int, extra: dict[str, str] | None = None
+) -> tuple[float, float]:
+    """(time to the first content chunk in ms, the monotonic time it arrived)."""
+    t0 = time.perf_counter()
+    async with client.stream(
+        "POST",
+        url,
+        json=body(i, stream=True),
+        headers={"x-memstrata-session": f"s-{i}", "x-bench-id": str(i), **(extra or {})},
+    ) as r:
+        first = None
+        async for chunk in r.aiter_bytes():
+            if first is None and b'"content": "' in chunk and b'"content": ""' not in chunk:
+                first = (time.perf_counter() - t0) * 1000, time.monotonic()
+        assert first is not None, "no content chunk"
+        return first
+
+
+async def streams(
+    url: str, n: int, concurrency: int, extra: dict[str, str] | None = None
+) -> tuple[list[float], list[float], float]:
+    """TTFTs, first-chunk arrival times (by request order) and requests/s."""
+    gate = asyncio.Semaphore(concurrency)
+    limits = httpx.Limits(max_connections=concurrency * 2)
+    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+
+        async def one(i: int) -> tuple[float, float]:
+            async with gate:
+                return await stream_once(client, url, i, extra)
+
+        t0 = time.perf_counter()
+        got = await asyncio.gather(*(one(i) for i in range(n)))
+        elapsed = time.perf_counter() - t0
+    return [g[0] for g in got], [g[1] for g in got], n / elapsed
+
+
+def non_streaming(server: LiveServer, direct: str, proxied: str, calls: int) -> None:
+    timed_calls(direct, 20, {}), timed_calls(proxied, 20, {}), recall_times(server, 20)  # warm
+    d, p, r = timed_calls(direct, calls, {}), timed_calls(proxied, calls, {}), recall_times(server, calls)
+    (d50, d95), (p50, p95), (_, r95) = pcts(d), pcts(p), pcts(r)
+    print(
+        f"non-streaming ({calls} calls): direct p50 {d50:.1f} p95 {d95:.1f} ms; proxied p50 {p50:.1f} p95 {p95:.1f} ms"
+    )
+    print(
+        f"  added p50 {p50 - d50:.1f} ms, p95 {p95 - d95:.1f} ms; recall p95 {r95:.1f} ms (target: added p95 <= {r95 + 5:.1f})"
+    )
+
+
+def first_tokens(direct: str, proxied: str, n: int) -> None:
+    asyncio.run(streams(direct, 20, 1)), asyncio.run(streams(proxied, 20, 1))  # warm
+    (dt50, dt95), (pt50, pt95), (ot50, ot95) = (
+        pcts(asyncio.run(streams(url, n, 1, extra))[0])
+        for url, extra in ((direct, None), (proxied, None), (proxied, OFF))
+    )
+    print(
+        f"streaming TTFT ({n} streams, one at a time): direct p50 {dt50:.1f} p95 {dt95:.1f} ms; proxied p50 {pt50:.1f} p95 {pt95:.1f} ms"
+    )
+    print(
+        f"  added TTFT p50 {pt50 - dt50:.1f} ms, p95 {pt95 - dt95:.1f} ms (recall included; target: p95 <= 15)"
+    )
+    print(
+        f"  with x-memstrata-recall: off (forwarding and capture alone): proxied p50 {ot50:.1f} p95 {ot95:.1f} ms,"
+        f" added p50 {ot50 - dt50:.1f} ms, p95 {ot95 - dt95:.1f} ms"
+    )
+
+
+def concurrent(up: ScriptedUpstream, direct: str, proxied: str, n: int, concurrency: int) -> None:
+    _, _, drps = asyncio.run(streams(direct, n, concurrency))
+    mark = len(up.requests)
+    _, arrivals, prps = asyncio.run(streams(proxied, n, concurrency))
+    # A stream was buffered if its first chunk reached the client only after its upstream had
+    # sent the last byte (matched per stream by a header the proxy passes on).
+    ends = {r.headers.get("x-bench-id"): r.finished or 0.0 for r in up.requests[mark:]}
+    buffered = sum(1 for i, at in enumerate(arrivals) if at >= ends.get(str(i), float("inf")))
+    print(
+        f"{concurrency} concurrent streams ({n}): direct {drps:.1f} req/s, proxied {prps:.1f} req/s ({prps / drps:.2f}x)"
+    )
+    print(f"  proxied streams whose first chunk arrived only after the upstream finished: {buffered} of {n}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--streams", type=int, default=200)
+    ap.add_argument("--concurrency", type=int, default=20)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp, ScriptedUpstream() as up:
+        proxy = {"openai_url": up.openai_url, "anthropic_url": up.url}
+        with LiveServer(Path(tmp) / "data", proxy=proxy) as server:
+            seed(server)
+            proxied = server.url + "/proxy/openai/v1/chat/completions"
+            direct = up.openai_url + "/chat/completions"
+            non_streaming(server, direct, proxied, a.calls)
+            up.default = Reply(text="one two three four five six seven eight", delay=0.01)
+            first_tokens(direct, proxied, a.calls // 2)
+            # Longer streams here (16 events 20 ms apart): a buffered stream reaches its client
+            # after the upstream's end however long it is; a forwarded one, on a busy event loop,
+            # can be late by a few tens of ms, which a 100 ms stream would mistake for buffering.
+            up.default = Reply(text=" ".join(f"w{i}" for i in range(15)), delay=0.02)
+            concurrent(up, direct, proxied, a.streams, a.concurrency)
+            print(f"proxy counters: {httpx.get(server.url + '/v1/status').json()['proxy']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""What the proxy stores of a turn, through the facade's host-turn lifecycle.
+
+After the answer has gone to the client, the request's transcript (as the client sent it:
+nothing injected is in it) and the answer's messages go to ``turn_committed``: ``before_prompt``
+remembered where the turn's prompt sits, so only the prompt and the answer are new; a resent
+transcript finds every earlier message stored already (stable ids, ``layers.host_turns``).
+
+Auxiliary requests are left out entirely, neither recalled for nor stored: a request with no
+user turn (a tool loop's continuation is not one: its prompt is the earlier user message), and
+requests whose system prompt or prompt asks for a conversation title, a summary or compaction of
+the conversation, or a topic check (the patterns below, plus ``proxy.auxiliary_patterns``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from memstrata.errors import ConfigError
+from memstrata.gateway.context import who
+from memstrata.gateway.proxy.dialect import Turn
+from memstrata.gateway.proxy.stats import ProxyStats
+from memstrata.layers.host_turns import TurnMessage
+from memstrata.models import Tenant
+
+log = logging.getLogger("memstrata.proxy")
+_SCAN = 4000  # characters of a system prompt or prompt searched for the patterns
+AUXILIARY = tuple(
+    re.compile(p, re.IGNORECASE)
+    for p in (
+        r"\btitle\b[^.\n]{0,80}\b(?:conversation|chat|thread|session)\b",
+        r"\b(?:conversation|chat|thread)\b[^.\n]{0,40}\btitle\b",
+        r"\bsummar(?:y|ize|ise)\b[^.\n]{0,60}\b(?:conversation|chat history|transcript)\b",
+        r"\bcontext (?:checkpoint|compaction)\b|\bcompact(?:ing)? the conversation\b",
+        r"\bnew conversation topic\b",
+        r"\bgenerate\b[^.\n]{0,40}\btags\b[^.\n]{0,40}\bchat\b",
+    )
+)
+
+
+def patterns(extra: Sequence[str]) -> tuple[re.Pattern[str], ...]:
+    """The built-in auxiliary patterns and the configured ones (a bad one is a ``ConfigError``)."""
+    try:
+        return AUXILIARY + tuple(re.compile(p, re.IGNORECASE) for p in extra)
+    except re.error as exc:
+        raise ConfigError(f"proxy.auxiliary_patterns: not a regular expression: {exc}") from exc
+
+
+def auxiliary(turn: Turn, found: Sequence[re.Pattern[str]]) -> str | None:
+    """Why the request is auxiliary, or None when it is a turn of the conversation."""
+    if turn.prompt_index is None:
+        return "no user turn"
+    for where, text in (("system prompt", turn.system), ("prompt", turn.prompt)):
+        head = text[:_SCAN]
+        if any(p.search(head) for p in found):
+            return f"{where} asks for a title, summary or topic check"
+    return None
+
+
+async def commit(
+    mem: Any, stats: ProxyStats, tenant: Tenant, session: str, turn: Turn, answer: Sequence[TurnMessage]
+) -> None:
+    """Store the turn; never raises (the answer has been served): a failure is logged and
+    counted."""
+    try:
+        result = await mem.turn_committed([*turn.messages, *answer], session_key=session, **who(tenant))
+    except Exception as exc:  # noqa: BLE001 - fail-open by design: counted in /v1/status, logged
+        stats.capture_failures += 1
+        log.warning("proxy: capture of session %s failed (%s: %s)", session, type(exc).__name__, exc)
+        return
+    stats.captured += 1
+    log.debug("proxy: session %s stored %d message(s) (%s)", session, len(result.stored), result.method)

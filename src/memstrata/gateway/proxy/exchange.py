@@ -1,0 +1,243 @@
+"""One proxied request: authenticate, recall, inject, forward, answer, capture.
+
+    model call      the key names a principal, the principal a tenant; the body is read into a
+                    ``Turn``; an auxiliary request is forwarded as it came; else recall (bounded,
+                    fail-open) gives an ``Injection``, the body goes upstream with it, the answer
+                    comes back verbatim (streamed event by event, or whole), and the turn is
+                    stored once the client has it
+    pass-through    every other path under a prefix (model listings, token counting): the same
+                    authentication, then forwarded with no memory involved
+
+The body sent upstream is the client's own bytes when nothing is injected; else the client's
+JSON with only the injected fields changed. ``x-memstrata-injected`` on the answer says how many
+characters went in (``system=..; memories=..``) and the session they were filed under.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+from fastapi import Request
+from starlette.background import BackgroundTask
+from starlette.responses import JSONResponse, Response
+
+from memstrata.gateway.access import attach
+from memstrata.gateway.context import tenant
+from memstrata.gateway.errors import Problem, render
+from memstrata.gateway.middleware import request_id
+from memstrata.gateway.proxy import auth, upstream
+from memstrata.gateway.proxy.capture import auxiliary, commit
+from memstrata.gateway.proxy.dialect import Body, Dialect, Injection, Turn
+from memstrata.gateway.proxy.session import session_key
+from memstrata.gateway.proxy.settings import Provider
+from memstrata.gateway.proxy.state import ProxyState
+from memstrata.gateway.proxy.stream import TappedStream
+from memstrata.layers.host_turns import TurnMessage
+
+log = logging.getLogger("memstrata.proxy")
+RECALL_HEADER = "x-memstrata-recall"
+CAPTURE_HEADER = "x-memstrata-capture"
+INJECTED_HEADER = "x-memstrata-injected"
+
+
+def _problem(request: Request, status: int, code: str, message: str) -> Response:
+    status, body = render(Problem(status, code, message), request.url.path, request_id.get())
+    return JSONResponse(body, status_code=status)
+
+
+async def _authenticated(request: Request, provider: Provider) -> Response | None:
+    """None when the request's key names a principal (now attached), else the 401 answer."""
+    found = await auth.principal(request, provider.family, provider.key)
+    if found is None:
+        where = "the API key" if provider.key is not None else f"the {auth.MEMSTRATA_KEY} header"
+        return _problem(
+            request, 401, "unauthorized", f"memstrata: {where} is missing or not a key of this server"
+        )
+    attach(request.scope, found)
+    return None
+
+
+def _object(raw: bytes) -> Body | None:
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def _off(request: Request, header: str) -> bool:
+    return (request.headers.get(header) or "").strip().lower() in ("off", "false", "0", "no")
+
+
+async def model_call(request: Request, dialect: Dialect, provider: Provider, path: str) -> Response:
+    """A chat, responses or messages call: with memory (see the module docstring)."""
+    if (denied := await _authenticated(request, provider)) is not None:
+        return denied
+    state: ProxyState = request.app.state.proxy
+    raw = await request.body()
+    body = _object(raw)
+    if body is None:  # not a JSON object: the upstream words the error in its own terms
+        return await _relay(request, state, provider, path, raw)
+    state.stats.requests += 1
+    who = tenant(request)
+    turn = dialect.read(body, state.config.tools)
+    session = session_key(request.headers, turn.system, turn.first_user)
+    recall, capture = _plan(request, state, turn)
+    injection = (
+        await state.injector.injection(request.app.state.memory, who, session, turn)
+        if recall
+        else Injection()
+    )
+    content = raw
+    if not injection.empty:
+        state.stats.injected += 1
+        state.stats.injected_chars += len(injection.system) + len(injection.memories)
+        content = json.dumps(dialect.inject(body, turn, injection), ensure_ascii=False).encode()
+    note = f"system={len(injection.system)}; memories={len(injection.memories)}; session={session}"
+    log.info("proxy: %s %s injected %s", provider.family, path, note)
+    sent = await _send(request, state, provider, path, content)
+    if isinstance(sent, Response):
+        return sent
+    headers = [
+        *upstream.answer_headers(sent.headers.multi_items()),
+        (INJECTED_HEADER.encode(), note.encode()),
+    ]
+
+    async def store(answer: list[TurnMessage]) -> None:
+        if capture and sent.status_code == 200:
+            await commit(request.app.state.memory, state.stats, who, session, turn, answer)
+
+    return await _answer(request, state, dialect, sent, headers, store if capture else None)
+
+
+Store = Callable[[list[TurnMessage]], Awaitable[None]]
+
+
+async def _answer(
+    request: Request,
+    state: ProxyState,
+    dialect: Dialect,
+    sent: httpx.Response,
+    headers: list[tuple[bytes, bytes]],
+    store: Store | None,
+) -> Response:
+    """The upstream's answer as the client gets it, ``store`` run with the answer's messages once
+    the client has it (a stream: when it ended complete)."""
+    if _is_stream(sent):
+        acc = dialect.accumulator(state.config.tools)
+
+        async def done(complete: bool) -> None:
+            if complete and store is not None:
+                await store(acc.messages())
+
+        return TappedStream(sent, headers, acc, state.stats, done)
+    data = await _read(sent)
+    if data is None:
+        return _broken(request, state)
+    if store is None:
+        return _whole(sent, headers, data, None)
+    return _whole(
+        sent, headers, data, BackgroundTask(store, dialect.answer(_object(data), state.config.tools))
+    )
+
+
+def _plan(request: Request, state: ProxyState, turn: Turn) -> tuple[bool, bool]:
+    """Whether to recall and whether to capture."""
+    reason = auxiliary(turn, state.config.auxiliary)
+    if reason is not None:
+        state.stats.auxiliary += 1
+        log.info("proxy: auxiliary request (%s): no recall, no capture", reason)
+        return False, False
+    recall, capture = not _off(request, RECALL_HEADER), not _off(request, CAPTURE_HEADER)
+    state.stats.recall_skipped += not recall
+    state.stats.capture_skipped += not capture
+    return recall, capture
+
+
+async def pass_through(request: Request, provider: Provider, path: str) -> Response:
+    """Any other path under the prefix: authenticated, then forwarded with no memory."""
+    if (denied := await _authenticated(request, provider)) is not None:
+        return denied
+    return await _relay(request, request.app.state.proxy, provider, path, await request.body())
+
+
+async def _relay(
+    request: Request, state: ProxyState, provider: Provider, path: str, content: bytes
+) -> Response:
+    sent = await _send(request, state, provider, path, content)
+    if isinstance(sent, Response):
+        return sent
+    headers = upstream.answer_headers(sent.headers.multi_items())
+    if _is_stream(sent):
+        acc = _Ignored()
+
+        async def done(complete: bool) -> None:
+            return None
+
+        return TappedStream(sent, headers, acc, state.stats, done)
+    data = await _read(sent)
+    return _broken(request, state) if data is None else _whole(sent, headers, data, None)
+
+
+async def _send(
+    request: Request, state: ProxyState, provider: Provider, path: str, content: bytes
+) -> httpx.Response | Response:
+    """The upstream's answer, its body not read yet; or the 502 when it cannot be reached."""
+    target = upstream.url(provider.base_url, path, request.url.query)
+    headers = upstream.request_headers(
+        request.headers.items(), auth.upstream_key(provider.family, provider.key)
+    )
+    built = state.client.build_request(request.method, target, headers=headers, content=content)
+    try:
+        return await state.client.send(built, stream=True)
+    except httpx.HTTPError as exc:
+        state.stats.upstream_unreachable += 1
+        log.warning("proxy: upstream %s unreachable (%s: %s)", provider.base_url, type(exc).__name__, exc)
+        return _problem(
+            request,
+            502,
+            "upstream_unreachable",
+            f"memstrata could not reach the upstream: {type(exc).__name__}",
+        )
+
+
+async def _read(sent: httpx.Response) -> bytes | None:
+    """The whole answer body, or None when the upstream broke off while sending it."""
+    try:
+        return await sent.aread()
+    except httpx.HTTPError as exc:
+        log.warning("proxy: the upstream broke off its answer (%s: %s)", type(exc).__name__, exc)
+        return None
+    finally:
+        await sent.aclose()
+
+
+def _broken(request: Request, state: ProxyState) -> Response:
+    state.stats.upstream_broken += 1
+    return _problem(request, 502, "upstream_broken", "the upstream broke off its answer")
+
+
+def _is_stream(sent: httpx.Response) -> bool:
+    return str(sent.headers.get("content-type", "")).startswith("text/event-stream")
+
+
+def _whole(
+    sent: httpx.Response, headers: list[tuple[bytes, bytes]], data: bytes, task: BackgroundTask | None
+) -> Response:
+    out = Response(content=data, status_code=sent.status_code, background=task)
+    out.raw_headers = [*headers, (b"content-length", str(len(data)).encode())]
+    return out
+
+
+class _Ignored:
+    """The accumulator of a pass-through stream: nothing is kept."""
+
+    def feed(self, event: Any) -> None:
+        return None
+
+    def messages(self) -> list[TurnMessage]:
+        return []

@@ -1,0 +1,127 @@
+"""What the proxy injects, bounded and cache-friendly.
+
+- The **system block** (persona and scene navigation from recall's ``system_context``; recall's
+  memory-tools guide is left out, the proxied agent has no memory tools) goes at the end of the
+  system prompt. It is kept per tenant and replaced only when the persona changes, so it is
+  byte-identical between turns and the provider's prompt cache keeps hitting on everything
+  before the latest turn. Scene heat reorders the navigation between recalls; that alone does
+  not change the block.
+- The **memories** (recall's hits, re-cut to ``proxy.memory_chars`` by recall's own line
+  selection) go before the text of the turn's prompt. Within one turn (an agent's tool loop
+  resends the same prompt at the same position) they are reused, so the loop's requests stay
+  byte-identical too and recall runs once.
+
+Fail-open: recall that raises or is later than ``proxy.recall_timeout_ms`` costs the memories
+of that request only (counted, logged); the system block already held is still sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memstrata.gateway.context import who
+from memstrata.gateway.proxy.dialect import Injection, Turn
+from memstrata.gateway.proxy.stats import ProxyStats
+from memstrata.models import Hit, Tenant
+from memstrata.recall import Budgets, RecallResult, memories_block
+from memstrata.settings import Settings
+
+log = logging.getLogger("memstrata.proxy")
+_PERSONA = re.compile(r"<user-persona>\n(.*?)\n</user-persona>", re.DOTALL)
+_GUIDE = re.compile(r"\n*<memory-tools-guide>.*?</memory-tools-guide>\n*", re.DOTALL)
+CAPACITY = 10_000  # tenants, and turns, remembered (oldest forgotten first)
+
+
+class _Lru:
+    def __init__(self, capacity: int) -> None:
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
+        self._capacity = capacity
+
+    def get(self, key: Hashable) -> Any:
+        if key in self._items:
+            self._items.move_to_end(key)
+        return self._items.get(key)
+
+    def put(self, key: Hashable, value: Any) -> None:
+        self._items[key] = value
+        self._items.move_to_end(key)
+        while len(self._items) > self._capacity:
+            self._items.popitem(last=False)
+
+
+def persona_of(system_context: str) -> str:
+    found = _PERSONA.search(system_context)
+    return found.group(1) if found else ""
+
+
+def relevant(hits: Sequence[Hit]) -> Sequence[Hit]:
+    """The hits worth injecting. Recall has no relevance floor yet (its scores are ranks within
+    one list); when it gains one (``min_score``), it is applied in recall and passed from here,
+    and only hits above it arrive."""
+    return hits
+
+
+@dataclass(frozen=True, slots=True)
+class _Held:
+    persona: str
+    block: str
+
+
+class Injector:
+    """Builds each request's ``Injection`` from the facade's ``before_prompt``."""
+
+    def __init__(self, settings: Settings, stats: ProxyStats) -> None:
+        self._settings = settings
+        self._stats = stats
+        self._systems = _Lru(CAPACITY)
+        self._turns = _Lru(CAPACITY)
+        r = settings.recall
+        self._budgets = Budgets(line_chars=r.line_chars, candidates=r.candidates, excerpt_chars=0)
+
+    async def injection(self, mem: Any, tenant: Tenant, session: str, turn: Turn) -> Injection:
+        key = (tenant, session, turn.prompt_index, turn.prompt)
+        cached = self._turns.get(key)
+        if isinstance(cached, Injection):
+            return cached
+        held = self._systems.get(tenant)
+        timeout = self._settings.proxy.recall_timeout_ms / 1000
+        try:
+            call = mem.before_prompt(
+                turn.prompt, session_key=session, transcript_length=turn.prompt_index, **who(tenant)
+            )
+            result: RecallResult = await asyncio.wait_for(call, timeout)
+        except TimeoutError:
+            self._stats.recall_timeouts += 1
+            log.warning("proxy: recall not ready within %.0f ms: sent without memories", timeout * 1000)
+            return Injection(held.block if held else "")
+        except Exception as exc:  # noqa: BLE001 - fail-open by design: the LLM call goes on, counted
+            self._stats.recall_failures += 1
+            log.warning("proxy: recall failed (%s: %s): sent without memories", type(exc).__name__, exc)
+            return Injection(held.block if held else "")
+        if result.degradations:
+            self._stats.recall_degraded += 1
+        injection = Injection(self._system(tenant, result, held), self._memories(result))
+        self._turns.put(key, injection)
+        return injection
+
+    def _system(self, tenant: Tenant, result: RecallResult, held: _Held | None) -> str:
+        persona = persona_of(result.system_context)
+        partial = any(d.startswith(("persona", "scenes")) for d in result.degradations)
+        if held is not None and (held.persona == persona or partial):
+            return held.block  # unchanged persona (or one recall could not read): same bytes
+        block = _GUIDE.sub("", result.system_context).strip()
+        self._systems.put(tenant, _Held(persona, block))
+        return block
+
+    def _memories(self, result: RecallResult) -> str:
+        room = self._settings.proxy.memory_chars
+        if room <= 0 or not result.hits:
+            return ""
+        given = persona_of(result.system_context)
+        return memories_block(relevant(result.hits), room, self._budgets, given=given).block

@@ -1,0 +1,84 @@
+"""A streamed answer, forwarded event by event and tapped on the way.
+
+Each chunk the upstream sends is passed to the client at once and a copy goes through the SSE
+tap to the dialect's accumulator; nothing waits for the end. A client that disconnects (the
+ASGI ``http.disconnect``) cancels the forwarding and closes the upstream response, which
+closes its connection: the upstream request is cancelled, not read to its end. When the stream
+has ended, ``on_done`` runs with whether the client got all of it (the turn is captured then,
+after the last byte was sent).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+import httpx
+from starlette.responses import Response
+
+from memstrata.gateway.proxy.dialect import Accumulator
+from memstrata.gateway.proxy.sse import SseTap
+from memstrata.gateway.proxy.stats import ProxyStats
+
+log = logging.getLogger("memstrata.proxy")
+Done = Callable[[bool], Awaitable[None]]
+
+
+class TappedStream(Response):
+    def __init__(
+        self,
+        upstream: httpx.Response,
+        headers: list[tuple[bytes, bytes]],
+        accumulator: Accumulator,
+        stats: ProxyStats,
+        on_done: Done,
+    ) -> None:
+        super().__init__(status_code=upstream.status_code)
+        self.raw_headers = headers
+        self._upstream = upstream
+        self._tap = SseTap()
+        self._accumulator = accumulator
+        self._stats = stats
+        self._on_done = on_done
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        complete, left = False, False
+        async with anyio.create_task_group() as group:
+
+            async def watch() -> None:
+                nonlocal left
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                left = True
+                group.cancel_scope.cancel()
+
+            group.start_soon(watch)
+            try:
+                complete = await self._forward(send)
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await self._upstream.aclose()
+                group.cancel_scope.cancel()
+        if left and not complete:
+            self._stats.client_disconnects += 1
+        await self._on_done(complete)
+
+    async def _forward(self, send: Any) -> bool:
+        await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        complete = True
+        try:
+            async for chunk in self._upstream.aiter_bytes():
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                for event in self._tap.feed(chunk):
+                    self._accumulator.feed(event)
+        except httpx.HTTPError as exc:
+            # The status line is gone: all that is left is to end the stream where it broke.
+            self._stats.upstream_broken += 1
+            log.warning("proxy: the upstream stream broke (%s: %s)", type(exc).__name__, exc)
+            complete = False
+        for event in self._tap.close():
+            self._accumulator.feed(event)
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        return complete
