@@ -123,7 +123,8 @@ class BearerAuth:
         given = header(scope, b"authorization") or ""
         scheme, _, token = given.partition(" ")
         if path in OPEN_PATHS:  # open, but its details are the admin's (a bad key: anonymous)
-            found = await self.keyring.principal_for(token.strip()) if token.strip() else None
+            bearer = scheme.lower() == "bearer" and token.strip()
+            found = await self.keyring.principal_for(token.strip()) if bearer else None
             attach(scope, found or NOBODY)
             await self.app(scope, receive, send)
             return
@@ -283,6 +284,9 @@ class SecretFilter(logging.Filter):
     def __init__(self, secrets_: list[str]) -> None:
         super().__init__()
         self._secrets = [s for s in secrets_ if s]
+
+    def add(self, secrets_: list[str]) -> None:
+        self._secrets += [s for s in secrets_ if s and s not in self._secrets]
 
     def filter(self, record: logging.LogRecord) -> bool:
         text = record.getMessage()
