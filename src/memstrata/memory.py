@@ -15,6 +15,7 @@ from memstrata.facade.edits import EditMethods
 from memstrata.facade.exporting import ExportMethods
 from memstrata.facade.forgetting import ForgetMethods
 from memstrata.facade.imports import ImportMethods
+from memstrata.facade.keys import KeyMethods
 from memstrata.facade.reads import ReadMethods
 from memstrata.facade.turns import TurnMethods
 from memstrata.ports import ChatModel, Clock, Embedder
@@ -22,7 +23,9 @@ from memstrata.settings import load_settings
 from memstrata.wiring import assemble
 
 
-class AsyncMemory(TurnMethods, ExportMethods, ForgetMethods, ImportMethods, EditMethods, ReadMethods):
+class AsyncMemory(
+    TurnMethods, ExportMethods, ForgetMethods, ImportMethods, EditMethods, ReadMethods, KeyMethods
+):
     """Long-term memory for one data directory (or database). Use ``await AsyncMemory.open(...)``."""
 
     @classmethod
@@ -78,9 +81,11 @@ class AsyncMemory(TurnMethods, ExportMethods, ForgetMethods, ImportMethods, Edit
         if self._background is None:
             self._background = asyncio.get_running_loop().create_task(self._pipeline.serve())
 
-    async def close(self, *, flush: bool = True) -> None:
+    async def close(self, *, flush: bool = True, within: float | None = None) -> None:
         """Stop the background loop, run L1 on what this process captured (unless ``flush=False``:
-        it then waits, durably, for the next process), and close the store."""
+        it then waits, durably, for the next process), and close the store. ``within`` bounds
+        that run (seconds): windows that do not fit are left to the durable backlog (the next
+        process extracts them), and how many messages were left is logged."""
         if self._background is not None:
             self._background.cancel()
             try:
@@ -93,7 +98,7 @@ class AsyncMemory(TurnMethods, ExportMethods, ForgetMethods, ImportMethods, Edit
         if not self.read_only:
             await self._pipeline.warm(everything=True)
         if flush and self._scheduler.touched:
-            await self._scheduler.flush_touched()
+            await self._scheduler.flush_touched(within)
         await asyncio.to_thread(self._store.close)
 
     async def __aenter__(self) -> AsyncMemory:

@@ -162,6 +162,12 @@ class ServerSettings(_Section):
     port: Annotated[int, Field(ge=0, le=65535)] = 8420
     max_body_bytes: Annotated[int, Field(ge=1024)] = 1024 * 1024  # larger bodies get 413
     mcp: bool = True  # mount the MCP server (streamable HTTP) at /mcp
+    # On SIGTERM: requests in flight, then the L1 drain, get this long in all; what does not fit
+    # stays in the durable backlog for the next start (common orchestrator grace: 10-30 s).
+    shutdown_grace_seconds: Annotated[float, Field(gt=0)] = 10.0
+    # Each request (headers and body) must arrive within this long, or the connection is closed.
+    request_read_timeout_seconds: Annotated[float, Field(gt=0)] = 30.0
+    max_connections: Annotated[int, Field(ge=1)] = 1000  # past it, requests get 503
 
 
 class TurnSettings(_Section):

@@ -103,14 +103,14 @@ class Memory:
     def read_only(self) -> bool:
         return self._async.read_only
 
-    def close(self, *, flush: bool = True) -> None:
-        """Stop the pipeline (running L1 on what this process captured unless ``flush=False``)
-        and close the store. Closing twice is harmless."""
+    def close(self, *, flush: bool = True, within: float | None = None) -> None:
+        """Stop the pipeline (running L1 on what this process captured unless ``flush=False``,
+        for at most ``within`` seconds) and close the store. Closing twice is harmless."""
         if self._closed:
             return
         self._closed = True
         try:
-            self._portal.call(self._async.close(flush=flush))
+            self._portal.call(self._async.close(flush=flush, within=within))
         finally:
             self._portal.stop()
 
@@ -158,3 +158,7 @@ class Memory:
     rebuild_scenes = _blocking(AsyncMemory.rebuild_scenes)
     export = _blocking(AsyncMemory.export)
     import_export = _blocking(AsyncMemory.import_export)
+    create_key = _blocking(AsyncMemory.create_key)
+    keys = _blocking(AsyncMemory.keys)
+    revoke_key = _blocking(AsyncMemory.revoke_key)
+    verify_key = _blocking(AsyncMemory.verify_key)

@@ -53,11 +53,17 @@ def start(url: str) -> tuple[subprocess.Popen[str], str]:
         text=True,
     )
     base = f"http://127.0.0.1:{port}"
+    wait_up(proc, base)
+    return proc, base
+
+
+def wait_up(proc: subprocess.Popen[str], base: str) -> None:
+    """Until ``base`` answers its health route (``AssertionError`` when the server died)."""
     deadline = time.monotonic() + 60
     while True:
         try:
             if httpx.get(base + "/v1/health", timeout=1).status_code == 200:
-                return proc, base
+                return
         except httpx.TransportError:
             pass
         if proc.poll() is not None or time.monotonic() > deadline:

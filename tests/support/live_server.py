@@ -4,7 +4,8 @@
         httpx.get(server.url + "/v1/health")
 
 The server owns ``home`` the way ``memstrata serve`` does (its lifespan opens the memory, runs
-the pipeline in the background, and closes it on shutdown); the embedder is the hashing one.
+the pipeline in the background, and closes it on shutdown), under the same uvicorn configuration
+(``gateway.serving``: read timeouts, connection limit); the embedder is the hashing one.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 import uvicorn
 
 from memstrata.embeddings.hashing import HashingEmbedder
+from memstrata.gateway import serving
 from memstrata.gateway.app import create_app, install_redaction
 from memstrata.memory import AsyncMemory
 from memstrata.settings import load_settings
@@ -43,8 +45,7 @@ class LiveServer:
             )
 
         self.app = create_app(s, open_memory, host="127.0.0.1")
-        config = uvicorn.Config(self.app, log_level="warning", lifespan="on", access_log=False)
-        self.server = uvicorn.Server(config)
+        self.server = uvicorn.Server(serving.config(self.app, s, log_level="warning"))
         install_redaction(s)
         self._thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self._sock]}, daemon=True)
 

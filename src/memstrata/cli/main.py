@@ -12,6 +12,7 @@ from memstrata.cli import (
     forget_cmd,
     import_cmd,
     inspect_cmd,
+    keys_cmd,
     maintenance_cmd,
     mcp_cmd,
     migrate_cmd,
@@ -76,6 +77,7 @@ demo_cmd.register(app)
 serve_cmd.register(app)
 mcp_cmd.register(app)
 app.add_typer(inspect_cmd.app, name="inspect")
+app.add_typer(keys_cmd.app, name="keys")
 
 
 def run() -> None:

@@ -2,7 +2,8 @@
 
 The server owns its data directory: its lifespan opens the memory as the directory's writer, runs
 the pipeline in the background, and on SIGTERM (or Ctrl-C) stops taking requests, then drains the
-L1 work it captured before exiting.
+L1 work it captured for at most ``server.shutdown_grace_seconds`` in all (the rest stays in the
+durable backlog) and exits 0 (``gateway.serving``).
 """
 
 from __future__ import annotations
@@ -41,8 +42,6 @@ def serve(
         from memstrata.gateway import load
 
         gateway = load()
-        import uvicorn
-
         where = data_dir(ctx, data_dir_)  # a data directory, or a store URL (--store)
         settings = load_settings(where if isinstance(where, Path) else None)
         location = where or settings.store.url or settings.home
@@ -55,14 +54,16 @@ def serve(
             host=bind,
             store="postgresql" if postgres else "sqlite",
         )
-        config = uvicorn.Config(
-            app, host=bind, port=listen, lifespan="on", access_log=False, log_level="info"
+        from memstrata.gateway import serving
+
+        server = serving.Server(
+            serving.config(app, settings, host=bind, port=listen, log_level="info"),
+            settings.server.shutdown_grace_seconds,
         )
-        server = uvicorn.Server(config)
         gateway.install_redaction(settings)
         shown = redact(location) if isinstance(location, str) else location
         err_console.print(f"memstrata serving {shown} on http://{bind}:{listen} (MCP at /mcp)")
-        server.run()
+        serving.run(server)
 
 
 def _opener(location: Path | str, url: str) -> Any:

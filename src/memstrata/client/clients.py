@@ -125,6 +125,10 @@ class MemoryClient(_Base):
     rebuild_scenes = _sync(Calls.rebuild_scenes)
     export = _sync(Calls.export)
     import_export = _sync(Calls.import_export)
+    create_key = _sync(Calls.create_key)
+    keys = _sync(Calls.keys)
+    revoke_key = _sync(Calls.revoke_key)
+    verify_key = _sync(Calls.verify_key)
     get_message = _sync(Calls.get_message)
     delete_messages = _sync(Calls.delete_messages)
     get_atom = _sync(Calls.get_atom)
@@ -140,8 +144,9 @@ class MemoryClient(_Base):
     import_sessions = _sync(Calls.import_sessions)
     health = _sync(Calls.health)
 
-    def close(self, *, flush: bool = True) -> None:
-        """Close the connections (the server keeps running; ``flush`` is the server's business)."""
+    def close(self, *, flush: bool = True, within: float | None = None) -> None:
+        """Close the connections (the server keeps running; ``flush`` and ``within`` are the
+        server's business)."""
         self._http.close()
 
     def __enter__(self) -> MemoryClient:
@@ -197,6 +202,10 @@ class AsyncMemoryClient(_Base):
     rebuild_scenes = _async(Calls.rebuild_scenes)
     export = _async(Calls.export)
     import_export = _async(Calls.import_export)
+    create_key = _async(Calls.create_key)
+    keys = _async(Calls.keys)
+    revoke_key = _async(Calls.revoke_key)
+    verify_key = _async(Calls.verify_key)
     get_message = _async(Calls.get_message)
     delete_messages = _async(Calls.delete_messages)
     get_atom = _async(Calls.get_atom)
@@ -212,7 +221,7 @@ class AsyncMemoryClient(_Base):
     import_sessions = _async(Calls.import_sessions)
     health = _async(Calls.health)
 
-    async def close(self, *, flush: bool = True) -> None:
+    async def close(self, *, flush: bool = True, within: float | None = None) -> None:
         await self._http.aclose()
 
     async def __aenter__(self) -> AsyncMemoryClient:

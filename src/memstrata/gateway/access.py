@@ -20,7 +20,7 @@ console's session cookie) ask the same ``KeyRing`` (``app.state.keyring``).
 from __future__ import annotations
 
 import hmac
-from collections.abc import MutableMapping
+from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -87,6 +87,31 @@ class AdminKey:
         return ADMIN if hmac.compare_digest(token.encode(), self._key) else None
 
 
+class StoreKeys:
+    """The key ring of a server: the admin key (``MEMSTRATA_API_KEY``, compared in constant time)
+    and the scoped keys in the store of ``memory()`` (``AsyncMemory.verify_key``: a digest lookup
+    per request, no cache, so a key revoked through any replica fails on the next request here).
+
+    Keys are required when an admin key is configured; without one the server is open on
+    loopback and every request is the admin's (scoped keys then restrict nothing)."""
+
+    def __init__(self, admin_key: str | None, memory: Callable[[], Any]) -> None:
+        self._admin = AdminKey(admin_key)
+        self._memory = memory
+
+    @property
+    def required(self) -> bool:
+        return self._admin.required
+
+    async def principal_for(self, token: str) -> Principal | None:
+        if not self.required or await self._admin.principal_for(token) is not None:
+            return ADMIN
+        found = await self._memory().verify_key(token)
+        if found is None:
+            return None
+        return Principal(found.label, tenants=tuple(found.tenants))
+
+
 def attach(scope: MutableMapping[str, Any], principal: Principal) -> None:
     """Record ``principal`` in the ASGI scope (Starlette's ``request.state`` reads it there)."""
     scope.setdefault("state", {})[STATE_KEY] = principal
@@ -103,6 +128,15 @@ def check(principal: Principal, tenant: Tenant) -> Tenant:
     if not principal.may_reach(tenant):
         raise AccessError(f"this key ({principal.label}) cannot reach tenant {tenant.user_id!r}")
     return tenant
+
+
+def check_user(principal: Principal, user_id: str, agent_id: str | None) -> None:
+    """For an operation on every agent of a user (``agent_id`` None) or on one: the key must reach
+    all of it (a key for one agent may not erase the user's other agents)."""
+    if principal.admin:
+        return
+    if not any(u == user_id and a in (None, agent_id) for u, a in principal.tenants):
+        raise AccessError(f"this key ({principal.label}) cannot reach user {user_id!r}")
 
 
 def require_admin(principal: Principal, what: str) -> None:

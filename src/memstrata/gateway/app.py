@@ -13,7 +13,7 @@ import gc
 import ipaddress
 import json
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from importlib.metadata import version
 from typing import Any
@@ -21,22 +21,34 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
+from starlette.routing import Match, Route
 
 from memstrata.errors import ConfigError, MemstrataError
-from memstrata.gateway.access import AdminKey
-from memstrata.gateway.context import RecentStatus
+from memstrata.gateway.access import StoreKeys
+from memstrata.gateway.context import RecentStatus, scope_tenant
 from memstrata.gateway.errors import Problem, field_of, problem_of, render
-from memstrata.gateway.middleware import BearerAuth, RequestIds, SecretFilter, request_id
+from memstrata.gateway.middleware import BearerAuth, RequestIds, SecretFilter, SingleTenant, request_id
 from memstrata.gateway.proxy import BodyLimits, ProxyState
 from memstrata.gateway.proxy import router as proxy_router
-from memstrata.gateway.routes import atoms, forgetting, layers, messages, search, service, turns
+from memstrata.gateway.routes import atoms, forgetting, keys, layers, messages, search, service, turns
+from memstrata.gateway.serving import drain_seconds
 from memstrata.gateway.tdam.router import router as tdam_router
+from memstrata.models import Tenant
 from memstrata.settings import Settings
 
 Opener = Callable[[], Awaitable[Any]]
 log = logging.getLogger("memstrata.gateway")
 LOOPBACK_NAMES = frozenset({"localhost"})
+# The error answers any route may give (bodies: see gateway.errors), declared in the schema.
+ANSWERS: dict[int | str, dict[str, Any]] = {
+    400: {"description": "Invalid JSON, a tenant field named twice, or (TDAM routes) invalid input"},
+    401: {"description": "Missing or invalid key"},
+    403: {"description": "The key may not reach that tenant or route"},
+    404: {"description": "No such record for this tenant"},
+    413: {"description": "Request body too large"},
+}
 
 
 def is_loopback(host: str) -> bool:
@@ -64,8 +76,11 @@ def install_redaction(settings: Settings) -> None:
     secrets = [k.get_secret_value() for k in keys if k is not None]
     names = ("", "uvicorn", "uvicorn.error", "uvicorn.access", "memstrata")
     for handler in {h for n in names for h in logging.getLogger(n).handlers}:
-        if not any(isinstance(f, SecretFilter) for f in handler.filters):
+        found = next((f for f in handler.filters if isinstance(f, SecretFilter)), None)
+        if found is None:
             handler.addFilter(SecretFilter(secrets))
+        else:  # a handler filtered for another server's keys (tests run several) learns these too
+            found.add(secrets)
 
 
 def create_app(
@@ -90,7 +105,8 @@ def create_app(
                     await stack.enter_async_context(mcp_server.session_manager.run())
                 yield
         finally:
-            await app.state.memory.close()
+            grace = settings.server.shutdown_grace_seconds
+            await app.state.memory.close(within=drain_seconds(app.state, grace))
 
     app = FastAPI(
         title="memstrata",
@@ -102,25 +118,32 @@ def create_app(
     app.state.store_name = (
         "postgresql" if settings.store.url.startswith(("postgres://", "postgresql://")) else "sqlite"
     )
-    for module in (turns, search, messages, atoms, forgetting, layers, service):
-        app.include_router(module.router)
-    app.include_router(tdam_router)
+    for module in (turns, search, messages, atoms, forgetting, layers, service, keys):
+        app.include_router(module.router, responses=ANSWERS)
+    app.include_router(tdam_router, responses=ANSWERS)
     app.include_router(proxy_router)
     app.state.proxy = ProxyState(settings)
     if settings.server.mcp:
         from memstrata.mcp import load
 
-        mcp_server = load().build_server(lambda: app.state.memory)
+        mcp_server = load().build_server(lambda: app.state.memory, resolve=_mcp_tenant)
         sub = mcp_server.streamable_http_app(streamable_http_path="/mcp", host=host or settings.server.host)
         app.router.routes.extend(sub.routes)
     _handlers(app)
+    app.add_middleware(SingleTenant)
     app.add_middleware(
         BodyLimits, limit=settings.server.max_body_bytes, proxy_limit=settings.proxy.max_body_bytes
     )
-    app.state.keyring = AdminKey(settings.api_key.get_secret_value() if settings.api_key else None)
+    admin_key = settings.api_key.get_secret_value() if settings.api_key else None
+    app.state.keyring = StoreKeys(admin_key, lambda: app.state.memory)
     app.add_middleware(BearerAuth, keyring=app.state.keyring)
     app.add_middleware(RequestIds)
     return app
+
+
+def _mcp_tenant(request: Any, user_id: str | None, agent_id: str | None) -> Tenant:
+    """An MCP tool call's tenant, by the rule of every route (``context.scope_tenant``)."""
+    return scope_tenant(request.scope if request is not None else {}, user_id, agent_id)
 
 
 def _unparsed(body: Any) -> bool:
@@ -165,4 +188,30 @@ def _handlers(app: FastAPI) -> None:
     async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
         codes = {404: "not_found", 405: "method_not_allowed"}
         problem = Problem(exc.status_code, codes.get(exc.status_code, "http_error"), str(exc.detail))
-        return _problem_response(request, problem)
+        answer = _problem_response(request, problem)
+        answer.headers.update(exc.headers or {})
+        if exc.status_code == 405:  # every method of the path (Starlette names one route's)
+            answer.headers["allow"] = ", ".join(_allowed(request))
+        return answer
+
+
+def _allowed(request: Request) -> list[str]:
+    """The methods of the path's most specific template (``/v1/atoms/delete``, not the
+    ``/v1/atoms/{atom_id}`` it also matches)."""
+    by_template: dict[str, set[str]] = {}
+    for route in _routes(request.app.router.routes):
+        if route.matches(request.scope)[0] != Match.NONE:
+            by_template.setdefault(route.path, set()).update(route.methods or ())
+    if not by_template:
+        return []
+    best = min(by_template, key=lambda template: template.count("{"))
+    return sorted(by_template[best])
+
+
+def _routes(routes: list[Any]) -> Iterator[APIRoute | Route]:
+    """Every route, inside included routers too (FastAPI keeps them nested)."""
+    for route in routes:
+        if isinstance(route, APIRoute | Route):
+            yield route
+        elif (inner := getattr(route, "original_router", None)) is not None:
+            yield from _routes(list(inner.routes))

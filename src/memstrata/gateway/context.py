@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import MutableMapping
 from typing import Annotated, Any, Protocol, cast
 
 from fastapi import Depends, Request, Response
@@ -12,6 +13,7 @@ from pydantic import BaseModel, TypeAdapter
 from memstrata import arguments as args
 from memstrata.errors import InputError
 from memstrata.gateway.access import check, principal_of
+from memstrata.importers.seed import parse_seed
 from memstrata.models import DEFAULT, Status, Tenant
 
 PROBE_SECONDS = 2.0  # health probes share one status for this long
@@ -44,15 +46,33 @@ def tenant(request: Request, user_id: str | None = None, agent_id: str | None = 
     """The tenant: explicit values (body or query), else the ``x-memstrata-*`` headers, else the
     key's own tenant (a key scoped to one), else ``default``; refused (403) when the request's key
     may not reach it (``gateway.access``)."""
-    principal = principal_of(request.scope)
-    home_user, home_agent = principal.home or (None, None)
-    return check(
-        principal,
-        args.tenant(
-            user_id or _header(request, USER_HEADER) or home_user or DEFAULT,
-            agent_id or _header(request, AGENT_HEADER) or home_agent or DEFAULT,
-        ),
+    return scope_tenant(
+        request.scope,
+        user_id or _header(request, USER_HEADER),
+        agent_id or _header(request, AGENT_HEADER),
     )
+
+
+def scope_tenant(scope: MutableMapping[str, Any], user_id: str | None, agent_id: str | None) -> Tenant:
+    """The tenant a request of ``scope`` names (``None``: the key's own, else ``default``),
+    validated and checked against the request's key. MCP tools resolve theirs here too."""
+    principal = principal_of(scope)
+    home_user, home_agent = principal.home or (None, None)
+    for item, value in (("user_id", user_id), ("agent_id", agent_id)):
+        if value is not None and len(value) > MAX_ID:  # as the routes' fields (the library takes more)
+            raise InputError(f"must be 1 to {MAX_ID} characters, got {len(value)}", item=item)
+    return check(principal, args.tenant(user_id or home_user or DEFAULT, agent_id or home_agent or DEFAULT))
+
+
+def check_seed(request: Request, data: object) -> None:
+    """Seed history may name its own tenants per session: a scoped key must reach each of them
+    (sessions naming none go to the request's tenant, checked by ``tenant``)."""
+    principal = principal_of(request.scope)
+    if principal.admin:
+        return
+    for session in parse_seed(data):
+        if session.tenant != Tenant():
+            check(principal, session.tenant)
 
 
 def tenant_of(request: Request, body: object) -> Tenant:

@@ -3,7 +3,10 @@
     RequestIds   every request gets an id (a sane ``x-request-id`` is kept), echoed in the
                  response header and in error bodies; one log line per request
     BearerAuth   ``Authorization: Bearer <key>`` on every path but health, when a key is
-                 configured; attaches the key's principal (``access``)
+                 configured; attaches the key's principal (``access``); health is open, and
+                 answers details only to the admin key
+    SingleTenant a tenant field named twice (query, JSON body, header) is a 400: every
+                 surface would otherwise read a different one of the two
     BodyLimit    request bodies over the limit get 413, counted while they stream in (a
                  ``Content-Length`` is not trusted); the rest of such a body is drained unread
 
@@ -20,6 +23,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
+from urllib.parse import parse_qsl
 
 from memstrata.gateway.access import ADMIN, NOBODY, KeyRing, attach
 from memstrata.gateway.errors import Problem, render
@@ -112,16 +116,22 @@ class BearerAuth:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] != "http" or not self.keyring.required or path in OPEN_PATHS:
+        if scope["type"] != "http" or not self.keyring.required:
             attach(scope, ADMIN)  # no key configured: loopback only (check_binding), open
+            await self.app(scope, receive, send)
+            return
+        given = header(scope, b"authorization") or ""
+        scheme, _, token = given.partition(" ")
+        if path in OPEN_PATHS:  # open, but its details are the admin's (a bad key: anonymous)
+            bearer = scheme.lower() == "bearer" and token.strip()
+            found = await self.keyring.principal_for(token.strip()) if bearer else None
+            attach(scope, found or NOBODY)
             await self.app(scope, receive, send)
             return
         if path.startswith(SELF_AUTHENTICATED):
             attach(scope, NOBODY)  # until the edge itself authenticates the request
             await self.app(scope, receive, send)
             return
-        given = header(scope, b"authorization") or ""
-        scheme, _, token = given.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             await answer(send, scope, Problem(401, "unauthorized", "Unauthorized: missing Bearer token"))
             return
@@ -131,6 +141,85 @@ class BearerAuth:
             return
         attach(scope, principal)
         await self.app(scope, receive, send)
+
+
+TENANT_FIELDS = ("user_id", "agent_id", "team_id")
+TENANT_HEADERS = frozenset(
+    {
+        b"x-memstrata-user-id",
+        b"x-memstrata-agent-id",
+        b"x-tdai-user-id",
+        b"x-tdai-agent-id",
+        b"x-tdai-team-id",
+    }
+)
+
+
+class _Repeated(ValueError):
+    def __init__(self, where: str) -> None:
+        super().__init__(where)
+        self.where = where
+
+
+def _no_repeated_fields(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in TENANT_FIELDS and key in seen:
+            raise _Repeated(f"JSON field {key!r}")
+        seen.add(key)
+    return dict(pairs)
+
+
+def repeated_tenant_field(scope: Scope, body: bytes) -> str | None:
+    """Where a tenant field is named twice (a query parameter, a header, a key of one JSON
+    object), else None. Each place alone would pick a different one of the two values (the
+    last query value, the first header, the last JSON key), so the request is refused."""
+    query = parse_qsl(bytes(scope.get("query_string", b"")).decode("latin-1"), keep_blank_values=True)
+    names = [k for k, _ in query if k in TENANT_FIELDS]
+    if len(names) != len(set(names)):
+        return f"query parameter {next(n for n in names if names.count(n) > 1)!r}"
+    headers = [bytes(k).lower() for k, _ in scope.get("headers", ()) if bytes(k).lower() in TENANT_HEADERS]
+    if len(headers) != len(set(headers)):
+        return f"header {next(h for h in headers if headers.count(h) > 1).decode()!r}"
+    suspicious = b"\\u" in body or any(body.count(f'"{f}"'.encode()) > 1 for f in TENANT_FIELDS)
+    if suspicious:
+        try:
+            json.loads(body, object_pairs_hook=_no_repeated_fields)
+        except _Repeated as found:
+            return found.where
+        except ValueError:
+            return None  # not JSON: the route answers that
+    return None
+
+
+class SingleTenant:
+    """Refuses (400) a request that names a tenant field twice (``repeated_tenant_field``)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        if scope.get("method") in _BODY_METHODS:
+            more = True
+            while more:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return
+                chunks.append(bytes(message.get("body", b"")))
+                more = bool(message.get("more_body", False))
+        body = b"".join(chunks)
+        # A proxied model request's body is the model's, not ours: only its headers name a tenant.
+        proxied = str(scope.get("path", "")).startswith("/proxy/")
+        where = repeated_tenant_field(scope, b"" if proxied else body)
+        if where is not None:
+            problem = Problem(400, "repeated_tenant", f"{where} is given more than once: name a tenant once")
+            await answer(send, scope, problem)
+            return
+        await self.app(scope, _replay(body, receive) if chunks else receive, send)
 
 
 class BodyLimit:
@@ -195,6 +284,9 @@ class SecretFilter(logging.Filter):
     def __init__(self, secrets_: list[str]) -> None:
         super().__init__()
         self._secrets = [s for s in secrets_ if s]
+
+    def add(self, secrets_: list[str]) -> None:
+        self._secrets += [s for s in secrets_ if s and s not in self._secrets]
 
     def filter(self, record: logging.LogRecord) -> bool:
         text = record.getMessage()

@@ -144,15 +144,35 @@ def clean_prompt(text: str, extra: Sequence[re.Pattern[str]] = ()) -> str:
     return strip_noise(strip_memory_blocks(text), extra)
 
 
+_TEXT_PARTS = frozenset({"text", "input_text", "output_text"})
+_IMAGE_PARTS = frozenset({"image_url", "image", "input_image"})
+
+
 def text_of(content: object, item: str) -> str:
-    """A message's text: a string, or the text parts of a list of content parts
-    (``[{"type": "text", "text": ...}, {"type": "image_url", ...}]``)."""
+    """A message's text: a string, or an OpenAI-style list of content parts, joined by lines:
+    text parts (``{"type": "text", "text": ...}``, or plain strings) as they are, image parts as
+    ``[image]``; other parts (tool calls, say) carry no text. A part whose text is not a string,
+    or a list with no text and no image at all, is refused: it would store nothing."""
     if isinstance(content, str):
         return content
-    if isinstance(content, list):
-        parts = [p.get("text") for p in content if isinstance(p, Mapping) and p.get("type") == "text"]
-        return "\n".join(p for p in parts if isinstance(p, str))
-    raise InputError("content must be a string or a list of content parts", item=item)
+    if not isinstance(content, list):
+        raise InputError("content must be a string or a list of content parts", item=item)
+    texts: list[str] = []
+    for j, part in enumerate(content):
+        where = f"{item}[{j}]"
+        if isinstance(part, str):
+            texts.append(part)
+        elif not isinstance(part, Mapping):
+            raise InputError("a content part must be a string or an object", item=where)
+        elif part.get("type") in _TEXT_PARTS:
+            if not isinstance(part.get("text"), str):
+                raise InputError("a text part's text must be a string", item=f"{where}.text")
+            texts.append(part["text"])
+        elif part.get("type") in _IMAGE_PARTS:
+            texts.append("[image]")
+    if content and not texts:
+        raise InputError("no text or image part in this content", item=item)
+    return "\n".join(texts)
 
 
 def as_turn_message(m: TurnMessage | Mapping[str, object], i: int) -> TurnMessage:

@@ -8,9 +8,15 @@
 
 Served over stdio (``memstrata mcp``) and streamable HTTP (``/mcp`` in the gateway). The tenant
 comes from the configuration, or, over HTTP, from the connection's ``x-memstrata-user-id`` /
-``x-memstrata-agent-id`` headers. A turn may make at most 3 searches (as ``MemoryTools``): a turn
-is the ``turn_id`` a call names, else the stretch of a connection between ``recall`` /
-``remember`` calls (an agent recalls at the start of a turn and remembers at its end).
+``x-memstrata-agent-id`` headers, resolved by the gateway's one rule (``resolve``: validated, and
+checked against the request's key, so a key scoped to alice never reaches bob). An MCP session is
+bound to the tenant of its first tool call: a later call naming another tenant is refused (the
+sessionless protocol of 2026 has no session: each request then stands alone, checked by its key).
+
+A turn may make at most 3 searches (as ``MemoryTools``): a turn is the ``turn_id`` a call names,
+else the stretch of a connection between ``recall`` / ``remember`` calls (an agent recalls at the
+start of a turn and remembers at its end). Turns are counted per tenant and connection, so one
+client's turn id never uses up another's searches.
 """
 
 from __future__ import annotations
@@ -24,7 +30,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from memstrata.errors import MemstrataError
+from memstrata import arguments as args
+from memstrata.errors import AccessError, MemstrataError, TurnLimitError
 from memstrata.models import DEFAULT, Tenant
 from memstrata.recall import TOOLS_GUIDE
 from memstrata.tools import SCHEMAS, TurnLimiter, hit_json
@@ -35,6 +42,11 @@ Limit = Annotated[int, Field(ge=1, le=20, description="How many results.")]
 Query = Annotated[
     str, Field(min_length=1, max_length=2000, description="What to look for, in a few precise words.")
 ]
+# How the gateway resolves a tool call's tenant: (the HTTP request or None, the user and agent
+# the call names or None) -> the tenant, or AccessError / InputError.
+Resolve = Callable[[Any, str | None, str | None], Tenant]
+MAX_BOUND = 10_000  # sessions whose tenant is remembered (oldest forgotten first)
+
 TurnId = Annotated[
     str | None, Field(max_length=200, description="The agent's turn; at most 3 searches per turn.")
 ]
@@ -61,6 +73,24 @@ class Turns:
                     self._numbers.pop(key, None)
 
 
+class Bindings:
+    """The tenant each MCP session was first used for."""
+
+    def __init__(self) -> None:
+        self._tenants: dict[str, Tenant] = {}
+        self._lock = threading.Lock()
+
+    def bind(self, connection: str, tenant: Tenant) -> Tenant:
+        with self._lock:
+            bound = self._tenants.setdefault(connection, tenant)
+            if len(self._tenants) > MAX_BOUND:
+                for key in itertools.islice(list(self._tenants), 1_000):
+                    self._tenants.pop(key, None)
+        if bound != tenant:
+            raise AccessError(f"this MCP session belongs to tenant {bound.user_id!r}; open a new session")
+        return tenant
+
+
 def _connection(ctx: Context) -> str:
     headers = _headers(ctx)
     return headers.get("mcp-session-id", "http") if headers is not None else "local"
@@ -73,29 +103,53 @@ def _headers(ctx: Context) -> Mapping[str, str] | None:
         return None
 
 
+def _request(ctx: Context) -> Any:
+    try:
+        return ctx.request_context.request
+    except ValueError:  # no request (a direct call)
+        return None
+
+
 def build_server(
     memory: Callable[[], Any],
     *,
     user_id: str = DEFAULT,
     agent_id: str = DEFAULT,
     limiter: TurnLimiter | None = None,
+    resolve: Resolve | None = None,
 ) -> MCPServer:
-    """An MCP server whose tools call ``memory()`` (an ``AsyncMemory`` or the HTTP client)."""
+    """An MCP server whose tools call ``memory()`` (an ``AsyncMemory`` or the HTTP client);
+    ``resolve`` is the gateway's tenant rule (without it, over stdio: the configured tenant, or
+    the headers', validated)."""
     # log_level: the SDK configures the root logger when nothing else has; keep it quiet then.
     server: MCPServer = MCPServer(name="memstrata", instructions=TOOLS_GUIDE, log_level="WARNING")
     limits = limiter or TurnLimiter()
     turns = Turns()
+    bindings = Bindings()
+
+    def configured(_request: Any, user: str | None, agent: str | None) -> Tenant:
+        return args.tenant(user or user_id, agent or agent_id)
+
+    def current(ctx: Context) -> Tenant:
+        headers = _headers(ctx) or {}
+        try:
+            t = (resolve or configured)(_request(ctx), headers.get(USER_HEADER), headers.get(AGENT_HEADER))
+            session_id = headers.get("mcp-session-id")  # none in the sessionless 2026 protocol
+            return bindings.bind(session_id, t) if session_id else t
+        except MemstrataError as exc:
+            raise ToolError(exc.message) from exc
 
     def tenant(ctx: Context) -> dict[str, str]:
-        headers = _headers(ctx) or {}
-        t = Tenant(headers.get(USER_HEADER) or user_id, headers.get(AGENT_HEADER) or agent_id)
+        t = current(ctx)
         return {"user_id": t.user_id, "agent_id": t.agent_id}
 
     def count(ctx: Context, turn_id: str | None) -> None:
+        t, connection = current(ctx), _connection(ctx)
+        turn = turns.current(connection, turn_id)
         try:
-            limits.count(turns.current(_connection(ctx), turn_id))
-        except MemstrataError as exc:
-            raise ToolError(exc.message) from exc
+            limits.count(f"{t.user_id}\x00{t.agent_id}\x00{connection}\x00{turn}")
+        except TurnLimitError as exc:
+            raise ToolError(str(TurnLimitError(turn_id or turn, exc.limit))) from exc
 
     @server.tool(description=SCHEMAS["memory_search"]["description"])
     async def memory_search(

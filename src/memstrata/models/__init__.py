@@ -7,6 +7,7 @@ state       durable pipeline state: SessionState (L1), TenantState (L2/L3), Swee
 forgetting  what erasing a tenant, a retention sweep and an export report
 engine_io   what engines see and answer: windows, drafts, dedup, consolidation, persona requests
 chat        chat messages, tool calls and replies
+keys        a server's scoped API keys (stored as digests)
 """
 
 from memstrata.models.chat import ChatMessage, ChatReply, ToolCall, ToolSpec
@@ -18,6 +19,7 @@ from memstrata.models.engine_io import (
     ExtractionWindow,
 )
 from memstrata.models.forgetting import Erased, ExportReport, ForgetReport, SweepReport
+from memstrata.models.keys import ApiKey, IssuedKey, Reach
 from memstrata.models.records import DEFAULT, Atom, AtomType, Layer, Message, NewMessage, Role, Tenant
 from memstrata.models.scenes import FileProblem, Persona, Scene, SceneEntry
 from memstrata.models.search import AtomFilter, Hit, MessageFilter, Scored, SearchResult, Vectors, layer_of
@@ -26,6 +28,7 @@ from memstrata.models.status import SessionStatus, Status, TenantStatus
 
 __all__ = [
     "DEFAULT",
+    "ApiKey",
     "Atom",
     "AtomDraft",
     "AtomFilter",
@@ -41,11 +44,13 @@ __all__ = [
     "FileProblem",
     "ForgetReport",
     "Hit",
+    "IssuedKey",
     "Layer",
     "Message",
     "MessageFilter",
     "NewMessage",
     "Persona",
+    "Reach",
     "Role",
     "Scene",
     "SceneEntry",

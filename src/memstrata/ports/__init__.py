@@ -5,7 +5,8 @@
     ChatModel       complete(messages) -> reply             llm/: openai_compat, scripted
     Extractor       extract(window) -> atom drafts          engines/: offline, llm
     Deduplicator    decide(drafts, candidates) -> actions   engines/: offline, llm
-    Store parts     MessageLog, AtomStore, SearchIndex, PipelineState, SceneMembers, Leases
+    Store parts     MessageLog, AtomStore, SearchIndex, PipelineState, SceneMembers, Leases,
+                    KeyStore (a server's scoped API keys)
                     (+ Store.tenants, erase, compact: forgetting a tenant for good)
                                                             stores/sqlite, stores/postgres
     SceneStore      L2 scene files, their index and backups  stores/files, stores/postgres
@@ -35,6 +36,7 @@ from memstrata.ports.folder import Folder
 from memstrata.ports.runtime import ChatModel, Clock, Embedder
 from memstrata.ports.stores import (
     AtomStore,
+    KeyStore,
     Leases,
     MessageLog,
     PipelineState,
@@ -52,6 +54,7 @@ __all__ = [
     "Embedder",
     "Extractor",
     "Folder",
+    "KeyStore",
     "Leases",
     "MessageLog",
     "PersonaRequest",

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from memstrata.models import (
+    ApiKey,
     Atom,
     AtomFilter,
     Erased,
@@ -287,6 +288,29 @@ class SceneMembers(Protocol):
         ...
 
 
+class KeyStore(Protocol):
+    """A server's scoped API keys, by the digest of the key (the key itself is never stored).
+    Every read goes to the table, so a revocation written by one replica is seen by the next
+    request on any other."""
+
+    def add(self, key: ApiKey, digest: str) -> None:
+        """Store a new key under ``digest`` (ids and digests are unique)."""
+        ...
+
+    def find(self, digest: str) -> ApiKey | None:
+        """The key with this digest, revoked or not; ``None`` when there is none."""
+        ...
+
+    def list(self) -> list[ApiKey]:
+        """Every key, revoked ones too, oldest first."""
+        ...
+
+    def revoke(self, key_id: str, at: int) -> ApiKey | None:
+        """Mark the key revoked at ``at`` (ms; a key revoked before keeps its time); the key as it
+        now is, or ``None`` when there is no such key."""
+        ...
+
+
 class Store(Protocol):
     """A backend: one object exposing the per-layer parts."""
 
@@ -307,6 +331,9 @@ class Store(Protocol):
 
     @property
     def leases(self) -> Leases: ...
+
+    @property
+    def keys(self) -> KeyStore: ...
 
     def check(self) -> list[str]:
         """What the store finds wrong with itself, one line each (e.g. mirrors out of step with

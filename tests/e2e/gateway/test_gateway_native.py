@@ -65,6 +65,11 @@ NATIVE_ROUTES = {
     ("PUT", "/v1/atoms/{atom_id}/ttl"),
     ("POST", "/v1/pipeline/sweep"),
     ("POST", "/v1/scenes/rebuild"),
+    # scoped keys: tested in tests/security
+    ("GET", "/v1/keys"),
+    ("POST", "/v1/keys"),
+    ("DELETE", "/v1/keys/{key_id}"),
+    ("POST", "/v1/keys/verify"),
 }
 
 

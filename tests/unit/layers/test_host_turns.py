@@ -69,7 +69,12 @@ def test_content_parts_and_iso_timestamps_are_read() -> None:
         {"type": "image_url", "image_url": {}},
         {"type": "text", "text": "you"},
     ]
-    assert text_of(parts, "x") == "hi\nyou"
+    assert text_of(parts, "x") == "hi\n[image]\nyou"  # an image is said, as L0 says base64 images
+    assert text_of(["plain", "strings"], "x") == "plain\nstrings"
+    with pytest.raises(InputError, match=r"x\[0\]\.text"):
+        text_of([{"type": "text", "text": 42}], "x")  # was dropped: 200 with nothing stored
+    with pytest.raises(InputError, match="no text or image"):
+        text_of([{"type": "tool_use", "id": "t1"}], "x")
     m = as_turn_message({"role": "user", "content": parts, "timestamp": "2026-03-01T10:00:00Z"}, 0)
     assert m.timestamp == 1772359200000
     with pytest.raises(InputError, match=r"messages\[2\]\.content"):

@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
 
+from memstrata.gateway.access import principal_of, require_admin
 from memstrata.gateway.context import Mem, reply, reply_list, tenant, tenant_of, who
 from memstrata.gateway.records import AtomOut, DeletedOut
 from memstrata.gateway.requests import AtomPatchIn, DeleteAtomsIn
@@ -31,6 +32,8 @@ async def list_atoms(
 ) -> Response:
     """Atoms by ascending seq (current ones unless ``include_superseded``)."""
     t = tenant(request, user_id, agent_id)
+    if all_tenants:
+        require_admin(principal_of(request.scope), "all_tenants")
     found = await mem.atoms(
         user_id=None if all_tenants else t.user_id,
         agent_id=t.agent_id,

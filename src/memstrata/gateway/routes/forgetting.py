@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
 
+from memstrata.gateway.access import check_user, principal_of, require_admin
 from memstrata.gateway.context import Mem, reply, reply_list, tenant_of, who
 from memstrata.gateway.records import AtomOut, ForgetOut, SceneEntryOut, SweepOut
 from memstrata.gateway.requests import EmptyIn, PinIn, TenantBody, TtlIn
@@ -16,10 +17,12 @@ Required = Annotated[str, Query(min_length=1, max_length=512, description="The u
 
 
 @router.delete("/tenants", response_model=ForgetOut)
-async def forget(mem: Mem, user_id: Required, agent_id: IdQuery = None) -> Response:
+async def forget(mem: Mem, user_id: Required, request: Request, agent_id: IdQuery = None) -> Response:
     """Erase a tenant for good (every agent of ``user_id`` unless ``agent_id`` is given): every
     layer, index, mirror line and profile file; the database is rewritten so the text is gone
-    from disk. The user is named explicitly (never taken from headers). Answers what was removed."""
+    from disk. The user is named explicitly (never taken from headers). Answers what was removed.
+    A scoped key may erase only what it reaches whole (every agent needs a key for the user)."""
+    check_user(principal_of(request.scope), user_id, agent_id)
     return reply(ForgetOut, await mem.forget(user_id=user_id, agent_id=agent_id))
 
 
@@ -39,8 +42,9 @@ async def set_atom_ttl(mem: Mem, atom_id: str, body: TtlIn, request: Request) ->
 
 
 @router.post("/pipeline/sweep", response_model=SweepOut)
-async def sweep(mem: Mem, body: EmptyIn | None = None) -> Response:
+async def sweep(mem: Mem, request: Request, body: EmptyIn | None = None) -> Response:
     """Run the retention sweep now (it also runs daily at ``retention.sweep_at``)."""
+    require_admin(principal_of(request.scope), "the retention sweep")
     return reply(SweepOut, await mem.sweep())
 
 

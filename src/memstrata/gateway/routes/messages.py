@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
 
+from memstrata.gateway.access import principal_of, require_admin
 from memstrata.gateway.context import Mem, reply, reply_list, tenant, tenant_of, who
 from memstrata.gateway.records import CountsOut, DeletedOut, MessageOut
 from memstrata.gateway.requests import DeleteMessagesIn
@@ -34,6 +35,8 @@ async def list_messages(
     """Stored messages by ascending seq (page with ``after_seq``); ``all_tenants`` lists every
     tenant (administration)."""
     t = tenant(request, user_id, agent_id)
+    if all_tenants:
+        require_admin(principal_of(request.scope), "all_tenants")
     found = await mem.messages(
         user_id=None if all_tenants else t.user_id,
         agent_id=t.agent_id,

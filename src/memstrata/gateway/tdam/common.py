@@ -1,9 +1,11 @@
 """TDAM's tenant fields, envelope and time format.
 
 Tenants come from the body (``team_id``, ``agent_id``, ``user_id``, ``session_id``, ``task_id``)
-or the ``x-tdai-{team,agent,user,session,task}-id`` headers, body first. memstrata's tenant is
-(user, agent): a TDAM team maps to the user (TDAM keys its profiles by ``team || user``); a
-``team_id`` of ``default`` counts as no team, so ``user_id`` then isolates.
+or the ``x-tdai-{team,agent,user,session,task}-id`` headers. memstrata's tenant is (user, agent):
+a TDAM team maps to the user (TDAM keys its profiles by ``team || user``); a ``team_id`` of
+``default`` counts as no team, so ``user_id`` then isolates. When the body and the headers each
+name a tenant and they differ, the request is refused (400), never resolved by precedence; a
+scoped key is checked against both (403), as on the native routes (``gateway.access``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, StringConstraints, model_validator
 
 from memstrata import arguments as args
 from memstrata.errors import InputError
+from memstrata.gateway.access import check, principal_of
 from memstrata.gateway.middleware import request_id
 from memstrata.gateway.requests import _check_text
 from memstrata.models import DEFAULT, Tenant
@@ -48,13 +51,35 @@ def _pick(request: Request, value: str | None, name: str) -> str | None:
     return found or None
 
 
+def _owner(team: str | None, user: str | None) -> str | None:
+    return team if team and team != DEFAULT else user or None
+
+
 def tenant(request: Request, body: TdamBody | None = None) -> Tenant:
     """memstrata's tenant for a TDAM request (see the module docstring)."""
-    team = _pick(request, body.team_id if body else None, "team")
-    user = _pick(request, body.user_id if body else None, "user")
-    agent = _pick(request, body.agent_id if body else None, "agent")
-    owner = team if team and team != DEFAULT else user
-    return args.tenant(owner or DEFAULT, agent or DEFAULT)
+    principal = principal_of(request.scope)
+    sent = {n: _pick(request, None, n) for n in ("team", "user", "agent")}
+    owners = {
+        "body": _owner(body.team_id, body.user_id) if body else None,
+        "headers": _owner(sent["team"], sent["user"]),
+    }
+    agents = {"body": body.agent_id or None if body else None, "headers": sent["agent"]}
+    home_user, home_agent = principal.home or (None, None)
+    for where in ("body", "headers"):  # a scoped key must reach every tenant the request names
+        if owners[where] or agents[where]:
+            check(
+                principal,
+                args.tenant(owners[where] or home_user or DEFAULT, agents[where] or home_agent or DEFAULT),
+            )
+    for what, named in (("user", owners), ("agent", agents)):
+        if named["body"] and named["headers"] and named["body"] != named["headers"]:
+            raise InputError(
+                f"the body and the x-tdai-* headers name different {what}s "
+                f"({named['body']!r}, {named['headers']!r})",
+                item=f"{what}_id",
+            )
+    owner = owners["body"] or owners["headers"] or home_user or DEFAULT
+    return check(principal, args.tenant(owner, agents["body"] or agents["headers"] or home_agent or DEFAULT))
 
 
 def ids(request: Request, body: TdamBody | None = None) -> dict[str, str]:

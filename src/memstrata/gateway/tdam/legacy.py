@@ -14,7 +14,8 @@ from fastapi import Request
 from pydantic import Field, StringConstraints
 
 from memstrata.errors import InputError
-from memstrata.gateway.context import Mem, ProbedStatus, who
+from memstrata.gateway.access import principal_of, require_admin
+from memstrata.gateway.context import Mem, ProbedStatus, check_seed, who
 from memstrata.gateway.tdam.common import TdamBody, ok, tenant
 from memstrata.importers.seed import parse_seed
 from memstrata.recall import memory_line
@@ -133,6 +134,7 @@ async def seed(mem: Mem, body: SeedIn, request: Request) -> dict[str, Any]:
         for s in sessions if isinstance(sessions, list) else []:
             if isinstance(s, dict) and not s.get("sessionKey"):
                 s["sessionKey"] = body.session_key
+    check_seed(request, data)
     started = time.perf_counter()
     r = await mem.import_seed(data, process=True, **who(tenant(request, body)))
     messages = [m for s in parse_seed(data) for m in s.messages]  # valid: the import read it
@@ -146,10 +148,12 @@ async def seed(mem: Mem, body: SeedIn, request: Request) -> dict[str, Any]:
     }
 
 
-async def pipeline_status(mem: Mem) -> dict[str, Any]:
+async def pipeline_status(mem: Mem, request: Request) -> dict[str, Any]:
     """``/v2/pipeline/status``: per layer, what is outstanding. memstrata has no task queue: a
     session with unextracted messages counts as a queued L1 task, a tenant with an armed L2
-    timer as a queued L2 task, a tenant owed a persona as a queued L3 task."""
+    timer as a queued L2 task, a tenant owed a persona as a queued L3 task. It spans every
+    tenant, so it needs the admin key."""
+    require_admin(principal_of(request.scope), "the pipeline status of every tenant")
     st = await mem.status()
     layers = {
         "l1": sorted({s.session_key for s in st.sessions if s.lag > 0}),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 
 from memstrata.layers.l1 import gate
@@ -66,6 +67,8 @@ class L1Runner:
         self._vectors = vectors
         self._clock = clock
         self._s = settings
+        # When set (monotonic seconds), no window starts after it: a bounded shutdown drain.
+        self.stop_at: float | None = None
 
     async def run(self, tenant: Tenant, session_key: str, progress: L1Progress | None = None) -> L1Report:
         """Drain the session's backlog window by window. Raises what the engine raises; windows
@@ -82,7 +85,7 @@ class L1Runner:
     async def _drain(
         self, tenant: Tenant, session_key: str, done: L1Progress, unembedded: list[Atom]
     ) -> L1Report:
-        while True:
+        while self.stop_at is None or time.monotonic() < self.stop_at:
             state = await asyncio.to_thread(self._store.pipeline.session, tenant, session_key)
             new = await asyncio.to_thread(
                 self._store.messages.after, tenant, session_key, state.cursor, self._s.window_size

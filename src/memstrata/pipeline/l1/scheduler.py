@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from functools import partial
 
@@ -98,11 +99,28 @@ class Scheduler:
         await asyncio.gather(*(self.run_session(t, k, force=True) for t, k in keys))
         return len(keys)
 
-    async def flush_touched(self) -> int:
+    async def flush_touched(self, within: float | None = None) -> int:
         """Shutdown: run L1 on the backlog of the sessions this process captured (sessions already
-        caught up are left alone, so their run count, which drives warm-up, stays true)."""
+        caught up are left alone, so their run count, which drives warm-up, stays true). With
+        ``within`` (seconds), no window starts after that long: what is left stays in the
+        durable backlog for the next process, and is logged."""
         backlog = await asyncio.to_thread(self._store.pipeline.backlog)
-        return await self.flush([(t, k) for t, k, _ in backlog if (t, k) in self.touched])
+        if within is not None:
+            self._l1.stop_at = time.monotonic() + within
+        try:
+            ran = await self.flush([(t, k) for t, k, _ in backlog if (t, k) in self.touched])
+        finally:
+            self._l1.stop_at = None
+        if within is not None:
+            left = await asyncio.to_thread(self._store.pipeline.backlog)
+            if left:
+                log.warning(
+                    "shutdown: %d messages of %d sessions left for the next start (L1 ran %.0f s)",
+                    sum(n for _, _, n in left),
+                    len(left),
+                    within,
+                )
+        return ran
 
     async def run_session(self, tenant: Tenant, session_key: str, *, force: bool = False) -> L1Report | None:
         """One L1 run of the session (when due, or ``force``). Returns its report, or None when it

@@ -270,6 +270,26 @@ def m006_persona(db: psycopg.Connection[Any]) -> None:
     )
 
 
+@migration
+def m007_api_keys(db: psycopg.Connection[Any]) -> None:
+    """Scoped API keys: a digest of each key (never the key), its label, the tenants it reaches
+    (JSON ``[[user, agent or null], ...]``), when it was created and revoked (ms). Every replica
+    reads the row on each request, so a revocation is seen at once."""
+    _ddl(
+        db,
+        """
+        CREATE TABLE api_keys (
+            id          text PRIMARY KEY,
+            digest      text NOT NULL UNIQUE,
+            label       text NOT NULL,
+            tenants     jsonb NOT NULL,
+            created_at  bigint NOT NULL,
+            revoked_at  bigint
+        );
+        """,
+    )
+
+
 def _ddl(db: psycopg.Connection[Any], script: str) -> None:
     for statement in script.split(";"):
         if statement.strip():

@@ -21,6 +21,8 @@ from memstrata.stores.postgres.persona import PostgresPersonaStore
 from memstrata.stores.postgres.pipeline import PostgresPipelineState
 from memstrata.stores.postgres.scenes import PostgresSceneStore
 from memstrata.stores.postgres.search import PostgresSearchIndex
+from memstrata.stores.sql import POSTGRES
+from memstrata.stores.sql_keys import SqlKeyStore
 
 
 class PostgresStore:
@@ -38,6 +40,7 @@ class PostgresStore:
         self.pipeline = PostgresPipelineState(self.db)
         self.members = PostgresSceneMembers(self.db)
         self.leases = AdvisoryLeases(self.db)
+        self.keys = SqlKeyStore(self.db, POSTGRES)
 
     def scene_store(self, *, keep: int) -> PostgresSceneStore:
         """The L2 store over this database (``keep`` scene snapshots per tenant)."""

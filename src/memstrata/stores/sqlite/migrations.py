@@ -218,6 +218,25 @@ def m008_forgetting(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m009_api_keys(db: sqlite3.Connection) -> None:
+    """Scoped API keys: a digest of each key (never the key), its label, the tenants it reaches
+    (a JSON list of ``[user, agent or null]``), when it was created and revoked (ms)."""
+    _ddl(
+        db,
+        """
+        CREATE TABLE api_keys (
+            id          TEXT PRIMARY KEY,
+            digest      TEXT NOT NULL UNIQUE,
+            label       TEXT NOT NULL,
+            tenants     TEXT NOT NULL,
+            created_at  INTEGER NOT NULL,
+            revoked_at  INTEGER
+        );
+        """,
+    )
+
+
 def _ddl(db: sqlite3.Connection, script: str) -> None:
     # One execute per statement: executescript() would commit the surrounding transaction.
     for statement in script.split(";"):

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from memstrata.models import Atom, AtomFilter, Erased, Message, MessageFilter, Tenant
 from memstrata.portability.lines import atom_line, message_line
+from memstrata.stores.sql import SQLITE
+from memstrata.stores.sql_keys import SqlKeyStore
 from memstrata.stores.sqlite import erasure
 from memstrata.stores.sqlite.atoms import SqliteAtomStore
 from memstrata.stores.sqlite.db import Database
@@ -134,6 +136,7 @@ class SqliteStore:
         self.pipeline = SqlitePipelineState(self.db)
         self.members = SqliteSceneMembers(self.db)
         self.leases = LocalLeases()
+        self.keys = SqlKeyStore(self.db, SQLITE)
         for keeper in self._mirrors:
             keeper.open_sync()
 

@@ -1,0 +1,81 @@
+"""A server's scoped API keys: create one for a tenant (or a few), list them, revoke one, and
+find the key a presented token is. A key is ``msk_<id>_<secret>``; only its SHA-256 digest is
+stored (the secret is 256 random bits, so a plain digest is as strong as a slow hash and costs
+one lookup per request)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import secrets
+from collections.abc import Sequence
+
+from memstrata import arguments as args
+from memstrata.errors import InputError, NotFoundError
+from memstrata.facade.core import FacadeCore
+from memstrata.models import ApiKey, IssuedKey, Reach
+
+PREFIX = "msk_"
+MAX_TENANTS = 100
+MAX_LABEL = 200
+MAX_ID = 512  # as the HTTP routes' tenant fields: a key reaches only what a request can name
+
+
+def digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def reach(tenants: Sequence[Sequence[str | None]]) -> Reach:
+    """``[(user, agent or None), ...]`` checked: one to ``MAX_TENANTS`` valid tenants."""
+    if not tenants or len(tenants) > MAX_TENANTS:
+        raise InputError(f"a key reaches 1 to {MAX_TENANTS} tenants", item="tenants")
+    out: list[tuple[str, str | None]] = []
+    for i, pair in enumerate(tenants):
+        if isinstance(pair, str) or len(pair) != 2:
+            raise InputError("each tenant is [user_id, agent_id or null]", item=f"tenants[{i}]")
+        user, agent = pair
+        if any(isinstance(v, str) and len(v) > MAX_ID for v in pair):
+            raise InputError(f"a tenant id a key names is 1 to {MAX_ID} characters", item=f"tenants[{i}]")
+        out.append(
+            (
+                args.name(user, f"tenants[{i}].user_id"),
+                None if agent is None else args.name(agent, f"tenants[{i}].agent_id"),
+            )
+        )
+    return tuple(dict.fromkeys(out))
+
+
+class KeyMethods(FacadeCore):
+    async def create_key(self, tenants: Sequence[Sequence[str | None]], *, label: str = "") -> IssuedKey:
+        """A new key reaching ``tenants`` (``[(user_id, agent_id or None), ...]``; ``None``: every
+        agent of that user). The answer holds the key itself, which is stored only as a digest:
+        keep it, it cannot be shown again."""
+        self._writable("create a key")
+        if len(label) > MAX_LABEL or "\x00" in label:
+            raise InputError(f"a label is at most {MAX_LABEL} characters, without NUL", item="label")
+        key_id = secrets.token_hex(6)
+        secret = f"{PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
+        key = ApiKey(key_id, label or f"key {key_id}", reach(tenants), self._clock.now_ms())
+        await asyncio.to_thread(self._store.keys.add, key, digest(secret))
+        return IssuedKey(key, secret)
+
+    async def keys(self) -> list[ApiKey]:
+        """Every key (revoked ones too, with their time), oldest first; never the keys themselves."""
+        return await asyncio.to_thread(self._store.keys.list)
+
+    async def revoke_key(self, key_id: str) -> ApiKey:
+        """Revoke a key: from now its requests fail on every server of this store. Revoking a
+        revoked key keeps its first time; an unknown id is ``NotFoundError``."""
+        self._writable("revoke a key")
+        found = await asyncio.to_thread(self._store.keys.revoke, key_id, self._clock.now_ms())
+        if found is None:
+            raise NotFoundError("key", key_id)
+        return found
+
+    async def verify_key(self, token: str) -> ApiKey | None:
+        """The active key ``token`` is, else ``None`` (unknown or revoked). Reads the store every
+        time: a revocation by another process counts at once."""
+        if not token.startswith(PREFIX) or len(token) > 200:
+            return None
+        found = await asyncio.to_thread(self._store.keys.find, digest(token))
+        return found if found is not None and found.active else None
