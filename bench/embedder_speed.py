@@ -1,12 +1,17 @@
 """Query latency and batch throughput of the shipped local embedder vs sentence-transformers.
 
-    python bench/embedder_speed.py [--queries 500] [--texts 2000] [--rounds 2]
+    python bench/embedder_speed.py [--queries 500] [--texts 2000] [--rounds 2] [--concurrent 1,4,16]
 
 Same inputs for both, in one run: the LoCoMo dev questions (one ``embed([question])`` each, the
 search path) and conversation turns (one ``embed(turns)`` call, the import / L1 path). Queries
 alternate between the two embedders so load on the machine hits both alike; batch rounds alternate
 too. Both models are loaded and warmed before timing. Without sentence-transformers (or the
 bundled MiniLM) only the local figures are printed.
+
+The batched-queries lines: N threads ask for one query each at once, through the search path's
+``QueryVectors`` (micro-batched, cache off), round after round over distinct questions; beside it the
+same questions one ``embed([q])`` at a time. Queries per second of process CPU time (every thread's)
+and per second of wall time, as the ratio batched / one at a time.
 """
 
 from __future__ import annotations
@@ -16,7 +21,9 @@ import importlib.util
 import json
 import os
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +31,7 @@ import numpy as np
 from memstrata.embeddings.local import LocalEmbedder
 from memstrata.models import Vectors
 from memstrata.ports import Embedder
+from memstrata.retrieval.query_vectors import QueryVectors
 
 DEV_SET = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 
@@ -71,11 +79,42 @@ def throughput(
     return {name: rounds * len(texts) / s for name, s in seconds.items()}, vectors
 
 
+def concurrent_queries(embedder: LocalEmbedder, questions: list[str], n: int) -> str:
+    """One line: N concurrent queries per CPU- and wall-second, batched vs one at a time."""
+    rounds = [questions[i : i + n] for i in range(0, len(questions) - n + 1, n)]
+    queries = QueryVectors(embedder, cache_size=0)
+    barrier = threading.Barrier(n)
+
+    def ask(text: str) -> None:
+        barrier.wait()
+        queries.vector(text)
+
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        for batch in rounds:
+            list(pool.map(ask, batch))
+    batched_cpu, batched_wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    for batch in rounds:
+        for text in batch:
+            embedder.embed([text])
+    single_cpu, single_wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    total = len(rounds) * n
+    st = queries.status()
+    return (
+        f"N={n}: batched {total / batched_cpu:.0f} q/CPU-s, {total / batched_wall:.0f} q/s "
+        f"(mean pass {total / max(st.passes, 1):.1f} queries); one at a time {total / single_cpu:.0f} "
+        f"q/CPU-s, {total / single_wall:.0f} q/s; ratio CPU x{single_cpu / batched_cpu:.2f}, "
+        f"wall x{single_wall / batched_wall:.2f}"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--queries", type=int, default=500)
     ap.add_argument("--texts", type=int, default=2000)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--concurrent", default="1,4,16", help="N concurrent queries per line ('' for none)")
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     questions, turns = load(args.queries, args.texts)
@@ -102,6 +141,10 @@ def main() -> None:
         cosine = np.sum(a * b, axis=1)
         parts.append(f"cosine min {cosine.min():.5f} mean {cosine.mean():.6f}")
     print(f"{len(questions)} questions, {len(turns)} turns x {args.rounds} rounds; " + "; ".join(parts))
+    local = embedders["local"]
+    assert isinstance(local, LocalEmbedder)
+    for n in (int(x) for x in args.concurrent.split(",") if x):
+        print("concurrent queries " + concurrent_queries(local, questions, n))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from memstrata.models import (
     ChatMessage,
@@ -45,6 +45,20 @@ class Embedder(Protocol):
     def dimensions(self) -> int: ...
 
     def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+
+@runtime_checkable
+class QueryFirstEmbedder(Embedder, Protocol):
+    """An embedder that tells queries from background batches (the shipped local model).
+
+    ``embed_queries`` embeds texts a caller waits on at request priority, and the embedder's
+    background ``embed`` passes step aside while it runs; the vectors equal ``embed``'s to float
+    rounding. ``background_pauses`` is (times a background pass waited for a query, ms waited).
+    """
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors: ...
+
+    def background_pauses(self) -> tuple[int, float]: ...
 
 
 class ChatModel(Protocol):
