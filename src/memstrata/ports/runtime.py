@@ -51,9 +51,11 @@ class Embedder(Protocol):
 class QueryFirstEmbedder(Embedder, Protocol):
     """An embedder that tells queries from background batches (the shipped local model).
 
-    ``embed_queries`` embeds texts a caller waits on at request priority, and the embedder's
-    background ``embed`` passes step aside while it runs; the vectors equal ``embed``'s to float
-    rounding. ``background_pauses`` is (times a background pass waited for a query, ms waited).
+    ``embed_queries`` embeds search queries a caller waits on, at request priority, and the
+    embedder's background ``embed`` passes may step aside while it runs. A model trained with
+    query and passage prompts (e5) uses its query prompt there; any other returns ``embed``'s
+    vectors to float rounding. Either way a batch's rows equal single calls' to 1e-5.
+    ``background_pauses`` is (times a background pass waited for a query, ms waited).
     """
 
     def embed_queries(self, texts: Sequence[str]) -> Vectors: ...
