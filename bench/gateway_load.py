@@ -19,6 +19,8 @@ against 12 ms for the same run's later turns (docs/benchmarks.md).
 Prints requests/s and p50/p95/p99 per route (client-side, wall clock), the server's peak RSS, and
 checks that every message a 200 acknowledged is stored exactly once (and nothing else is), and
 how long after the load the server's background embedding caught up (captures do not wait for it).
+A last line gives the server's query-embedding figures from `/v1/status` (passes, batched queries,
+cache hits, background passes that paused for a query), when it has an embedder.
 """
 
 from __future__ import annotations
@@ -196,6 +198,9 @@ def main() -> None:
             )
             rss = peak_rss_mb(server.pid)
             embedder = httpx.get(f"http://127.0.0.1:{port}/v1/health").json()["embedder"]
+            batching = (
+                httpx.get(f"http://127.0.0.1:{port}/v1/status", timeout=60).json().get("query_embedding")
+            )
         finally:
             server.terminate()
             server.wait(timeout=120)
@@ -219,6 +224,13 @@ def main() -> None:
         f"{captured} messages captured, each stored exactly once: {'yes' if once else 'NO'}; "
         f"every vector made: {vectors}; errors {len(stats.errors)}"
     )
+    if batching:
+        b = batching
+        print(
+            f"query embeddings: {b['queries']} queries, {b['cached']} cached, {b['passes']} passes, "
+            f"{b['batched']} batched (largest {b['largest']}), wait max {b['wait_ms_max']:.1f} ms; "
+            f"background passes paused {b['background_pauses']} times, {b['background_paused_ms']:.0f} ms"
+        )
 
 
 if __name__ == "__main__":

@@ -41,7 +41,9 @@ class _Section(BaseModel):
 class EmbeddingSettings(_Section):
     # auto: a configured endpoint, else the shipped local MiniLM (numpy, no torch), else
     # sentence-transformers when installed, else none (keyword search only)
-    provider: Literal["auto", "none", "hashing", "local", "sentence-transformers", "openai"] = "auto"
+    provider: Literal[
+        "auto", "none", "hashing", "local", "multilingual", "sentence-transformers", "openai"
+    ] = "auto"
     model: str = ""  # sentence-transformers name or path; model name for an endpoint
     base_url: str = ""
     api_key: str = ""

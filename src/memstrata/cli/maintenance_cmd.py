@@ -33,6 +33,11 @@ def status(
     )
     if st.last_sweep is not None:
         console.print(f"retention sweep last ran {iso(st.last_sweep)} UTC")
+    if (q := st.query_embedding) is not None and q.queries:
+        console.print(
+            f"query embeddings: {q.queries} queries, {q.cached} cached, {q.passes} passes "
+            f"({q.batched} batched, largest {q.largest}), longest wait {q.wait_ms_max:.1f} ms"
+        )
     for note in ([st.vectors_note] if st.vectors_note else []) + list(st.problems):
         console.print(f"[yellow]degraded[/yellow] {escape(note)}", soft_wrap=True)
     emit(

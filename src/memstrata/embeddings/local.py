@@ -32,6 +32,7 @@ import numpy as np
 from memstrata.embeddings import tensorfile
 from memstrata.embeddings.halves import on_two_cores
 from memstrata.embeddings.minilm import Config, MiniLM
+from memstrata.embeddings.query_gate import GATE
 from memstrata.embeddings.wordpiece import WordPieceTokenizer
 from memstrata.errors import EmbeddingError
 from memstrata.models import Vectors
@@ -92,33 +93,55 @@ class LocalEmbedder:
         return self._config.hidden
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        """One unit row per text, in input order; shape ``(len(texts), dimensions)``."""
+        """One unit row per text, in input order; shape ``(len(texts), dimensions)``.
+
+        Background work (capture, L1, reindex): its passes pause between layers while a query runs.
+        """
         model, tokenizer = self._model()
         out = np.zeros((len(texts), model.dimensions), dtype=np.float32)
         if not texts:
             return out
         encoded = [tokenizer.encode(text) for text in texts]
-        groups = list(_groups(encoded))
-        # One short group (a query, a turn's messages) has no batch parallelism to use: each layer
-        # is split in two halves across the cores instead.
+        groups = list(_groups(encoded, split=True))
+        # One short group (a turn's messages) has no batch parallelism to use: each layer is split
+        # in two halves across the cores instead.
         short = len(groups) == 1 and _WORKERS > 1 and sum(map(len, encoded)) <= _SPLIT_ABOVE
         pair = on_two_cores if short else None
 
         def run(rows: list[int]) -> Vectors:
             with _passes:
-                return model.encode([encoded[i] for i in rows], pair)
+                return model.encode([encoded[i] for i in rows], pair, GATE.pause)
 
-        try:
-            with single_threaded_blas():
-                if len(groups) == 1 or _WORKERS == 1:
-                    results: Iterator[Vectors] = map(run, groups)
-                else:
-                    results = _executor().map(run, groups)
-                for rows, vectors in zip(groups, results, strict=True):
-                    out[rows] = vectors
-        except (ValueError, IndexError, MemoryError) as exc:  # a corrupt model file or no memory
-            raise EmbeddingError(f"local model {LOCAL_MODEL} failed to embed: {exc!r}") from exc
+        with _failures():
+            if len(groups) == 1 or _WORKERS == 1:
+                results: Iterator[Vectors] = map(run, groups)
+            else:
+                results = _executor().map(run, groups)
+            for rows, vectors in zip(groups, results, strict=True):
+                out[rows] = vectors
         return out
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors:
+        """As ``embed``, for texts a caller is waiting on (search queries, micro-batched).
+
+        Runs in the caller's thread at its priority, each layer in halves on two cores, outside the
+        batch passes' semaphore (a query pass is small), and marks itself on the query gate so
+        background passes step aside. The vectors equal ``embed``'s up to float rounding.
+        """
+        model, tokenizer = self._model()
+        out = np.zeros((len(texts), model.dimensions), dtype=np.float32)
+        if not texts:
+            return out
+        encoded = [tokenizer.encode(text) for text in texts]
+        pair = on_two_cores if _WORKERS > 1 else None
+        with _failures(), GATE.query():
+            for rows in _groups(encoded, split=False):
+                out[rows] = model.encode([encoded[i] for i in rows], pair)
+        return out
+
+    def background_pauses(self) -> tuple[int, float]:
+        """How often background passes waited for a query in this process, and for how long (ms)."""
+        return GATE.pauses, GATE.paused_ms
 
     def _model(self) -> tuple[MiniLM, WordPieceTokenizer]:
         if self._loaded is None:
@@ -166,11 +189,23 @@ def _yield_to_requests() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), _BATCH_NICENESS)
 
 
-def _groups(encoded: Sequence[Sequence[int]]) -> Iterator[list[int]]:
-    """Indexes of ``encoded`` in groups of similar length, each within the token budget."""
+@contextmanager
+def _failures() -> Iterator[None]:
+    """BLAS on one thread for the block; a corrupt model file or no memory as ``EmbeddingError``."""
+    try:
+        with single_threaded_blas():
+            yield
+    except (ValueError, IndexError, MemoryError) as exc:
+        raise EmbeddingError(f"local model {LOCAL_MODEL} failed to embed: {exc!r}") from exc
+
+
+def _groups(encoded: Sequence[Sequence[int]], *, split: bool) -> Iterator[list[int]]:
+    """Indexes of ``encoded`` in groups of similar length, each within the token budget; with
+    ``split``, a batch over ``_SPLIT_ABOVE`` tokens gives every batch worker a group."""
     order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]), reverse=True)
     total = sum(len(ids) for ids in encoded)
-    budget = _TOKEN_BUDGET if total <= _SPLIT_ABOVE else min(_TOKEN_BUDGET, -(-total // _WORKERS))
+    spread = split and total > _SPLIT_ABOVE
+    budget = min(_TOKEN_BUDGET, -(-total // _WORKERS)) if spread else _TOKEN_BUDGET
     group: list[int] = []
     for i in order:
         # Sorted longest first, so the group's first item sets its padded width.

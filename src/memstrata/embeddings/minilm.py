@@ -112,8 +112,16 @@ class MiniLM:
     def dimensions(self) -> int:
         return self.config.hidden
 
-    def encode(self, batch: Sequence[Sequence[int]], pair: Pair | None = None) -> F32:
+    def encode(
+        self,
+        batch: Sequence[Sequence[int]],
+        pair: Pair | None = None,
+        pause: Callable[[], None] | None = None,
+    ) -> F32:
         """Unit mean-pooled vectors of ``batch`` (padded to its longest row), shape ``(len, hidden)``.
+
+        ``pause``, when given, is called before each layer: background batches wait there while a
+        query runs (``local.py``), so a query never queues behind a whole batch's pass.
 
         With ``pair``, each layer runs as two halves (heads 0-5 and 6-11 with their share of the
         output projection, then each half of the feed-forward units) whose partial sums are added:
@@ -133,6 +141,8 @@ class MiniLM:
         x = self._embed(ids)
         bias = ((1.0 - mask) * _MASKED)[:, None, None, :] if ragged else None
         for layer in self._layers:
+            if pause is not None:
+                pause()
             if pair is None:
                 x = self._block(x, layer, bias, len(batch), width)
             else:

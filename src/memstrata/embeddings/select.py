@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 
+from memstrata.embeddings.e5 import MultilingualE5Embedder
 from memstrata.embeddings.hashing import HashingEmbedder
 from memstrata.embeddings.local import LocalEmbedder, bundled_local_model
 from memstrata.embeddings.openai_compat import OpenAIEmbedder
@@ -31,7 +32,9 @@ def embedder_from_settings(s: EmbeddingSettings) -> Embedder | None:
     """The embedder the settings ask for, or None for keyword-only search.
 
     ``none`` -> None; ``hashing``; ``local`` (the shipped all-MiniLM-L6-v2, int8, run by numpy;
-    ``ConfigError`` when its files are missing); ``sentence-transformers`` (default model
+    ``ConfigError`` when its files are missing); ``multilingual`` (multilingual-e5-small through
+    ``memstrata[multilingual]``, for Chinese and other non-English memories; ``auto`` does not pick
+    it yet, see docs/benchmarks.md); ``sentence-transformers`` (default model
     all-MiniLM-L6-v2); ``openai`` (needs ``base_url`` and ``model``, else ``ConfigError``);
     ``auto``: the endpoint when ``base_url`` and ``model`` are set, else the shipped local model
     (unless ``model`` names another one), else sentence-transformers when it is installed and a
@@ -53,6 +56,8 @@ def _choose(s: EmbeddingSettings) -> Embedder | None:
         return HashingEmbedder(s.dimensions or _HASHING_DEFAULT_DIMENSIONS)
     if s.provider == "local":
         return _shipped(s)
+    if s.provider == "multilingual":
+        return MultilingualE5Embedder()
     if s.provider == "sentence-transformers":
         if not sentence_transformers_installed():
             raise MissingExtraError("sentence-transformers", "local", "Local embeddings")

@@ -159,6 +159,19 @@ class TenantStatusOut(Wire):
     last_l3: int | None
 
 
+class QueryEmbeddingOut(Wire):
+    queries: int = Field(description="Search queries embedded or answered from the cache.")
+    cached: int = Field(description="Queries answered from the query-vector cache.")
+    passes: int = Field(description="Forward passes run for the others.")
+    batched: int = Field(description="Queries that shared a pass with another.")
+    largest: int = Field(description="The most queries one pass held.")
+    wait_ms_total: float
+    wait_ms_max: float = Field(description="Longest wait behind a running pass (ms).")
+    cache_entries: int
+    background_pauses: int = Field(description="Background batch passes that paused for a query.")
+    background_paused_ms: float
+
+
 class StatusOut(Wire):
     sessions: list[SessionStatusOut]
     messages: int
@@ -173,6 +186,9 @@ class StatusOut(Wire):
     last_sweep: int | None = Field(description="When the retention sweep last ran (epoch ms).")
     proxy: dict[str, int] | None = Field(
         None, description="The LLM proxy's counters since the server started (docs/proxy.md)."
+    )
+    query_embedding: QueryEmbeddingOut | None = Field(
+        default=None, description="How search queries were embedded: batched passes, cache hits."
     )
 
 

@@ -37,12 +37,34 @@ class TenantStatus:
 
 
 @dataclass(frozen=True, slots=True)
+class QueryEmbeddingStatus:
+    """Search queries' embeddings since the memory opened: ``queries`` asked for, ``cached`` of them
+    answered from the cache, ``passes`` forward passes run for the rest, ``batched`` queries that
+    shared a pass with another, ``largest`` pass, ``wait_ms_max``/``wait_ms_total`` queued behind a
+    running pass, ``background_pauses``/``background_paused_ms``: background batch passes that
+    stepped aside for a query (the shipped local model only)."""
+
+    queries: int = 0
+    cached: int = 0
+    passes: int = 0
+    batched: int = 0
+    largest: int = 0
+    wait_ms_total: float = 0.0
+    wait_ms_max: float = 0.0
+    cache_entries: int = 0
+    background_pauses: int = 0
+    background_paused_ms: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class Status:
     """A memory's health. ``embedder`` names the model (None: keyword search only); ``strategy``
     is what a default search runs now (``hybrid`` or ``keyword``); ``vectors_note`` says why stored
     vectors cannot be used; ``unembedded`` counts records waiting for a vector; ``problems`` lists
     what the store found wrong (unreadable files, mirrors out of step, embedding failures, a
-    failing retention sweep); ``last_sweep`` is when the retention sweep last ran."""
+    failing retention sweep); ``last_sweep`` is when the retention sweep last ran;
+    ``query_embedding``: how search queries were embedded (batched, cached), None without an
+    embedder."""
 
     sessions: tuple[SessionStatus, ...]
     messages: int
@@ -55,3 +77,4 @@ class Status:
     read_only: bool = False
     problems: tuple[str, ...] = ()
     last_sweep: int | None = None  # when the retention sweep last ran, ms
+    query_embedding: QueryEmbeddingStatus | None = None

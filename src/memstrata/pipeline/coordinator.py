@@ -178,6 +178,7 @@ class Pipeline:
             read_only=read_only,
             problems=tuple(problems),
             last_sweep=self.sweeper.last_run() if self.sweeper is not None else None,
+            query_embedding=vectors.queries.status() if vectors.queries is not None else None,
         )
 
     def known_tenants(self) -> list[Tenant]:

@@ -2,6 +2,7 @@
 
     Clock           now_ms(), sleep()                      clock.py: SystemClock, FakeClock
     Embedder        embed(texts) -> unit vectors            embeddings/: hashing, local model, openai
+    QueryFirstEmbedder  + embed_queries(texts)              embeddings/local.py
     ChatModel       complete(messages) -> reply             llm/: openai_compat, scripted
     Extractor       extract(window) -> atom drafts          engines/: offline, llm
     Deduplicator    decide(drafts, candidates) -> actions   engines/: offline, llm
@@ -33,7 +34,7 @@ from memstrata.ports.engines import (
     SceneWriter,
 )
 from memstrata.ports.folder import Folder
-from memstrata.ports.runtime import ChatModel, Clock, Embedder
+from memstrata.ports.runtime import ChatModel, Clock, Embedder, QueryFirstEmbedder
 from memstrata.ports.stores import (
     AtomStore,
     KeyStore,
@@ -61,6 +62,7 @@ __all__ = [
     "PersonaStore",
     "PersonaWriter",
     "PipelineState",
+    "QueryFirstEmbedder",
     "SceneMembers",
     "SceneStore",
     "SceneWriter",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from memstrata.models import (
     ChatMessage,
@@ -45,6 +45,22 @@ class Embedder(Protocol):
     def dimensions(self) -> int: ...
 
     def embed(self, texts: Sequence[str]) -> Vectors: ...
+
+
+@runtime_checkable
+class QueryFirstEmbedder(Embedder, Protocol):
+    """An embedder that tells queries from background batches (the shipped local model).
+
+    ``embed_queries`` embeds search queries a caller waits on, at request priority, and the
+    embedder's background ``embed`` passes may step aside while it runs. A model trained with
+    query and passage prompts (e5) uses its query prompt there; any other returns ``embed``'s
+    vectors to float rounding. Either way a batch's rows equal single calls' to 1e-5.
+    ``background_pauses`` is (times a background pass waited for a query, ms waited).
+    """
+
+    def embed_queries(self, texts: Sequence[str]) -> Vectors: ...
+
+    def background_pauses(self) -> tuple[int, float]: ...
 
 
 class ChatModel(Protocol):

@@ -8,8 +8,6 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
-import numpy as np
-
 from memstrata.errors import EmbeddingError
 from memstrata.models import (
     Atom,
@@ -32,7 +30,8 @@ from memstrata.retrieval.vectors import VectorState
 
 log = logging.getLogger(__name__)
 # Query embeddings run here, beside the keyword reads of the same search (see ``Searcher.search``).
-_EMBEDDING = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memstrata-query-embedding")
+# Most of these threads only wait for a pass to share (``QueryVectors``): two would cap a batch at two.
+_EMBEDDING = ThreadPoolExecutor(max_workers=32, thread_name_prefix="memstrata-query-embedding")
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,15 +102,15 @@ class Searcher:
     def _query_vector(self, req: SearchRequest, degradations: list[str]) -> Vectors | None:
         if req.plan.mode == "keyword":
             return None
-        embedder = self._vectors.embedder
-        if embedder is None:
+        queries = self._vectors.queries
+        if queries is None:
             degradations.append("no embedder is configured: keyword search only")
             return None
         if self._vectors.note:
             degradations.append(self._vectors.note)
             return None
         try:
-            return np.asarray(embedder.embed([req.query])[0], dtype=np.float32)
+            return queries.vector(req.query)
         except EmbeddingError as exc:
             log.warning("query embedding failed, searching by keyword only: %s", exc)
             degradations.append(f"query embedding failed ({exc.message}): keyword search only")

@@ -15,18 +15,21 @@ from memstrata.errors import EmbeddingError
 from memstrata.models import Atom, Layer, Message, Tenant
 from memstrata.ports import Embedder, SearchIndex
 from memstrata.retrieval.documents import atom_vector_text, message_vector_text
+from memstrata.retrieval.query_vectors import QueryVectors
 
 log = logging.getLogger(__name__)
 
 
 class VectorState:
     """``embedder``: the configured embedder (None: keyword search only). ``note``: why stored
-    vectors cannot be used now, or None."""
+    vectors cannot be used now, or None. ``queries``: search queries' vectors from ``embedder``,
+    micro-batched and cached (None without an embedder)."""
 
     def __init__(self, index: SearchIndex, embedder: Embedder | None, *, writable: bool = True) -> None:
         self._index = index
         self.embedder = embedder
         self.note: str | None = None
+        self.queries = QueryVectors(embedder) if embedder is not None else None
         if embedder is None:
             return
         stored = index.embedding_model()

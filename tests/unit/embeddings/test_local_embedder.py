@@ -70,7 +70,7 @@ def test_long_text_is_truncated_to_the_model_limit(minilm: LocalEmbedder) -> Non
 
 def test_groups_sort_by_length_and_respect_the_budget() -> None:
     encoded = [[0] * n for n in (3, 256, 17, 5, 256, 40, 2) * 20]
-    groups = list(_groups(encoded))
+    groups = list(_groups(encoded, split=True))
     assert sorted(i for g in groups for i in g) == list(range(len(encoded)))
     for group in groups:
         widths = [len(encoded[i]) for i in group]
@@ -82,8 +82,8 @@ def test_groups_sort_by_length_and_respect_the_budget() -> None:
 
 def test_a_small_batch_is_split_across_the_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(local, "_WORKERS", 2)
-    assert len(list(_groups([[0] * 30] * 20))) == 2  # 600 tokens: one group per worker
-    assert len(list(_groups([[0] * 30] * 4))) == 1  # 120 tokens: not worth a thread
+    assert len(list(_groups([[0] * 30] * 20, split=True))) == 2  # 600 tokens: one group per worker
+    assert len(list(_groups([[0] * 30] * 4, split=True))) == 1  # 120 tokens: not worth a thread
 
 
 def test_concurrent_first_use_loads_once(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,166 @@
+"""Search queries' vectors: concurrent queries share one forward pass, repeated ones come from a cache.
+
+Many agents on one server search at once (recall, search, the MCP tools, the proxy). A query's
+embedding is one pass over every weight of the model for a dozen tokens, so N queries one after the
+other stream the weights N times, while one pass for all N streams them once. So queries here
+queue behind a running pass instead of starting their own: the first query that finds no pass
+running starts one at once (a lone query waits for nothing), and when that pass ends the oldest
+queued query runs every query queued by then (at most ``max_batch``) in the next pass. A query
+therefore waits at most for the one pass ahead of it. Each thread only ever runs a pass holding its
+own query: leadership is handed to the oldest waiter, never kept to drain the queue.
+
+The cache holds the last ``cache_size`` vectors keyed by the embedder's name and the exact text (the
+same turn's recall then search, an agent repeating its prompt): ~1.5 KB each at 384 dimensions.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from memstrata.models import QueryEmbeddingStatus, Vectors
+from memstrata.ports import Embedder, QueryFirstEmbedder
+
+MAX_BATCH = 32
+CACHE_SIZE = 1024
+
+
+@dataclass(slots=True)
+class _Ticket:
+    text: str
+    queued: float = field(default_factory=time.perf_counter)
+    done: threading.Event = field(default_factory=threading.Event)
+    lead: bool = False  # set when this ticket's thread is to run the next pass
+    vector: Vectors | None = None
+    error: BaseException | None = None
+
+
+@dataclass(slots=True)
+class _Counts:
+    queries: int = 0
+    cached: int = 0
+    passes: int = 0
+    batched: int = 0
+    largest: int = 0
+    wait_ms_total: float = 0.0
+    wait_ms_max: float = 0.0
+
+
+class QueryVectors:
+    """Query vectors from ``embedder``; ``vector`` is thread-safe and blocking."""
+
+    def __init__(
+        self, embedder: Embedder, *, max_batch: int = MAX_BATCH, cache_size: int = CACHE_SIZE
+    ) -> None:
+        if max_batch < 1 or cache_size < 0:
+            raise ValueError(f"max_batch must be >= 1 and cache_size >= 0, not {max_batch}, {cache_size}")
+        self._embedder = embedder
+        self._max_batch = max_batch
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+        self._queue: list[_Ticket] = []
+        self._running = False
+        self._cache: OrderedDict[tuple[str, str], Vectors] = OrderedDict()
+        self._counts = _Counts()
+
+    def vector(self, text: str) -> Vectors:
+        """The unit vector of ``text`` (1-D float32). Raises what the embedder raises
+        (``EmbeddingError``) to every query of the failed pass."""
+        key = (self._embedder.name, text)
+        ticket = _Ticket(text)
+        with self._lock:
+            self._counts.queries += 1
+            cached = self._cache.get(key)
+            if cached is not None:
+                self._cache.move_to_end(key)
+                self._counts.cached += 1
+                return cached.copy()
+            self._queue.append(ticket)
+            ticket.lead = not self._running
+            self._running = True
+        if not ticket.lead:
+            ticket.done.wait()
+        if ticket.vector is None and ticket.error is None:  # woken to lead the next pass
+            self._run_pass()
+        if ticket.error is not None:
+            raise ticket.error
+        assert ticket.vector is not None
+        return ticket.vector.copy()
+
+    def status(self) -> QueryEmbeddingStatus:
+        pauses, paused_ms = (
+            self._embedder.background_pauses() if isinstance(self._embedder, QueryFirstEmbedder) else (0, 0.0)
+        )
+        with self._lock:
+            c = self._counts
+            return QueryEmbeddingStatus(
+                queries=c.queries,
+                cached=c.cached,
+                passes=c.passes,
+                batched=c.batched,
+                largest=c.largest,
+                wait_ms_total=round(c.wait_ms_total, 3),
+                wait_ms_max=round(c.wait_ms_max, 3),
+                cache_entries=len(self._cache),
+                background_pauses=pauses,
+                background_paused_ms=round(paused_ms, 3),
+            )
+
+    def _run_pass(self) -> None:
+        """Embed the queued tickets (this thread's first among them), then hand over or stop."""
+        with self._lock:
+            batch, self._queue = self._queue[: self._max_batch], self._queue[self._max_batch :]
+            self._count_pass(batch)
+        try:
+            texts = list(dict.fromkeys(t.text for t in batch))  # the same text twice: one row
+            vectors = self._embed(texts)
+            rows = {text: np.array(vectors[i], dtype=np.float32) for i, text in enumerate(texts)}
+            for t in batch:
+                t.vector = rows[t.text]
+        except BaseException as exc:  # noqa: BLE001 - re-raised in every waiting thread of the pass
+            for t in batch:
+                t.error = exc
+        finally:
+            with self._lock:
+                self._remember(batch)
+                successor = self._queue[0] if self._queue else None
+                self._running = successor is not None
+                if successor is not None:
+                    successor.lead = True
+            for t in batch:
+                t.done.set()
+            if successor is not None:
+                successor.done.set()
+
+    def _embed(self, texts: Sequence[str]) -> Vectors:
+        if isinstance(self._embedder, QueryFirstEmbedder):
+            return self._embedder.embed_queries(texts)
+        return self._embedder.embed(texts)
+
+    def _count_pass(self, batch: Sequence[_Ticket]) -> None:
+        now = time.perf_counter()
+        c = self._counts
+        c.passes += 1
+        c.largest = max(c.largest, len(batch))
+        c.batched += len(batch) if len(batch) > 1 else 0
+        for t in batch:
+            waited = (now - t.queued) * 1000
+            c.wait_ms_total += waited
+            c.wait_ms_max = max(c.wait_ms_max, waited)
+
+    def _remember(self, batch: Sequence[_Ticket]) -> None:
+        """Cache the pass's vectors (called under the lock), dropping the least recently used."""
+        if not self._cache_size:
+            return
+        name = self._embedder.name
+        for t in batch:
+            if t.vector is not None:
+                self._cache[(name, t.text)] = t.vector
+                self._cache.move_to_end((name, t.text))
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
