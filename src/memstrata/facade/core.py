@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from memstrata.errors import ReadOnlyError
 from memstrata.forgetting.sweep import Sweeper, SweepPolicy
@@ -13,6 +14,8 @@ from memstrata.layers.l0.recorder import Recorder
 from memstrata.models import (
     Tenant,
 )
+from memstrata.operations import Operation
+from memstrata.operations.base import describe
 from memstrata.pipeline.coordinator import Pipeline
 from memstrata.pipeline.embedding import EmbeddingBacklog
 from memstrata.pipeline.l1.runner import L1Runner
@@ -22,7 +25,31 @@ from memstrata.retrieval.search import Searcher
 from memstrata.settings import Settings
 from memstrata.wiring import Parts
 
-Progress = Callable[[str, int, int], None]  # (stage, done, total)
+P = ParamSpec("P")
+Op = TypeVar("Op", bound=Operation[Any])
+S = TypeVar("S")
+R = TypeVar("R")
+
+
+def operation(
+    spec: Callable[P, Op],
+) -> Callable[
+    [Callable[[S, Op], Coroutine[Any, Any, R]]], Callable[Concatenate[S, P], Coroutine[Any, Any, R]]
+]:
+    """Make ``body(self, op)`` the public method declared by ``spec`` (``memstrata.operations``):
+    the method takes the declaration's parameters, has its signature and docstring, and hands
+    the body one instance of it. A parameter is declared once, there."""
+
+    def decorate(
+        body: Callable[[S, Op], Coroutine[Any, Any, R]],
+    ) -> Callable[Concatenate[S, P], Coroutine[Any, Any, R]]:
+        async def method(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
+            return await body(self, spec(*args, **kwargs))
+
+        describe(method, spec)  # type: ignore[arg-type]
+        return method
+
+    return decorate
 
 
 class FacadeCore:

@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memstrata import arguments as args
+from memstrata import operations as ops
 from memstrata.facade.capture import CaptureMethods
-from memstrata.facade.core import Progress
+from memstrata.facade.core import operation
 from memstrata.facade.pipeline import PipelineMethods
 from memstrata.importers.seed import parse_seed
 from memstrata.importers.tdai import TdaiData, TdaiImportReport, read_tdai
@@ -18,7 +19,6 @@ from memstrata.importers.tdai_writer import TdaiImport
 from memstrata.importers.types import ImportReport, ImportSession
 from memstrata.layers.l0.recorder import stable_id
 from memstrata.models import (
-    DEFAULT,
     NewMessage,
     Tenant,
 )
@@ -30,14 +30,10 @@ IMPORT_LANES = 2
 
 
 class ImportMethods(CaptureMethods, PipelineMethods):
-    async def import_sessions(
-        self, sessions: Sequence[ImportSession], *, process: bool = True, on_progress: Progress | None = None
-    ) -> ImportReport:
-        """Capture whole sessions of history (seed files, LoCoMo, the gateway's seed route), then,
-        with ``process``, end each session and run the pipeline to L3. Messages without an id get
-        one derived from their tenant, session, position, role and text, so importing the same
-        history again stores nothing. ``on_progress(stage, done, total)`` follows each stage."""
+    @operation(ops.ImportSessions)
+    async def import_sessions(self, op: ops.ImportSessions) -> ImportReport:
         self._writable("import")
+        sessions, process, on_progress = op.sessions, op.process, op.on_progress
         total = sum(len(s.messages) for s in sessions)
         report = ImportReport(sessions=len(sessions))
         done = 0
@@ -61,7 +57,7 @@ class ImportMethods(CaptureMethods, PipelineMethods):
         return report
 
     async def _extract_in_lanes(
-        self, sessions: Sequence[ImportSession], on_progress: Progress | None
+        self, sessions: Sequence[ImportSession], on_progress: ops.Progress | None
     ) -> None:
         """End every session, in order within a tenant (a later session's facts supersede an
         earlier one's), tenants side by side: one tenant's extraction (Python, one core) then
@@ -87,18 +83,10 @@ class ImportMethods(CaptureMethods, PipelineMethods):
             for group in by_tenant.values():
                 tasks.create_task(lane(group))
 
-    async def import_tdai(self, path: str | Path) -> TdaiImportReport:
-        """Import a TencentDB-Agent-Memory data directory: messages, atoms (ids, types, priorities,
-        scene names and source message ids kept), scene files and personas of every tenant.
-
-        Idempotent: what the memory already has (message and atom ids, scene file names, a persona)
-        is kept as it is. Imported messages are not extracted again, and atoms the imported scenes
-        consolidate are not consolidated again. The pipeline is held off while it writes.
-        Unreadable lines are skipped and reported. Raises ``InputError`` when ``path`` is not such
-        a directory.
-        """
+    @operation(ops.ImportTdai)
+    async def import_tdai(self, op: ops.ImportTdai) -> TdaiImportReport:
         self._writable("import")
-        data = await asyncio.to_thread(read_tdai, Path(path))
+        data = await asyncio.to_thread(read_tdai, Path(op.path))
         return await self._write_import(data)
 
     async def _write_import(self, data: TdaiData) -> TdaiImportReport:
@@ -111,15 +99,12 @@ class ImportMethods(CaptureMethods, PipelineMethods):
         self._pipeline.wake()
         return report
 
-    async def import_seed(
-        self, data: object, *, process: bool = False, user_id: str = DEFAULT, agent_id: str = DEFAULT
-    ) -> ImportReport:
-        """Import seed history (``{"sessions": [...]}`` or ``[...]``, see ``importers.seed``) with
-        ``import_sessions``; sessions that name no tenant go to this one."""
-        tenant = args.tenant(user_id, agent_id)
-        sessions = await asyncio.to_thread(parse_seed, data)
+    @operation(ops.ImportSeed)
+    async def import_seed(self, op: ops.ImportSeed) -> ImportReport:
+        tenant = args.tenant(op.user_id, op.agent_id)
+        sessions = await asyncio.to_thread(parse_seed, op.data)
         mine = [s if s.tenant != Tenant() else dataclasses.replace(s, tenant=tenant) for s in sessions]
-        return await self.import_sessions(mine, process=process)
+        return await self.import_sessions(mine, process=op.process)
 
 
 def _with_id(s: ImportSession, position: int, m: NewMessage) -> NewMessage:
