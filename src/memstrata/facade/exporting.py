@@ -8,8 +8,7 @@ from pathlib import Path
 
 from memstrata import operations as ops
 from memstrata.errors import InputError
-from memstrata.facade.core import operation
-from memstrata.facade.imports import ImportMethods
+from memstrata.facade.core import FacadeCore, operation
 from memstrata.importers.tdai import TdaiData, TdaiImportReport, read_tdai
 from memstrata.models import ExportReport
 from memstrata.portability import files
@@ -20,7 +19,7 @@ from memstrata.portability.tdai import write_tdai
 FORMATS = {"jsonl": write_jsonl, "tdai": write_tdai}
 
 
-class ExportMethods(ImportMethods):
+class ExportMethods(FacadeCore):
     @operation(ops.Export)
     async def export(self, op: ops.Export) -> ExportReport:
         out, format, user_id, agent_id = op.out, op.format, op.user_id, op.agent_id

@@ -9,15 +9,13 @@ import math
 from memstrata import arguments as args
 from memstrata import operations as ops
 from memstrata.errors import ConfigError, EngineError, InputError
-from memstrata.facade.core import operation
-from memstrata.facade.edits import EditMethods
-from memstrata.facade.pipeline import PipelineMethods
+from memstrata.facade.core import FacadeCore, operation
 from memstrata.forgetting import erase
 from memstrata.layers.l0.times import epoch_ms
 from memstrata.models import Atom, ForgetReport, SceneEntry, SweepReport, Tenant
 
 
-class ForgetMethods(EditMethods, PipelineMethods):
+class ForgetMethods(FacadeCore):
     @operation(ops.Forget)
     async def forget(self, op: ops.Forget) -> ForgetReport:
         self._writable("forget a tenant")

@@ -10,12 +10,9 @@ from pathlib import Path
 
 from memstrata import arguments as args
 from memstrata import operations as ops
-from memstrata.facade.capture import CaptureMethods
-from memstrata.facade.core import operation
-from memstrata.facade.pipeline import PipelineMethods
+from memstrata.facade.core import FacadeCore, operation
 from memstrata.importers.seed import parse_seed
-from memstrata.importers.tdai import TdaiData, TdaiImportReport, read_tdai
-from memstrata.importers.tdai_writer import TdaiImport
+from memstrata.importers.tdai import TdaiImportReport, read_tdai
 from memstrata.importers.types import ImportReport, ImportSession
 from memstrata.layers.l0.recorder import stable_id
 from memstrata.models import (
@@ -29,7 +26,7 @@ CAPTURE_BATCH = 500
 IMPORT_LANES = 2
 
 
-class ImportMethods(CaptureMethods, PipelineMethods):
+class ImportMethods(FacadeCore):
     @operation(ops.ImportSessions)
     async def import_sessions(self, op: ops.ImportSessions) -> ImportReport:
         self._writable("import")
@@ -40,12 +37,9 @@ class ImportMethods(CaptureMethods, PipelineMethods):
         for s in sessions:
             messages = [_with_id(s, i, m) for i, m in enumerate(s.messages)]
             for i in range(0, len(messages), CAPTURE_BATCH):
-                r = await self.capture(
-                    messages[i : i + CAPTURE_BATCH],
-                    session_key=s.session_key,
-                    session_id=s.session_id,
-                    user_id=s.tenant.user_id,
-                    agent_id=s.tenant.agent_id,
+                batch = messages[i : i + CAPTURE_BATCH]
+                r = await self._capture(
+                    batch, s.session_key, s.session_id, s.tenant.user_id, s.tenant.agent_id
                 )
                 report.add(r)
                 done += len(messages[i : i + CAPTURE_BATCH])
@@ -53,7 +47,7 @@ class ImportMethods(CaptureMethods, PipelineMethods):
                     on_progress("L0 capture", done, total)
         if process:
             await self._extract_in_lanes(sessions, on_progress)
-            await self.run_all()  # then L2 scenes and L3 personas of every tenant with new atoms
+            await self._run_all()  # then L2 scenes and L3 personas of every tenant with new atoms
         return report
 
     async def _extract_in_lanes(
@@ -72,9 +66,7 @@ class ImportMethods(CaptureMethods, PipelineMethods):
             nonlocal ended
             async with lanes:
                 for s in group:
-                    await self.end_session(
-                        s.session_key, user_id=s.tenant.user_id, agent_id=s.tenant.agent_id
-                    )
+                    await self._end_session(s.tenant, s.session_key)
                     ended += 1
                     if on_progress:
                         on_progress("L1 extraction", ended, len(sessions))
@@ -88,16 +80,6 @@ class ImportMethods(CaptureMethods, PipelineMethods):
         self._writable("import")
         data = await asyncio.to_thread(read_tdai, Path(op.path))
         return await self._write_import(data)
-
-    async def _write_import(self, data: TdaiData) -> TdaiImportReport:
-        """Write what an import read (TDAI directory or memstrata export), the pipeline held off."""
-        writer = TdaiImport(
-            self._store, self._upper, self._recorder.record, self._vectors, self._pipeline.on_atoms
-        )
-        async with self._pipeline.exclusive():
-            report = await asyncio.to_thread(writer.run, data)
-        self._pipeline.wake()
-        return report
 
     @operation(ops.ImportSeed)
     async def import_seed(self, op: ops.ImportSeed) -> ImportReport:

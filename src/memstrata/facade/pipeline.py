@@ -24,8 +24,7 @@ class PipelineMethods(FacadeCore):
 
     @operation(ops.RunAll)
     async def run_all(self, op: ops.RunAll) -> RunAllReport:
-        self._writable("run the pipeline")
-        return await self._pipeline.run_all()
+        return await self._run_all()
 
     @operation(ops.RequestPersona)
     async def request_persona(self, op: ops.RequestPersona) -> None:
@@ -35,10 +34,7 @@ class PipelineMethods(FacadeCore):
 
     @operation(ops.EndSession)
     async def end_session(self, op: ops.EndSession) -> None:
-        self._writable("end a session")
-        await self._scheduler.flush(
-            [(args.tenant(op.user_id, op.agent_id), args.name(op.session_key, "session_key"))]
-        )
+        await self._end_session(args.tenant(op.user_id, op.agent_id), op.session_key)
 
     @operation(ops.Status)
     async def status(self, op: ops.Status) -> Status:

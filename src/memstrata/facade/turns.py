@@ -10,9 +10,7 @@ import re
 from memstrata import arguments as args
 from memstrata import operations as ops
 from memstrata.errors import InputError
-from memstrata.facade.capture import CaptureMethods
-from memstrata.facade.core import operation
-from memstrata.facade.search import SearchMethods
+from memstrata.facade.core import FacadeCore, operation
 from memstrata.layers import host_turns
 from memstrata.layers.host_turns import PromptMark, PromptMarks, TurnResult
 from memstrata.layers.l0.recorder import CaptureResult
@@ -22,7 +20,7 @@ from memstrata.models import (
 from memstrata.recall import RecallResult
 
 
-class TurnMethods(CaptureMethods, SearchMethods):
+class TurnMethods(FacadeCore):
     @functools.cached_property
     def _marks(self) -> PromptMarks:
         t = self.settings.turns
@@ -45,7 +43,7 @@ class TurnMethods(CaptureMethods, SearchMethods):
         tenant = args.tenant(user_id, agent_id)
         clean = host_turns.clean_prompt(prompt, self._noise)
         self._marks.put((tenant, session_key), PromptMark(clean, transcript_length, self._clock.now_ms()))
-        return await self.recall(clean or prompt, session_key=session_key, user_id=user_id, agent_id=agent_id)
+        return await self._recall(tenant, clean or prompt)
 
     @operation(ops.TurnCommitted)
     async def turn_committed(self, op: ops.TurnCommitted) -> TurnResult:
@@ -63,13 +61,7 @@ class TurnMethods(CaptureMethods, SearchMethods):
         )
         done = CaptureResult(())
         if plan.messages:
-            done = await self.capture(
-                plan.messages,
-                session_key=session_key,
-                session_id=op.session_id,
-                user_id=user_id,
-                agent_id=agent_id,
-            )
+            done = await self._capture(plan.messages, session_key, op.session_id, user_id, agent_id)
         dropped = plan.dropped + done.dropped
         return TurnResult(
             done.stored, done.duplicates, dropped, plan.method, plan.replaced, done.degradations

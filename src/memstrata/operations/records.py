@@ -8,7 +8,6 @@ from typing import Annotated, ClassVar
 
 from pydantic import Field
 
-from memstrata import data_plane
 from memstrata import models as m
 from memstrata.layers.l0.recorder import CaptureResult, MessageInput
 from memstrata.models import DEFAULT, Atom, Message, Scene, SceneEntry, Tenant
@@ -223,7 +222,7 @@ class WritePersona(Operation[m.Persona]):
 
 
 @dataclass(frozen=True, slots=True)
-class Counts(Operation[data_plane.Counts]):
+class Counts(Operation[m.Counts]):
     """How many messages (``session_key``, time range), current atoms (``type``, time range),
     scenes (name prefix) and personas (0 or 1) the tenant has."""
 

@@ -1,17 +1,17 @@
-"""Record-level reads and edits of each layer (the data plane; logic in ``data_plane.py``)."""
+"""Record-level reads and edits of each layer: the facade's methods (logic in ``records``)."""
 
 from __future__ import annotations
 
 import asyncio
-import functools
 
 from memstrata import arguments as args
 from memstrata import operations as ops
-from memstrata.data_plane import AtomChange, Counts, DataPlane, Removal
 from memstrata.facade.core import FacadeCore, operation
+from memstrata.facade.edits.records import AtomChange, Removal
 from memstrata.models import (
     Atom,
     AtomFilter,
+    Counts,
     Message,
     MessageFilter,
     Persona,
@@ -21,10 +21,6 @@ from memstrata.models import (
 
 
 class EditMethods(FacadeCore):
-    @functools.cached_property
-    def _data(self) -> DataPlane:
-        return DataPlane(self._store, self._upper, self._vectors, self._clock.now_ms)
-
     @operation(ops.GetMessage)
     async def get_message(self, op: ops.GetMessage) -> Message:
         return await asyncio.to_thread(
