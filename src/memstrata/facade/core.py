@@ -16,8 +16,8 @@ from memstrata import arguments as args
 from memstrata.errors import ReadOnlyError
 from memstrata.facade.edits.records import RecordEdits
 from memstrata.forgetting.sweep import Sweeper, SweepPolicy
-from memstrata.importers.tdai import TdaiData, TdaiImportReport
-from memstrata.importers.tdai_writer import TdaiImport
+from memstrata.interchange.tdai.load import TdaiImport
+from memstrata.interchange.tdai.read import TdaiData, TdaiImportReport
 from memstrata.layers.l0.recorder import CaptureResult, MessageInput, Recorder
 from memstrata.models import Layer, Tenant
 from memstrata.operations import Operation

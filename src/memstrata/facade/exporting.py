@@ -1,5 +1,5 @@
 """Taking memory elsewhere: export every layer of a tenant (or of all) as portable files, and
-import such an export back (logic in ``memstrata.portability``)."""
+import such an export back (logic in ``memstrata.interchange``)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from pathlib import Path
 from memstrata import operations as ops
 from memstrata.errors import InputError
 from memstrata.facade.core import FacadeCore, operation
-from memstrata.importers.tdai import TdaiData, TdaiImportReport, read_tdai
+from memstrata.interchange import files
+from memstrata.interchange.collect import chosen, collect
+from memstrata.interchange.jsonl import read_jsonl, write_jsonl
+from memstrata.interchange.tdai.read import TdaiData, TdaiImportReport, read_tdai
+from memstrata.interchange.tdai.write import write_tdai
 from memstrata.models import ExportReport
-from memstrata.portability import files
-from memstrata.portability.collect import chosen, collect
-from memstrata.portability.jsonl import read_jsonl, write_jsonl
-from memstrata.portability.tdai import write_tdai
 
 FORMATS = {"jsonl": write_jsonl, "tdai": write_tdai}
 

@@ -11,9 +11,9 @@ from pathlib import Path
 from memstrata import arguments as args
 from memstrata import operations as ops
 from memstrata.facade.core import FacadeCore, operation
-from memstrata.importers.seed import parse_seed
-from memstrata.importers.tdai import TdaiImportReport, read_tdai
-from memstrata.importers.types import ImportReport, ImportSession
+from memstrata.interchange.seed import parse_seed
+from memstrata.interchange.sessions import ImportReport, ImportSession
+from memstrata.interchange.tdai.read import TdaiImportReport, read_tdai
 from memstrata.layers.l0.recorder import stable_id
 from memstrata.models import (
     NewMessage,

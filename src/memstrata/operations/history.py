@@ -11,8 +11,8 @@ from typing import Annotated, ClassVar
 
 from pydantic import Field
 
-from memstrata.importers.tdai import TdaiImportReport
-from memstrata.importers.types import ImportReport, ImportSession
+from memstrata.interchange.sessions import ImportReport, ImportSession
+from memstrata.interchange.tdai.read import TdaiImportReport
 from memstrata.models import DEFAULT, ExportReport
 from memstrata.operations.base import Operation, Route
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from memstrata.importers.types import ImportSession
+from memstrata.interchange.sessions import ImportSession
 from memstrata.layers.host_turns import TurnMessage
 from memstrata.layers.l0.recorder import MessageInput
 from memstrata.models import (

@@ -22,7 +22,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from memstrata.importers.tdai import TdaiData, TdaiImportReport, TdaiProfile
+from memstrata.interchange.tdai.read import TdaiData, TdaiImportReport, TdaiProfile
 from memstrata.layers.l0.recorder import CaptureResult
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l2 import names as scene_names
