@@ -47,7 +47,12 @@ class PipelineMethods(FacadeCore):
             done = await asyncio.to_thread(self._store.repair)
             tenants = await asyncio.to_thread(self._pipeline.known_tenants)
             if self._pipeline.tenants is not None:
-                done += [str(p) for p in await self._pipeline.tenants.repair_files(tenants)]
+                done += [
+                    str(p)
+                    for p in await self._pipeline.tenants.recovery.repair_files(
+                        tenants, self._pipeline.tenants.hold
+                    )
+                ]
         return done
 
     @operation(ops.Reindex)
