@@ -78,11 +78,16 @@ BODIES: dict[str, type[ops.Operation[Any]]] = {
     "PinIn": ops.PinAtom,
     "TtlIn": ops.SetAtomTtl,
     "RebuildIn": ops.RebuildScenes,
+    "MessagesQuery": ops.Messages,
+    "AtomsQuery": ops.Atoms,
+    "CountsQuery": ops.Counts,
 }
 
 
 @pytest.mark.parametrize("model_name", sorted(BODIES))
-def test_each_request_body_takes_the_declared_parameters_with_their_defaults(model_name: str) -> None:
+def test_each_request_body_or_query_takes_the_declared_parameters_with_their_defaults(
+    model_name: str,
+) -> None:
     spec, model = BODIES[model_name], getattr(requests, model_name)
     in_path = set(spec.ROUTE.path_names) | {"user_id", "agent_id"}
     wanted = {
@@ -93,7 +98,7 @@ def test_each_request_body_takes_the_declared_parameters_with_their_defaults(mod
     got = {
         n: (f.is_required(), None if f.is_required() else f.default)
         for n, f in model.model_fields.items()
-        if n not in {"user_id", "agent_id"}
+        if n not in {"user_id", "agent_id", "all_tenants"}
     }
     assert got == wanted
     assert tuple(wanted) == model.ARGUMENTS

@@ -12,6 +12,7 @@ import inspect
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
+from fastapi import Query
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model, model_validator
 
 from memstrata import operations as ops
@@ -22,6 +23,7 @@ MAX_BATCH = 100  # messages per capture
 MAX_TRANSCRIPT = 5000  # messages per turn_committed
 TENANT = ("user_id", "agent_id")
 B = TypeVar("B", bound="OperationBody")
+Q = TypeVar("Q", bound="OperationQuery")
 
 
 def _check_text(value: Any, where: str) -> None:
@@ -111,10 +113,30 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def request_model(spec: type[ops.Operation[Any]], name: str, **wire: Any) -> type[OperationBody]:
-    """The body of ``spec``'s route: every parameter but the tenant's (``TenantBody``: body,
-    headers or the key) and those in the path, with the declared annotation and default;
-    ``wire`` gives the JSON type of a parameter the library takes as a record."""
+class OperationQuery(BaseModel):
+    """The query parameters of a GET route, built from an operation's declaration
+    (``query_model``); unknown parameters are ignored, as FastAPI does for listed ones."""
+
+    model_config = ConfigDict(extra="ignore")
+    ARGUMENTS: ClassVar[tuple[str, ...]] = ()
+    user_id: Id | None = None
+    agent_id: Id | None = None
+
+    def arguments(self) -> dict[str, Any]:
+        """The operation's arguments (the tenant apart), as the facade takes them."""
+        return {name: getattr(self, name) for name in self.ARGUMENTS}
+
+
+class ListingQuery(OperationQuery):
+    """A listing's query: ``all_tenants`` lists every tenant (the facade's ``user_id=None``)."""
+
+    all_tenants: bool = Field(False, description="List every tenant (administration).")
+
+
+def _fields(spec: type[ops.Operation[Any]], wire: dict[str, Any]) -> dict[str, Any]:
+    """Every parameter of ``spec`` but the tenant's (body, query, headers or the key) and those in
+    the path, with the declared annotation and default; ``wire`` gives the JSON type of a
+    parameter the library takes as a record."""
     hints = ops.hints_of(spec)
     skip = set(TENANT) | set(spec.ROUTE.path_names)
     fields: dict[str, Any] = {}
@@ -122,9 +144,41 @@ def request_model(spec: type[ops.Operation[Any]], name: str, **wire: Any) -> typ
         if f.name not in skip:
             default = ... if f.default is dataclasses.MISSING else f.default
             fields[f.name] = (wire.get(f.name, hints[f.name]), default)
+    return fields
+
+
+def request_model(spec: type[ops.Operation[Any]], name: str, **wire: Any) -> type[OperationBody]:
+    """The JSON body of ``spec``'s route (see ``_fields``)."""
+    fields = _fields(spec, wire)
     model: type[OperationBody] = create_model(name, __base__=OperationBody, **fields)
     model.ARGUMENTS = tuple(fields)
     return model
+
+
+def query_model(
+    spec: type[ops.Operation[Any]],
+    name: str,
+    base: type[Q],
+) -> type[Q]:
+    """The query parameters of ``spec``'s GET route (see ``_fields``)."""
+    fields = _fields(spec, {})
+    model: type[Q] = create_model(name, __base__=base, **fields)
+    model.ARGUMENTS = tuple(fields)
+    return model
+
+
+@functools.cache
+def queried(model: type[Q]) -> Callable[..., Q]:
+    """A dependency reading ``model`` from the query string (``Depends(queried(AtomsQuery))``)."""
+
+    def parse(query: Any) -> Q:
+        return query  # type: ignore[no-any-return]
+
+    param = inspect.Parameter(
+        "query", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Annotated[model, Query()]
+    )
+    parse.__signature__ = inspect.Signature([param], return_annotation=model)  # type: ignore[attr-defined]
+    return parse
 
 
 @functools.cache
@@ -171,3 +225,6 @@ ImportIn = request_model(
 PinIn = request_model(ops.PinAtom, "PinIn")
 TtlIn = request_model(ops.SetAtomTtl, "TtlIn")
 RebuildIn = request_model(ops.RebuildScenes, "RebuildIn")
+MessagesQuery = query_model(ops.Messages, "MessagesQuery", ListingQuery)
+AtomsQuery = query_model(ops.Atoms, "AtomsQuery", ListingQuery)
+CountsQuery = query_model(ops.Counts, "CountsQuery", OperationQuery)

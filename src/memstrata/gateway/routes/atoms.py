@@ -4,45 +4,32 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Depends, Request, Response
 
 from memstrata.gateway.context import Mem, reply, reply_list, tenant, tenant_of, who
 from memstrata.gateway.records import AtomOut, DeletedOut
-from memstrata.gateway.requests import AtomPatchIn, DeleteAtomsIn, OperationBody, parsed
-from memstrata.gateway.routes.messages import IdQuery, Limit, Millis, Seq
+from memstrata.gateway.requests import (
+    AtomPatchIn,
+    AtomsQuery,
+    DeleteAtomsIn,
+    ListingQuery,
+    OperationBody,
+    parsed,
+    queried,
+)
+from memstrata.gateway.routes.messages import IdQuery
 
 router = APIRouter(prefix="/v1", tags=["L1 atoms"])
 
 
 @router.get("/atoms", response_model=list[AtomOut])
 async def list_atoms(
-    mem: Mem,
-    request: Request,
-    user_id: IdQuery = None,
-    agent_id: IdQuery = None,
-    type: Annotated[str | None, Query(pattern="^(persona|episodic|instruction)$")] = None,
-    scene: Annotated[str | None, Query(max_length=200)] = None,
-    since: Millis = None,
-    until: Millis = None,
-    include_superseded: bool = False,
-    limit: Limit = 100,
-    after_seq: Seq = 0,
-    all_tenants: bool = False,
+    mem: Mem, request: Request, query: Annotated[ListingQuery, Depends(queried(AtomsQuery))]
 ) -> Response:
     """Atoms by ascending seq (current ones unless ``include_superseded``)."""
-    t = tenant(request, user_id, agent_id)
-    found = await mem.atoms(
-        user_id=None if all_tenants else t.user_id,
-        agent_id=t.agent_id,
-        type=type,
-        scene=scene,
-        since=since,
-        until=until,
-        include_superseded=include_superseded,
-        limit=limit,
-        after_seq=after_seq,
-    )
-    return reply_list(AtomOut, found)
+    t = tenant(request, query.user_id, query.agent_id)
+    user = None if query.all_tenants else t.user_id
+    return reply_list(AtomOut, await mem.atoms(**query.arguments(), user_id=user, agent_id=t.agent_id))
 
 
 @router.get("/atoms/{atom_id}", response_model=AtomOut)
