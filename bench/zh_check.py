@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from memstrata import Memory
-from memstrata.importers import parse_import
+from memstrata.interchange import parse_import
 from memstrata.retrieval.terms import has_cjk
 
 DATA = Path(__file__).resolve().parent / "data" / "zh_conversations.json"

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from memstrata import Memory
 from memstrata.cli.main import app
 from memstrata.demo import sample
-from memstrata.importers import parse_import
+from memstrata.interchange import parse_import
 from memstrata.retrieval.terms import has_cjk
 
 ENGLISH_FRAMING = re.compile(r"\b(?:said|asked|answered|shared a photo)\b|\bUser\b|\bAssistant\b")

@@ -11,8 +11,9 @@ import secrets
 from collections.abc import Sequence
 
 from memstrata import arguments as args
+from memstrata import operations as ops
 from memstrata.errors import InputError, NotFoundError
-from memstrata.facade.core import FacadeCore
+from memstrata.facade.core import FacadeCore, operation
 from memstrata.models import ApiKey, IssuedKey, Reach
 
 PREFIX = "msk_"
@@ -46,35 +47,33 @@ def reach(tenants: Sequence[Sequence[str | None]]) -> Reach:
 
 
 class KeyMethods(FacadeCore):
-    async def create_key(self, tenants: Sequence[Sequence[str | None]], *, label: str = "") -> IssuedKey:
-        """A new key reaching ``tenants`` (``[(user_id, agent_id or None), ...]``; ``None``: every
-        agent of that user). The answer holds the key itself, which is stored only as a digest:
-        keep it, it cannot be shown again."""
+    @operation(ops.CreateKey)
+    async def create_key(self, op: ops.CreateKey) -> IssuedKey:
         self._writable("create a key")
+        label = op.label
         if len(label) > MAX_LABEL or "\x00" in label:
             raise InputError(f"a label is at most {MAX_LABEL} characters, without NUL", item="label")
         key_id = secrets.token_hex(6)
         secret = f"{PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
-        key = ApiKey(key_id, label or f"key {key_id}", reach(tenants), self._clock.now_ms())
+        key = ApiKey(key_id, label or f"key {key_id}", reach(op.tenants), self._clock.now_ms())
         await asyncio.to_thread(self._store.keys.add, key, digest(secret))
         return IssuedKey(key, secret)
 
-    async def keys(self) -> list[ApiKey]:
-        """Every key (revoked ones too, with their time), oldest first; never the keys themselves."""
+    @operation(ops.Keys)
+    async def keys(self, op: ops.Keys) -> list[ApiKey]:
         return await asyncio.to_thread(self._store.keys.list)
 
-    async def revoke_key(self, key_id: str) -> ApiKey:
-        """Revoke a key: from now its requests fail on every server of this store. Revoking a
-        revoked key keeps its first time; an unknown id is ``NotFoundError``."""
+    @operation(ops.RevokeKey)
+    async def revoke_key(self, op: ops.RevokeKey) -> ApiKey:
         self._writable("revoke a key")
-        found = await asyncio.to_thread(self._store.keys.revoke, key_id, self._clock.now_ms())
+        found = await asyncio.to_thread(self._store.keys.revoke, op.key_id, self._clock.now_ms())
         if found is None:
-            raise NotFoundError("key", key_id)
+            raise NotFoundError("key", op.key_id)
         return found
 
-    async def verify_key(self, token: str) -> ApiKey | None:
-        """The active key ``token`` is, else ``None`` (unknown or revoked). Reads the store every
-        time: a revocation by another process counts at once."""
+    @operation(ops.VerifyKey)
+    async def verify_key(self, op: ops.VerifyKey) -> ApiKey | None:
+        token = op.token
         if not token.startswith(PREFIX) or len(token) > 200:
             return None
         found = await asyncio.to_thread(self._store.keys.find, digest(token))

@@ -13,7 +13,7 @@ from pydantic import BaseModel, TypeAdapter
 from memstrata import arguments as args
 from memstrata.errors import InputError
 from memstrata.gateway.access import check, principal_of
-from memstrata.importers.seed import parse_seed
+from memstrata.interchange.seed import parse_seed
 from memstrata.models import DEFAULT, Status, Tenant
 
 PROBE_SECONDS = 2.0  # health probes share one status for this long

@@ -24,7 +24,7 @@ from memstrata.models.records import DEFAULT, Atom, AtomType, Layer, Message, Ne
 from memstrata.models.scenes import FileProblem, Persona, Scene, SceneEntry
 from memstrata.models.search import AtomFilter, Hit, MessageFilter, Scored, SearchResult, Vectors, layer_of
 from memstrata.models.state import SessionState, SweepState, TenantState
-from memstrata.models.status import QueryEmbeddingStatus, SessionStatus, Status, TenantStatus
+from memstrata.models.status import Counts, QueryEmbeddingStatus, SessionStatus, Status, TenantStatus
 
 __all__ = [
     "DEFAULT",
@@ -36,6 +36,7 @@ __all__ = [
     "ChatMessage",
     "ChatReply",
     "ConsolidationResult",
+    "Counts",
     "DedupAction",
     "DedupDecision",
     "Erased",

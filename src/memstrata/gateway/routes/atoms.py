@@ -4,48 +4,35 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Depends, Request, Response
 
 from memstrata.gateway.access import principal_of, require_admin
 from memstrata.gateway.context import Mem, reply, reply_list, tenant, tenant_of, who
 from memstrata.gateway.records import AtomOut, DeletedOut
-from memstrata.gateway.requests import AtomPatchIn, DeleteAtomsIn
-from memstrata.gateway.routes.messages import IdQuery, Limit, Millis, Seq
+from memstrata.gateway.requests import (
+    AtomPatchIn,
+    AtomsQuery,
+    DeleteAtomsIn,
+    ListingQuery,
+    OperationBody,
+    parsed,
+    queried,
+)
+from memstrata.gateway.routes.messages import IdQuery
 
 router = APIRouter(prefix="/v1", tags=["L1 atoms"])
 
 
 @router.get("/atoms", response_model=list[AtomOut])
 async def list_atoms(
-    mem: Mem,
-    request: Request,
-    user_id: IdQuery = None,
-    agent_id: IdQuery = None,
-    type: Annotated[str | None, Query(pattern="^(persona|episodic|instruction)$")] = None,
-    scene: Annotated[str | None, Query(max_length=200)] = None,
-    since: Millis = None,
-    until: Millis = None,
-    include_superseded: bool = False,
-    limit: Limit = 100,
-    after_seq: Seq = 0,
-    all_tenants: bool = False,
+    mem: Mem, request: Request, query: Annotated[ListingQuery, Depends(queried(AtomsQuery))]
 ) -> Response:
     """Atoms by ascending seq (current ones unless ``include_superseded``)."""
-    t = tenant(request, user_id, agent_id)
-    if all_tenants:
+    t = tenant(request, query.user_id, query.agent_id)
+    if query.all_tenants:
         require_admin(principal_of(request.scope), "all_tenants")
-    found = await mem.atoms(
-        user_id=None if all_tenants else t.user_id,
-        agent_id=t.agent_id,
-        type=type,
-        scene=scene,
-        since=since,
-        until=until,
-        include_superseded=include_superseded,
-        limit=limit,
-        after_seq=after_seq,
-    )
-    return reply_list(AtomOut, found)
+    user = None if query.all_tenants else t.user_id
+    return reply_list(AtomOut, await mem.atoms(**query.arguments(), user_id=user, agent_id=t.agent_id))
 
 
 @router.get("/atoms/{atom_id}", response_model=AtomOut)
@@ -57,24 +44,19 @@ async def get_atom(
 
 
 @router.patch("/atoms/{atom_id}", response_model=AtomOut)
-async def update_atom(mem: Mem, atom_id: str, body: AtomPatchIn, request: Request) -> Response:
+async def update_atom(
+    mem: Mem, atom_id: str, body: Annotated[OperationBody, Depends(parsed(AtomPatchIn))], request: Request
+) -> Response:
     """Correct an atom: answers the new version, which supersedes it (409 when it was already
     superseded, unless ``follow``)."""
-    found = await mem.update_atom(
-        atom_id,
-        content=body.content,
-        type=body.type,
-        priority=body.priority,
-        scene_name=body.scene_name,
-        follow=body.follow,
-        **who(tenant_of(request, body)),
-    )
+    found = await mem.update_atom(atom_id, **body.arguments(), **who(tenant_of(request, body)))
     return reply(AtomOut, found)
 
 
 @router.post("/atoms/delete", response_model=DeletedOut)
-async def delete_atoms(mem: Mem, body: DeleteAtomsIn, request: Request) -> Response:
+async def delete_atoms(
+    mem: Mem, body: Annotated[OperationBody, Depends(parsed(DeleteAtomsIn))], request: Request
+) -> Response:
     """Delete atoms and their older versions; answers the ids deleted."""
-    return reply(
-        DeletedOut, DeletedOut(deleted=await mem.delete_atoms(body.ids, **who(tenant_of(request, body))))
-    )
+    deleted = await mem.delete_atoms(**body.arguments(), **who(tenant_of(request, body)))
+    return reply(DeletedOut, DeletedOut(deleted=deleted))

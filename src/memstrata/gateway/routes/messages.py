@@ -4,49 +4,37 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 
 from memstrata.gateway.access import principal_of, require_admin
 from memstrata.gateway.context import Mem, reply, reply_list, tenant, tenant_of, who
 from memstrata.gateway.records import CountsOut, DeletedOut, MessageOut
-from memstrata.gateway.requests import DeleteMessagesIn
+from memstrata.gateway.requests import (
+    CountsQuery,
+    DeleteMessagesIn,
+    ListingQuery,
+    MessagesQuery,
+    OperationBody,
+    OperationQuery,
+    parsed,
+    queried,
+)
 
 router = APIRouter(prefix="/v1", tags=["L0 messages"])
 IdQuery = Annotated[str | None, Query(min_length=1, max_length=512)]
-Millis = Annotated[int | None, Query(ge=0, le=10**15)]
-Limit = Annotated[int, Query(ge=1, le=1000)]
-Seq = Annotated[int, Query(ge=0, le=2**62)]
-Text = Annotated[str | None, Query(min_length=1, max_length=512)]
 
 
 @router.get("/messages", response_model=list[MessageOut])
 async def list_messages(
-    mem: Mem,
-    request: Request,
-    user_id: IdQuery = None,
-    agent_id: IdQuery = None,
-    session_key: Text = None,
-    since: Millis = None,
-    until: Millis = None,
-    limit: Limit = 100,
-    after_seq: Seq = 0,
-    all_tenants: bool = False,
+    mem: Mem, request: Request, query: Annotated[ListingQuery, Depends(queried(MessagesQuery))]
 ) -> Response:
     """Stored messages by ascending seq (page with ``after_seq``); ``all_tenants`` lists every
     tenant (administration)."""
-    t = tenant(request, user_id, agent_id)
-    if all_tenants:
+    t = tenant(request, query.user_id, query.agent_id)
+    if query.all_tenants:
         require_admin(principal_of(request.scope), "all_tenants")
-    found = await mem.messages(
-        user_id=None if all_tenants else t.user_id,
-        agent_id=t.agent_id,
-        session_key=session_key,
-        since=since,
-        until=until,
-        limit=limit,
-        after_seq=after_seq,
-    )
-    return reply_list(MessageOut, found)
+    user = None if query.all_tenants else t.user_id
+    return reply_list(MessageOut, await mem.messages(**query.arguments(), user_id=user, agent_id=t.agent_id))
 
 
 @router.get("/messages/{message_id:path}", response_model=MessageOut)
@@ -59,34 +47,19 @@ async def get_message(
 
 
 @router.post("/messages/delete", response_model=DeletedOut)
-async def delete_messages(mem: Mem, body: DeleteMessagesIn, request: Request) -> Response:
+async def delete_messages(
+    mem: Mem, body: Annotated[OperationBody, Depends(parsed(DeleteMessagesIn))], request: Request
+) -> Response:
     """Delete messages by id and/or whole sessions; answers the ids deleted."""
-    deleted = await mem.delete_messages(
-        body.ids, session_keys=body.session_keys, **who(tenant_of(request, body))
-    )
+    deleted = await mem.delete_messages(**body.arguments(), **who(tenant_of(request, body)))
     return reply(DeletedOut, DeletedOut(deleted=deleted))
 
 
 @router.get("/counts", response_model=CountsOut)
 async def counts(
-    mem: Mem,
-    request: Request,
-    user_id: IdQuery = None,
-    agent_id: IdQuery = None,
-    session_key: Text = None,
-    type: Annotated[str | None, Query(pattern="^(persona|episodic|instruction)$")] = None,
-    since: Millis = None,
-    until: Millis = None,
-    scene_prefix: Annotated[str | None, Query(max_length=512)] = None,
+    mem: Mem, request: Request, query: Annotated[OperationQuery, Depends(queried(CountsQuery))]
 ) -> Response:
     """Records per layer: messages (session, time), current atoms (type, time), scenes (name
     prefix), persona (0 or 1)."""
-    found = await mem.counts(
-        session_key=session_key,
-        type=type,
-        since=since,
-        until=until,
-        scene_prefix=scene_prefix,
-        **who(tenant(request, user_id, agent_id)),
-    )
+    found = await mem.counts(**query.arguments(), **who(tenant(request, query.user_id, query.agent_id)))
     return reply(CountsOut, found)
