@@ -24,6 +24,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
 from memstrata.errors import ConfigError, MemstrataError
+from memstrata.gateway import console
 from memstrata.gateway.access import AdminKey
 from memstrata.gateway.context import RecentStatus
 from memstrata.gateway.errors import Problem, field_of, problem_of, render
@@ -100,6 +101,7 @@ def create_app(
     for module in (turns, search, messages, atoms, forgetting, layers, service):
         app.include_router(module.router)
     app.include_router(tdam_router)
+    console.mount(app)  # the web console at /ui (authenticates itself)
     if settings.server.mcp:
         from memstrata.mcp import load
 
