@@ -170,6 +170,7 @@ def test_import_then_forget_a_scratch_tenant(tab: Watched, tmp_path: Path) -> No
     tab.page.click("main ul a:has-text('scratch-zh')")
     tab.page.click("nav.tenant-nav >> text=Messages")
     assert "我叫李伟，住在杭州，每天早上喝龙井茶。" in tab.page.locator("ul.messages").inner_text()
+    tab.shot("messages-zh")
     tab.goto("/ui/t/scratch-zh")
     tab.page.click("summary:has-text('Forget this tenant')")
     tab.page.fill("#confirm", "scratch-zh")

@@ -203,3 +203,57 @@ def test_an_open_server_needs_no_login(tmp_path: Path) -> None:
     with LiveServer(tmp_path / "data") as live, httpx.Client(base_url=live.url) as client:
         assert client.get("/ui/").status_code == 200
         assert client.get("/ui/login").status_code == 303
+
+
+def test_scene_and_persona_edits_go_through_the_facade(
+    admin: httpx.Client, console_with_two_tenants: LiveServer
+) -> None:
+    overview = admin.get("/ui/t/maya").text
+    token = csrf_of(overview)
+    scene = re.search(r'href="/ui/t/maya/scenes/([^"]+)"', overview)
+    assert scene
+    edited = admin.post(
+        f"/ui/t/maya/scenes/{scene.group(1)}",
+        data={
+            "csrf": token,
+            "summary": "Edited summary",
+            "content": "# Edited\n\n- Maya <b>rides</b> a bike.",
+        },
+    )
+    assert edited.status_code == 303
+    page = admin.get(edited.headers["location"]).text
+    assert "Edited summary" in page
+    assert "&lt;b&gt;rides&lt;/b&gt;" in page  # raw HTML in Markdown stays text
+    api = httpx.get(
+        f"{console_with_two_tenants.url}/v1/scenes/{scene.group(1)}",
+        params={"user_id": "maya"},
+        headers={"authorization": f"Bearer {ADMIN_KEY}"},
+    ).json()
+    assert api["summary"] == "Edited summary"
+    persona = admin.post("/ui/t/maya/persona", data={"csrf": token, "body": "# Maya\n\nLives in Lisbon."})
+    assert persona.status_code == 303
+    assert "Lives in Lisbon." in admin.get("/ui/t/maya").text
+
+
+def test_export_downloads_every_layer_and_run_now_answers(admin: httpx.Client) -> None:
+    import io
+    import zipfile
+
+    reply = admin.get("/ui/t/li-wei/export")
+    assert reply.status_code == 200
+    assert reply.headers["content-type"] == "application/zip"
+    names = zipfile.ZipFile(io.BytesIO(reply.content)).namelist()
+    assert any(n.endswith("messages.jsonl") for n in names), names
+    token = csrf_of(admin.get("/ui/t/li-wei").text)
+    run = admin.post("/ui/t/li-wei/run", data={"csrf": token})
+    assert run.status_code == 303
+    assert run.headers["location"] == "/ui/t/li-wei"
+
+
+def test_logging_out_ends_the_session(console_with_two_tenants: LiveServer) -> None:
+    with log_in(console_with_two_tenants.url, ADMIN_KEY) as client:
+        token = csrf_of(client.get("/ui/").text)
+        cookie = client.cookies["memstrata_console"]
+        assert client.post("/ui/logout", data={"csrf": token}).status_code == 303
+        client.cookies.set("memstrata_console", cookie, path="/ui")  # replaying the old cookie
+        assert client.get("/ui/").status_code == 303

@@ -8,11 +8,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memstrata.errors import NotFoundError
+from memstrata.gateway.console.render import when
 from memstrata.gateway.console.views import CHUNK, every_atom
 from memstrata.gateway.context import who
 from memstrata.models import Atom, Hit, Message, SessionStatus, Tenant
 from memstrata.recall import RecallResult, content_terms
 
+_TIMES = frozenset({"timestamp", "message_time", "expires_at"})
 PAGE = 50  # rows per list page
 SCAN_PAGES = 20  # a filter the store cannot apply reads at most this many chunks per page
 
@@ -47,6 +49,8 @@ class AtomView:
     older: list[Atom]  # the versions it superseded, newest first
     newer: list[Atom]  # the versions that superseded it, oldest first
     sources: list[Message]
+    scenes: list[str]  # the scene files that consolidate it (the scene index says; its
+    # ``scene_name`` is the label extraction gave it, which a scene may have been merged from)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +126,8 @@ async def atom_view(mem: Any, tenant: Tenant, atom_id: str) -> AtomView:
         older.append(prev)
         current = prev
     sources = [await _message(mem, tenant, mid) for mid in atom.source_message_ids[:50]]
-    return AtomView(atom, older, newer, [m for m in sources if m is not None])
+    scenes = [e.name for e in await mem.scenes(**who(tenant)) if atom.id in e.atom_ids]
+    return AtomView(atom, older, newer, [m for m in sources if m is not None], scenes)
 
 
 async def _message(mem: Any, tenant: Tenant, message_id: str) -> Message | None:
@@ -181,7 +186,9 @@ def _matched(terms: Any, content: str) -> list[str]:
 
 
 def _fields(hit: Hit) -> dict[str, Any]:
-    return {k: v for k, v in hit.metadata.items() if v not in (None, "", ())}
+    """The hit's fields worth showing, times as dates (the store keeps epoch ms)."""
+    shown = {k: v for k, v in hit.metadata.items() if v not in (None, "", ())}
+    return {k: when(v) if k in _TIMES and isinstance(v, int) else v for k, v in shown.items()}
 
 
 async def recall_view(mem: Any, tenant: Tenant, prompt: str) -> RecallView:
