@@ -156,3 +156,41 @@ def _refusal(text: str) -> bool:
 def tab(browser: Any, served_demo: str) -> Iterator[Watched]:
     """A fresh browser context (no cookie) on the demo server, watched."""
     yield from watch(browser, served_demo, viewport={"width": 1280, "height": 800})
+
+
+# The WCAG 2 contrast ratio of every element's own text against the first opaque background
+# behind it (its own or an ancestor's); AA asks 4.5:1 for normal text, 3:1 for large text.
+CONTRAST_JS = """
+() => {
+  const rgb = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
+  const lum = ([r, g, b]) => {
+    const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const background = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] === 1)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const low = [];
+  for (const el of document.body.querySelectorAll("*")) {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own || !el.checkVisibility()) continue;
+    const style = getComputedStyle(el);
+    const a = lum(rgb(style.color).slice(0, 3)), b = lum(background(el));
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    const size = parseFloat(style.fontSize), bold = Number(style.fontWeight) >= 700;
+    const need = size >= 24 || (bold && size >= 18.66) ? 3 : 4.5;
+    if (ratio < need) low.push(`${el.tagName}.${el.className} ${ratio.toFixed(2)}: ${el.textContent.trim().slice(0, 40)}`);
+  }
+  return low;
+}
+"""
+
+
+def low_contrast(page: Any) -> list[str]:
+    """Elements whose text fails WCAG AA contrast on the page as rendered."""
+    found: list[str] = page.evaluate(CONTRAST_JS)
+    return found

@@ -15,7 +15,7 @@ import pytest
 
 from memstrata.demo import sample
 from memstrata.gateway.access import Principal
-from tests.browser.conftest import Watched, watch
+from tests.browser.conftest import Watched, low_contrast, watch
 from tests.support.keyrings import ScopedKeys
 from tests.support.live_server import LiveServer
 
@@ -52,10 +52,16 @@ def heading(tab: Watched) -> str:
     return str(tab.page.locator("h1").first.inner_text())
 
 
+def look(tab: Watched, name: str) -> None:
+    """Screenshot the page for the docs, after checking its text contrast."""
+    assert not low_contrast(tab.page), (name, low_contrast(tab.page))
+    tab.shot(name)
+
+
 def test_log_in_then_every_page_opens(tab: Watched) -> None:
     tab.goto("/ui/t/maya")
     assert "/ui/login" in tab.page.url  # no session yet
-    tab.shot("login")
+    look(tab, "login")
     tab.log_in()
     pages = [
         ("tenants", "/ui/", "Tenants"),
@@ -65,22 +71,22 @@ def test_log_in_then_every_page_opens(tab: Watched) -> None:
     for name, path, title in pages:
         tab.goto(path)
         assert title in heading(tab)
-        tab.shot(name)
+        look(tab, name)
     tab.page.click("nav[aria-labelledby=scenes-h] a")
     assert tab.page.locator("article.doc").is_visible()
-    tab.shot("scene")
+    look(tab, "scene")
     tab.page.click("ul.atoms a")
     assert "Atom" in heading(tab)
-    tab.shot("atom")
+    look(tab, "atom")
     for name, link, title in (("atoms", "Atoms", "Atoms"), ("messages", "Messages", "Messages")):
         tab.page.click(f"nav.tenant-nav >> text={link}")
         assert title in heading(tab)
-        tab.shot(name)
+        look(tab, name)
     tab.page.click("ul.messages a")
     assert tab.page.locator("li.message.current").is_visible()
-    tab.shot("message")
+    look(tab, "message")
     tab.goto("/ui/import")
-    tab.shot("import")
+    look(tab, "import")
 
 
 def test_drill_down_from_persona_to_a_source_message_and_back(tab: Watched) -> None:
@@ -118,13 +124,13 @@ def test_search_and_recall_preview(tab: Watched) -> None:
     assert re.search(r"L[01]", hits.first.locator(".badge").inner_text())
     assert "score" in hits.first.inner_text()
     assert "Why:" in hits.first.inner_text()
-    tab.shot("search")
+    look(tab, "search")
     tab.page.click("nav.tenant-nav >> text=Recall")
     tab.page.fill("#q", "What food should I avoid offering Maya?")
     tab.page.click("main form button")
     assert "<user-persona>" in tab.page.locator("#system-context").inner_text()
     assert "chars" in tab.page.locator("h2", has_text="System context").inner_text()
-    tab.shot("recall")
+    look(tab, "recall")
 
 
 def open_atom(tab: Watched, text: str | None = None) -> str:
@@ -170,7 +176,7 @@ def test_import_then_forget_a_scratch_tenant(tab: Watched, tmp_path: Path) -> No
     tab.page.click("main ul a:has-text('scratch-zh')")
     tab.page.click("nav.tenant-nav >> text=Messages")
     assert "我叫李伟，住在杭州，每天早上喝龙井茶。" in tab.page.locator("ul.messages").inner_text()
-    tab.shot("messages-zh")
+    look(tab, "messages-zh")
     tab.goto("/ui/t/scratch-zh")
     tab.page.click("summary:has-text('Forget this tenant')")
     tab.page.fill("#confirm", "scratch-zh")
@@ -201,9 +207,13 @@ def test_on_a_phone_the_overview_fits_the_screen(browser: Any, served_demo: str)
     for tab in watch(browser, served_demo, viewport={"width": 390, "height": 844}, is_mobile=True):
         tab.log_in()
         tab.goto("/ui/t/maya")
+        tab.page.keyboard.press("Tab")  # the first stop is the skip link, then the page itself
+        assert tab.page.evaluate("document.activeElement.className") == "skip"
+        tab.page.keyboard.press("Enter")
+        assert tab.page.evaluate("document.activeElement.id") == "main"
         wide = tab.page.evaluate("document.documentElement.scrollWidth")
         assert wide <= 390
-        tab.shot("overview-phone")
+        look(tab, "overview-phone")
 
 
 @pytest.fixture
