@@ -28,6 +28,7 @@ OTHER = {
             "conversations": [
                 [
                     {
+                        "id": "li/D1:1",  # LoCoMo's ids hold "/" too
                         "role": "user",
                         "content": "我叫李伟，住在杭州，喜欢喝龙井茶。",
                         "timestamp": "2026-03-01T08:00:00Z",
@@ -148,6 +149,10 @@ def test_every_page_renders_for_the_admin(admin: httpx.Client) -> None:
 def test_chinese_text_comes_back_as_written(admin: httpx.Client) -> None:
     page = admin.get("/ui/t/li-wei/messages").text
     assert "我叫李伟，住在杭州，喜欢喝龙井茶。" in page
+    assert 'href="/ui/t/li-wei/messages/li%2FD1%3A1"' in page
+    message = admin.get("/ui/t/li-wei/messages/li%2FD1%3A1")
+    assert message.status_code == 200
+    assert "我叫李伟" in message.text
 
 
 def test_a_scoped_key_sees_its_tenant_only(maya_only: httpx.Client) -> None:

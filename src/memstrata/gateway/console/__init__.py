@@ -30,6 +30,7 @@ from starlette.exceptions import HTTPException
 
 from memstrata.errors import MemstrataError
 from memstrata.gateway.console import pages_home, pages_manage, pages_query, pages_records, pages_tenant
+from memstrata.gateway.console.cache import TenantCache
 from memstrata.gateway.console.render import templates
 from memstrata.gateway.console.session import Sessions
 from memstrata.gateway.console.web import LoginNeeded
@@ -48,6 +49,7 @@ def build(gateway: FastAPI) -> FastAPI:
     console = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
     console.state.gateway = gateway
     console.state.sessions = Sessions()
+    console.state.kept = TenantCache()
     for module in (pages_home, pages_tenant, pages_records, pages_query, pages_manage):
         console.include_router(module.router)
     console.mount("/static", StaticFiles(packages=[("memstrata.gateway.console", "static")]), name="static")

@@ -17,6 +17,7 @@ from memstrata.gateway.console.web import (
     keyring,
     memory,
     page,
+    recent_status,
     sessions,
     set_cookie,
     viewer,
@@ -71,7 +72,7 @@ async def logout(request: Request, view: Viewing) -> Response:
 
 @router.get("/")
 async def home(request: Request, view: Viewing) -> Response:
-    rows = await views.tenant_rows(memory(request), view.principal)
+    rows = await views.tenant_rows(memory(request), view.principal, await recent_status(request))
     return page(request, view, "home.html", rows=rows)
 
 
@@ -80,8 +81,8 @@ async def status(request: Request, view: Viewing) -> Response:
     """The pipeline of the tenants this viewer may see; the page refreshes itself every few
     seconds (``console.js``), and a reload does the same without script."""
     mem = memory(request)
-    found = await mem.status()
-    reachable = {r.tenant for r in await views.tenant_rows(mem, view.principal)}
+    found = await recent_status(request)
+    reachable = {t for t in await mem.tenants() if view.principal.may_reach(t)}
     tenants = [t for t in found.tenants if t.tenant in reachable]
     sessions_ = [s for s in found.sessions if s.tenant in reachable]
     engine = mem.settings.pipeline.engine

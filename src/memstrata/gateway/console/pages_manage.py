@@ -22,6 +22,7 @@ from memstrata.gateway.console.web import (
     Viewer,
     field,
     form,
+    kept,
     memory,
     page,
     redirect,
@@ -74,6 +75,7 @@ async def import_file(request: Request, view: Viewing) -> Response:
     for s in found:
         check(view.principal, s.tenant)
     report = await memory(request).import_sessions(found)
+    kept(request).clear()
     tenants = sorted({s.tenant for s in found}, key=lambda t: (t.user_id, t.agent_id))
     return page(request, view, "import.html", report=report, tenants=tenants, filename=upload.filename)
 
@@ -103,4 +105,5 @@ async def forget(request: Request, view: Viewing, user_id: str, agent: str | Non
     if field(fields, "confirm") != t.user_id:
         raise InputError(f"type the user id ({t.user_id}) to confirm", item="confirm")
     report = await memory(request).forget(user_id=t.user_id, agent_id=t.agent_id)
+    kept(request).clear()
     return page(request, view, "forgotten.html", gone=t, report=report)

@@ -13,7 +13,17 @@ from memstrata.errors import InputError
 from memstrata.gateway.console import records
 from memstrata.gateway.console.pages_tenant import seen
 from memstrata.gateway.console.urls import tenant_url
-from memstrata.gateway.console.web import Viewer, field, form, memory, page, redirect, viewer
+from memstrata.gateway.console.web import (
+    Viewer,
+    field,
+    form,
+    kept,
+    memory,
+    page,
+    recent_status,
+    redirect,
+    viewer,
+)
 from memstrata.gateway.context import who
 
 router = APIRouter()
@@ -63,7 +73,7 @@ async def atom(
     request: Request, view: Viewing, user_id: str, atom_id: str, agent: str | None = None
 ) -> Response:
     t = await seen(request, view, user_id, agent)
-    found = await records.atom_view(memory(request), t, atom_id)
+    found = await records.atom_view(memory(request), t, atom_id, kept(request))
     return page(request, view, "atom.html", t=t, a=found)
 
 
@@ -124,16 +134,22 @@ async def messages(
 ) -> Response:
     t = await seen(request, view, user_id, agent)
     found = await records.message_page(
-        memory(request), t, session or None, day_ms(since, "since"), day_ms(until, "until", end=True), after
+        memory(request),
+        t,
+        await recent_status(request),
+        session or None,
+        day_ms(since, "since"),
+        day_ms(until, "until", end=True),
+        after,
     )
     filters = {"session": session, "since": since, "until": until}
     return page(request, view, "messages.html", t=t, p=found, filters=filters)
 
 
-@router.get("/t/{user_id}/messages/{message_id}")
+@router.get("/t/{user_id}/messages/{message_id:path}")  # ids may hold "/" (LoCoMo's do)
 async def message(
     request: Request, view: Viewing, user_id: str, message_id: str, agent: str | None = None
 ) -> Response:
     t = await seen(request, view, user_id, agent)
-    found = await records.message_view(memory(request), t, message_id)
+    found = await records.message_view(memory(request), t, message_id, kept(request))
     return page(request, view, "message.html", t=t, m=found)

@@ -15,6 +15,7 @@ from memstrata.gateway.console.web import (
     Viewer,
     field,
     form,
+    kept,
     memory,
     page,
     redirect,
@@ -38,7 +39,7 @@ async def seen(request: Request, view: Viewer, user_id: str, agent: str | None) 
 @router.get("/t/{user_id}")
 async def overview(request: Request, view: Viewing, user_id: str, agent: str | None = None) -> Response:
     t = await seen(request, view, user_id, agent)
-    found = await views.overview(memory(request), t)
+    found = await views.overview(memory(request), t, kept(request))
     return page(request, view, "overview.html", t=t, o=found)
 
 
@@ -56,7 +57,7 @@ async def scene(
     request: Request, view: Viewing, user_id: str, name: str, agent: str | None = None
 ) -> Response:
     t = await seen(request, view, user_id, agent)
-    found = await views.scene_view(memory(request), t, name)
+    found = await views.scene_view(memory(request), t, name, kept(request))
     return page(request, view, "scene.html", t=t, s=found)
 
 

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memstrata.errors import NotFoundError
+from memstrata.gateway.console.cache import CHUNK, TenantCache
 from memstrata.gateway.console.render import when
-from memstrata.gateway.console.views import CHUNK, every_atom
 from memstrata.gateway.context import who
-from memstrata.models import Atom, Hit, Message, SessionStatus, Tenant
+from memstrata.models import Atom, Hit, Message, SessionStatus, Status, Tenant
 from memstrata.recall import RecallResult, content_terms
 
 _TIMES = frozenset({"timestamp", "message_time", "expires_at"})
@@ -110,7 +110,7 @@ async def atom_page(mem: Any, tenant: Tenant, q: AtomQuery) -> AtomPage:
     return AtomPage(found, after)
 
 
-async def atom_view(mem: Any, tenant: Tenant, atom_id: str) -> AtomView:
+async def atom_view(mem: Any, tenant: Tenant, atom_id: str, kept: TenantCache) -> AtomView:
     """An atom, its version chain both ways and its source messages."""
     atom = await mem.get_atom(atom_id, **who(tenant))
     newer: list[Atom] = []
@@ -118,7 +118,7 @@ async def atom_view(mem: Any, tenant: Tenant, atom_id: str) -> AtomView:
     while following is not None and len(newer) < 50:
         newer.append(await mem.get_atom(following, **who(tenant)))
         following = newer[-1].superseded_by
-    everything = await every_atom(mem, tenant, include_superseded=True) if atom.version > 1 else []
+    everything = await kept.atoms(mem, tenant, await mem.counts(**who(tenant))) if atom.version > 1 else []
     by_successor = {a.superseded_by: a for a in everything if a.superseded_by}
     older: list[Atom] = []
     current: Atom | None = atom
@@ -140,9 +140,15 @@ async def _message(mem: Any, tenant: Tenant, message_id: str) -> Message | None:
 
 
 async def message_page(
-    mem: Any, tenant: Tenant, session: str | None, since: int | None, until: int | None, after: int
+    mem: Any,
+    tenant: Tenant,
+    status: Status,
+    session: str | None,
+    since: int | None,
+    until: int | None,
+    after: int,
 ) -> MessagePage:
-    status = await mem.status()
+    """A page of the tenant's messages; its sessions (for the filter) from ``status``."""
     sessions = [s for s in status.sessions if s.tenant == tenant]
     page = await mem.messages(
         **who(tenant), session_key=session, since=since, until=until, limit=PAGE + 1, after_seq=after
@@ -151,7 +157,7 @@ async def message_page(
     return MessagePage(sessions, page[:PAGE], page[PAGE - 1].seq if more else None)
 
 
-async def message_view(mem: Any, tenant: Tenant, message_id: str) -> MessageView:
+async def message_view(mem: Any, tenant: Tenant, message_id: str, kept: TenantCache) -> MessageView:
     """A message in its session (ten before, ten after) and the atoms whose sources include it."""
     message = await mem.get_message(message_id, **who(tenant))
     session = await mem.messages(**who(tenant), session_key=message.session_key, limit=CHUNK)
@@ -164,7 +170,7 @@ async def message_view(mem: Any, tenant: Tenant, message_id: str) -> MessageView
     around = session[max(0, index - 10) : index + 11]
     atoms = [
         a
-        for a in await every_atom(mem, tenant, include_superseded=True)
+        for a in await kept.atoms(mem, tenant, await mem.counts(**who(tenant)))
         if message.id in a.source_message_ids
     ]
     return MessageView(message, around, atoms)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 from datetime import UTC, datetime
+from urllib.parse import quote
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markdown_it import MarkdownIt
@@ -48,4 +49,5 @@ def templates() -> Environment:
     )
     env.filters.update(when=when, day=day, markdown=markdown, size=size)
     env.globals["tenant_url"] = tenant_url
+    env.filters["q"] = lambda text: quote(str(text), safe="")  # an id as one path segment
     return env

@@ -11,11 +11,10 @@ from typing import Any
 from memstrata.data_plane import Counts
 from memstrata.errors import NotFoundError
 from memstrata.gateway.access import Principal
+from memstrata.gateway.console.cache import TenantCache
 from memstrata.gateway.console.render import day
 from memstrata.gateway.context import who
 from memstrata.models import Atom, Persona, Scene, SceneEntry, Status, Tenant, TenantStatus
-
-CHUNK = 1000  # the facade's largest page: longer reads go in chunks of this
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,9 +57,8 @@ def problems_of(state: TenantStatus | None, errors: list[str]) -> tuple[str, ...
     return tuple(found)
 
 
-async def tenant_rows(mem: Any, principal: Principal) -> list[TenantRow]:
-    """The tenants this principal may see, with counts and pipeline state (``status`` once)."""
-    status: Status = await mem.status()
+async def tenant_rows(mem: Any, principal: Principal, status: Status) -> list[TenantRow]:
+    """The tenants this principal may see, with counts and their pipeline state in ``status``."""
     states = {s.tenant: s for s in status.tenants}
     rows = []
     for t in await mem.tenants():
@@ -83,33 +81,6 @@ async def known(mem: Any, tenant: Tenant) -> None:
         raise NotFoundError("tenant", tenant.user_id)
 
 
-async def every_atom(mem: Any, tenant: Tenant, *, include_superseded: bool = False) -> list[Atom]:
-    """All the tenant's atoms by seq, read in chunks (a LoCoMo tenant holds ~900)."""
-    found: list[Atom] = []
-    while True:
-        page = await mem.atoms(
-            **who(tenant),
-            include_superseded=include_superseded,
-            limit=CHUNK,
-            after_seq=found[-1].seq if found else 0,
-        )
-        found += page
-        if len(page) < CHUNK:
-            return found
-
-
-async def message_days(mem: Any, tenant: Tenant) -> dict[str, str]:
-    """The day each of the tenant's messages was said, by message id."""
-    days: dict[str, str] = {}
-    after = 0
-    while True:
-        page = await mem.messages(**who(tenant), limit=CHUNK, after_seq=after)
-        days.update((m.id, day(m.timestamp)) for m in page)
-        if len(page) < CHUNK:
-            return days
-        after = page[-1].seq
-
-
 def atom_day(atom: Atom, said: dict[str, str]) -> str:
     """An atom's day: when its first source message was said (an import extracts a year of talk
     in one afternoon), else when it was made."""
@@ -119,23 +90,25 @@ def atom_day(atom: Atom, said: dict[str, str]) -> str:
     return day(atom.created_at)
 
 
-async def overview(mem: Any, tenant: Tenant) -> Overview:
+async def overview(mem: Any, tenant: Tenant, kept: TenantCache) -> Overview:
     """The persona, its scenes (hottest first), counts per layer, and messages and atoms per day
     (an atom on the day its source was said)."""
     persona = await mem.persona(**who(tenant))
     scenes = sorted(await mem.scenes(**who(tenant)), key=lambda e: (-e.heat, e.name))
     counts = await mem.counts(**who(tenant))
-    said = await message_days(mem, tenant)
+    said = await kept.said(mem, tenant, counts)
     messages = Counter(said.values())
-    atoms = Counter(atom_day(a, said) for a in await every_atom(mem, tenant))
+    atoms = Counter(atom_day(a, said) for a in await kept.atoms(mem, tenant, counts) if not a.superseded_by)
     timeline = [(d, messages.get(d, 0), atoms.get(d, 0)) for d in sorted(set(messages) | set(atoms))]
     return Overview(persona, scenes, counts, timeline)
 
 
-async def scene_view(mem: Any, tenant: Tenant, name: str) -> SceneView:
+async def scene_view(mem: Any, tenant: Tenant, name: str, kept: TenantCache) -> SceneView:
     """A scene, its index entry and the current atoms it consolidates."""
     scene = await mem.read_scene(name, **who(tenant))
     entry = next((e for e in await mem.scenes(**who(tenant)) if e.name == scene.name), None)
     ids = set(entry.atom_ids) if entry else set()
-    atoms = [a for a in await every_atom(mem, tenant) if a.id in ids] if ids else []
-    return SceneView(scene, entry, atoms)
+    if not ids:
+        return SceneView(scene, entry, [])
+    every = await kept.atoms(mem, tenant, await mem.counts(**who(tenant)))
+    return SceneView(scene, entry, [a for a in every if a.id in ids and not a.superseded_by])

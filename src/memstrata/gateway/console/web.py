@@ -16,9 +16,11 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from memstrata import arguments as args
 from memstrata.errors import AccessError, InputError, NotFoundError
 from memstrata.gateway.access import ADMIN, KeyRing, Principal, check
+from memstrata.gateway.console.cache import TenantCache
 from memstrata.gateway.console.render import templates
 from memstrata.gateway.console.session import COOKIE, Session, Sessions
-from memstrata.models import DEFAULT, Tenant
+from memstrata.gateway.context import RecentStatus
+from memstrata.models import DEFAULT, Status, Tenant
 
 
 class LoginNeeded(Exception):  # a redirect, not an error
@@ -49,6 +51,19 @@ def parent(request: Request) -> Any:
 def memory(request: Request) -> Any:
     """The ``AsyncMemory`` the API uses: every console write goes through it."""
     return parent(request).state.memory
+
+
+def kept(request: Request) -> TenantCache:
+    """The console's short-lived cache of whole record lists (``cache``)."""
+    found: TenantCache = request.app.state.kept
+    return found
+
+
+async def recent_status(request: Request) -> Status:
+    """The memory's status as health probes share it (at most a couple of seconds old): the
+    tenants list and the messages page need it on every view, and a full status is costly."""
+    recent: RecentStatus = parent(request).state.recent_status
+    return await recent.get(memory(request))
 
 
 def sessions(request: Request) -> Sessions:
@@ -128,5 +143,7 @@ def set_cookie(response: Response, request: Request, value: str) -> None:
 
 
 def redirect(request: Request, view: Viewer, to: str) -> Response:
-    """After a write: see the result (303, so a reload does not post again)."""
+    """After a write: see the result (303, so a reload does not post again); what the console
+    kept may be out of date now."""
+    kept(request).clear()
     return remember(RedirectResponse(to, status_code=303), request, view)
