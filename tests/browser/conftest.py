@@ -55,7 +55,9 @@ def server_env(home: Path, key: str | None) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: the server and the browser (whose sync API runs an event loop of its
+# own) must be gone before the rest of the suite runs.
+@pytest.fixture(scope="module")
 def served_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The URL of ``memstrata serve`` (with an API key) on the imported demo conversation."""
     home = tmp_path_factory.mktemp("browser") / "data"
@@ -91,7 +93,7 @@ def served_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         proc.wait()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
