@@ -16,6 +16,7 @@ import pytest
 from memstrata.demo import sample
 from memstrata.gateway.access import Principal
 from tests.browser.conftest import Watched, low_contrast, watch
+from tests.e2e.gateway.conftest import KEY as GATEWAY_KEY
 from tests.support.keyrings import ScopedKeys
 from tests.support.live_server import LiveServer
 
@@ -220,9 +221,9 @@ def test_on_a_phone_the_overview_fits_the_screen(browser: Any, served_demo: str)
 def scoped_server(tmp_path: Path) -> Iterator[LiveServer]:
     """A gateway (in this process, on loopback) with a key scoped to ``maya``, holding the demo
     and the scratch tenant, imported over the API."""
-    with LiveServer(tmp_path / "data", api_key="admin-key-0123") as live:
+    with LiveServer(tmp_path / "data", api_key=GATEWAY_KEY) as live:  # see test_console.ADMIN_KEY
         live.app.state.keyring = ScopedKeys(
-            "admin-key-0123", {"maya-key-4567": Principal("maya-key", tenants=(("maya", None),))}
+            GATEWAY_KEY, {"maya-key-4567": Principal("maya-key", tenants=(("maya", None),))}
         )
         for doc in (sample(), SCRATCH):
             reply = httpx.post(

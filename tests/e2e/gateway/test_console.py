@@ -15,10 +15,13 @@ import pytest
 
 from memstrata.demo import sample
 from memstrata.gateway.access import Principal
+from tests.e2e.gateway.conftest import KEY
 from tests.support.keyrings import ScopedKeys
 from tests.support.live_server import LiveServer
 
-ADMIN_KEY = "console-admin-key-0123"
+# The gateway tests' key: a LiveServer installs log redaction for its key once per process, and a
+# later test checks that key is redacted.
+ADMIN_KEY = KEY
 MAYA_KEY = "console-maya-key-4567"
 OTHER = {
     "sessions": [
