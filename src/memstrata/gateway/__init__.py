@@ -14,7 +14,7 @@ def load() -> ModuleType:
         from memstrata.gateway import app
     except ImportError as exc:
         missing = (exc.name or "").split(".")[0]
-        if missing in {"fastapi", "uvicorn", "starlette", "mcp"}:
+        if missing in {"fastapi", "uvicorn", "starlette", "mcp", "jinja2", "multipart", "python_multipart"}:
             raise MissingExtraError(missing, "server", "the HTTP gateway") from exc
         raise
     return app

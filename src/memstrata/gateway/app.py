@@ -26,6 +26,7 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Match, Route
 
 from memstrata.errors import ConfigError, MemstrataError
+from memstrata.gateway import console
 from memstrata.gateway.access import StoreKeys
 from memstrata.gateway.context import RecentStatus, scope_tenant
 from memstrata.gateway.errors import Problem, field_of, problem_of, render
@@ -123,6 +124,7 @@ def create_app(
     app.include_router(tdam_router, responses=ANSWERS)
     app.include_router(proxy_router)
     app.state.proxy = ProxyState(settings)
+    console.mount(app)  # the web console at /ui (authenticates itself)
     if settings.server.mcp:
         from memstrata.mcp import load
 
