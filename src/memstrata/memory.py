@@ -16,13 +16,16 @@ from memstrata.facade.exporting import ExportMethods
 from memstrata.facade.forgetting import ForgetMethods
 from memstrata.facade.imports import ImportMethods
 from memstrata.facade.reads import ReadMethods
+from memstrata.facade.remember import RememberMethods
 from memstrata.facade.turns import TurnMethods
 from memstrata.ports import ChatModel, Clock, Embedder
 from memstrata.settings import load_settings
 from memstrata.wiring import assemble
 
 
-class AsyncMemory(TurnMethods, ExportMethods, ForgetMethods, ImportMethods, EditMethods, ReadMethods):
+class AsyncMemory(
+    RememberMethods, TurnMethods, ExportMethods, ForgetMethods, ImportMethods, EditMethods, ReadMethods
+):
     """Long-term memory for one data directory (or database). Use ``await AsyncMemory.open(...)``."""
 
     @classmethod

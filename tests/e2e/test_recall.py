@@ -47,7 +47,7 @@ def memory_with_two_tenants(home: Path, clock: FakeClock) -> Iterator[Memory]:
 def test_recall_blocks_come_in_order_with_persona_scenes_and_memories(
     memory_with_two_tenants: Memory,
 ) -> None:
-    r = memory_with_two_tenants.recall("what should I avoid cooking for Maya?", user_id="maya")
+    r = memory_with_two_tenants.recall("Is Maya climbing at the gym?", user_id="maya")
     sc = r.system_context
     assert sc.index("<user-persona>") < sc.index("<scene-navigation>") < sc.index("<memory-tools-guide>")
     assert "Maya" in sc

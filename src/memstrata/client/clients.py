@@ -101,6 +101,7 @@ class MemoryClient(_Base):
             time.sleep(wait)
 
     capture = _sync(Calls.capture)
+    remember = _sync(Calls.remember)
     messages = _sync(Calls.messages)
     atoms = _sync(Calls.atoms)
     persona = _sync(Calls.persona)
@@ -173,6 +174,7 @@ class AsyncMemoryClient(_Base):
             await asyncio.sleep(wait)
 
     capture = _async(Calls.capture)
+    remember = _async(Calls.remember)
     messages = _async(Calls.messages)
     atoms = _async(Calls.atoms)
     persona = _async(Calls.persona)

@@ -11,6 +11,7 @@ from memstrata import arguments as args
 from memstrata.facade.core import FacadeCore
 from memstrata.models import (
     DEFAULT,
+    DEFAULT_LAYERS,
     AtomFilter,
     Layer,
     MessageFilter,
@@ -31,8 +32,9 @@ class SearchMethods(FacadeCore):
         user_id: str = DEFAULT,
         agent_id: str = DEFAULT,
         limit: int = 10,
-        layers: Iterable[str | Layer] = ("L1",),
+        layers: Iterable[str | Layer] = DEFAULT_LAYERS,
         mode: str = "hybrid",
+        min_score: float | None = None,
         type: str | None = None,
         scene: str | None = None,
         session_key: str | None = None,
@@ -40,7 +42,9 @@ class SearchMethods(FacadeCore):
         until: int | None = None,
         include_superseded: bool = False,
     ) -> SearchResult:
-        """Search memory atoms (L1) and/or raw messages (L0) of one tenant, fused into one ranking."""
+        """Search memory atoms (L1) and/or raw messages (L0) of one tenant, best first by relevance
+        (``Hit.score`` in [0, 1]); hits below ``min_score`` (default ``search.min_score``) are left
+        out, so a query about nothing stored finds nothing."""
         req = SearchRequest(
             args.tenant(user_id, agent_id),
             args.query(query),
@@ -49,6 +53,7 @@ class SearchMethods(FacadeCore):
             MessageFilter(session_key, since, until),
             AtomFilter(args.atom_type(type), scene, since, until, include_superseded),
             args.plan(mode, self.settings),
+            args.min_score(min_score, self.settings),
         )
         return await asyncio.to_thread(self._searcher.search, req)
 
@@ -63,6 +68,7 @@ class SearchMethods(FacadeCore):
         mode: str = "hybrid",
         since: int | None = None,
         until: int | None = None,
+        min_score: float | None = None,
     ) -> SearchResult:
         """Search raw messages (L0) only."""
         return await self.search(
@@ -75,6 +81,7 @@ class SearchMethods(FacadeCore):
             session_key=session_key,
             since=since,
             until=until,
+            min_score=min_score,
         )
 
     async def recall(
@@ -91,8 +98,14 @@ class SearchMethods(FacadeCore):
         tenant, r = args.tenant(user_id, agent_id), self.settings.recall
         budgets = Budgets(**r.model_dump(exclude={"timeout_ms"}))
         text = args.query(query)
+        # The same floor as search: an off-topic prompt gets the persona and navigation only.
         request = SearchRequest(
-            tenant, text, (Layer.L1, Layer.L0), r.candidates, plan=args.plan("hybrid", self.settings)
+            tenant,
+            text,
+            (Layer.L1, Layer.L0),
+            r.candidates,
+            plan=args.plan("hybrid", self.settings),
+            min_score=self.settings.search.min_score,
         )
         sources = recall_sources(self._upper, tenant, lambda: self._searcher.search(request))
         result = await gather(sources, budgets, r.timeout_ms, text)

@@ -3,14 +3,20 @@ the field before anything runs; the facade checks the rest (and names the field 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+from memstrata.models import DEFAULT_LAYERS
 
 Id = Annotated[str, StringConstraints(min_length=1, max_length=512)]
 Key = Annotated[str, StringConstraints(min_length=1, max_length=512)]
 Millis = Annotated[int, Field(ge=0, le=10**15, description="Epoch milliseconds.")]
 Limit = Annotated[int, Field(ge=1, le=1000)]
+MinScore = Annotated[
+    float | None,
+    Field(ge=0, le=1, description="Relevance floor in [0, 1]; null: the server's search.min_score."),
+]
 MAX_BATCH = 100  # messages per capture
 MAX_TRANSCRIPT = 5000  # messages per turn_committed
 MAX_IDS = 5000  # ids per delete
@@ -66,6 +72,14 @@ class CaptureIn(TenantBody):
     session_id: Key | None = None
 
 
+class RememberIn(TenantBody):
+    text: Annotated[str, StringConstraints(min_length=1, max_length=20_000)] = Field(
+        description="The note, as the user said it; an atom at once, searchable on return."
+    )
+    type: Literal["persona", "episodic", "instruction"] | None = None
+    metadata: dict[str, Any] | None = Field(None, description="A JSON object kept on the atom.")
+
+
 class RecallIn(TenantBody):
     query: Annotated[str, StringConstraints(max_length=20_000)]
     session_key: Key | None = None
@@ -112,8 +126,11 @@ class SessionEndIn(TenantBody):
 class SearchIn(TenantBody):
     query: Annotated[str, StringConstraints(max_length=20_000)]
     limit: Limit = 10
-    layers: Annotated[list[Literal["L0", "L1"]], Field(min_length=1, max_length=2)] = ["L1"]
+    layers: Annotated[list[Literal["L0", "L1"]], Field(min_length=1, max_length=2)] = Field(
+        default_factory=lambda: [cast(Literal["L0", "L1"], str(x)) for x in DEFAULT_LAYERS]
+    )
     mode: Literal["hybrid", "keyword", "vector"] = "hybrid"
+    min_score: MinScore = None
     type: Literal["persona", "episodic", "instruction"] | None = None
     scene: Annotated[str, StringConstraints(max_length=200)] | None = None
     session_key: Key | None = None
@@ -129,6 +146,7 @@ class ConversationSearchIn(TenantBody):
     mode: Literal["hybrid", "keyword", "vector"] = "hybrid"
     since: Millis | None = None
     until: Millis | None = None
+    min_score: MinScore = None
 
 
 class DeleteMessagesIn(TenantBody):

@@ -20,12 +20,22 @@ from memstrata.models.engine_io import (
 from memstrata.models.forgetting import Erased, ExportReport, ForgetReport, SweepReport
 from memstrata.models.records import DEFAULT, Atom, AtomType, Layer, Message, NewMessage, Role, Tenant
 from memstrata.models.scenes import FileProblem, Persona, Scene, SceneEntry
-from memstrata.models.search import AtomFilter, Hit, MessageFilter, Scored, SearchResult, Vectors, layer_of
+from memstrata.models.search import (
+    DEFAULT_LAYERS,
+    AtomFilter,
+    Hit,
+    MessageFilter,
+    Scored,
+    SearchResult,
+    Vectors,
+    layer_of,
+)
 from memstrata.models.state import SessionState, SweepState, TenantState
 from memstrata.models.status import SessionStatus, Status, TenantStatus
 
 __all__ = [
     "DEFAULT",
+    "DEFAULT_LAYERS",
     "Atom",
     "AtomDraft",
     "AtomFilter",

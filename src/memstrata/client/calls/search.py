@@ -8,6 +8,7 @@ from memstrata.client.calls.base import Call, _tenant
 from memstrata.client.decode import record
 from memstrata.models import (
     DEFAULT,
+    DEFAULT_LAYERS,
     Layer,
     SearchResult,
 )
@@ -22,8 +23,9 @@ class SearchCalls:
         user_id: str = DEFAULT,
         agent_id: str = DEFAULT,
         limit: int = 10,
-        layers: Iterable[str | Layer] = ("L1",),
+        layers: Iterable[str | Layer] = DEFAULT_LAYERS,
         mode: str = "hybrid",
+        min_score: float | None = None,
         type: str | None = None,
         scene: str | None = None,
         session_key: str | None = None,
@@ -36,6 +38,7 @@ class SearchCalls:
             "limit": limit,
             "layers": [str(x).upper() for x in layers],
             "mode": mode,
+            "min_score": min_score,
             "type": type,
             "scene": scene,
             "session_key": session_key,
@@ -57,10 +60,12 @@ class SearchCalls:
         mode: str = "hybrid",
         since: int | None = None,
         until: int | None = None,
+        min_score: float | None = None,
     ) -> Call[SearchResult]:
         body = {
             "query": query,
             "limit": limit,
+            "min_score": min_score,
             "session_key": session_key,
             "mode": mode,
             "since": since,

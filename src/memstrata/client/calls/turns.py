@@ -14,11 +14,24 @@ from memstrata.importers.types import ImportReport, ImportSession
 from memstrata.layers.host_turns import TurnMessage, TurnResult
 from memstrata.models import (
     DEFAULT,
+    Atom,
 )
 from memstrata.recall import RecallResult
 
 
 class TurnsCalls:
+    def remember(
+        self,
+        text: str,
+        *,
+        user_id: str = DEFAULT,
+        agent_id: str = DEFAULT,
+        type: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> Call[Atom]:
+        body = {"text": text, "type": type, "metadata": metadata, **_tenant(user_id, agent_id)}
+        return Call("POST", "/v1/remember", lambda d: record(Atom, d), body)  # same text, same atom
+
     def before_prompt(
         self,
         prompt: str,

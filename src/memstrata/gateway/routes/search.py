@@ -13,12 +13,14 @@ router = APIRouter(prefix="/v1", tags=["search"])
 
 @router.post("/search", response_model=SearchOut)
 async def search(mem: Mem, body: SearchIn, request: Request) -> Response:
-    """Search atoms (L1) and/or messages (L0) of one tenant, fused into one ranking."""
+    """Search atoms (L1) and/or messages (L0) of one tenant, best first by relevance (``score``
+    in [0, 1]); hits below ``min_score`` (default: the server's ``search.min_score``) are left out."""
     result = await mem.search(
         body.query,
         limit=body.limit,
         layers=body.layers,
         mode=body.mode,
+        min_score=body.min_score,
         type=body.type,
         scene=body.scene,
         session_key=body.session_key,
@@ -40,6 +42,7 @@ async def search_conversations(mem: Mem, body: ConversationSearchIn, request: Re
         mode=body.mode,
         since=body.since,
         until=body.until,
+        min_score=body.min_score,
         **who(tenant_of(request, body)),
     )
     return reply(SearchOut, result)

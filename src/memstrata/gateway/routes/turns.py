@@ -5,8 +5,15 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 
 from memstrata.gateway.context import Mem, reply, tenant_of, who
-from memstrata.gateway.records import CaptureOut, DoneOut, RecallOut, TurnOut
-from memstrata.gateway.requests import BeforePromptIn, CaptureIn, RecallIn, SessionEndIn, TurnCommittedIn
+from memstrata.gateway.records import AtomOut, CaptureOut, DoneOut, RecallOut, TurnOut
+from memstrata.gateway.requests import (
+    BeforePromptIn,
+    CaptureIn,
+    RecallIn,
+    RememberIn,
+    SessionEndIn,
+    TurnCommittedIn,
+)
 
 router = APIRouter(prefix="/v1", tags=["turns"])
 
@@ -20,6 +27,15 @@ async def capture(mem: Mem, body: CaptureIn, request: Request) -> Response:
         messages, session_key=body.session_key, session_id=body.session_id, **who(tenant_of(request, body))
     )
     return reply(CaptureOut, result)
+
+
+@router.post("/remember", response_model=AtomOut)
+async def remember(mem: Mem, body: RememberIn, request: Request) -> Response:
+    """Store a note as a memory atom now (its source message too): searchable on return."""
+    atom = await mem.remember(
+        body.text, type=body.type, metadata=body.metadata, **who(tenant_of(request, body))
+    )
+    return reply(AtomOut, atom)
 
 
 @router.post("/recall", response_model=RecallOut)
