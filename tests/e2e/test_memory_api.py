@@ -101,7 +101,8 @@ def test_search_fuses_atoms_and_messages(keyword_memory: Memory) -> None:
     assert atom.source_message_ids == (first,)
     # The atom stands for the message it came from: one finding, not two places in the list.
     assert first not in {h.id for h in result if h.layer == "L0"}
-    assert [h.score for h in result] == sorted((h.score for h in result), reverse=True)
+    assert [h.rank for h in result] == sorted(h.rank for h in result)  # listed by rank
+    assert all(0 < h.score <= 1 for h in result)
 
 
 def test_reindex_after_an_embedder_change(home: Path, clock: FakeClock) -> None:

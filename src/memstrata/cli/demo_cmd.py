@@ -61,7 +61,9 @@ def _show(mem: Memory) -> None:
         result = mem.search(q, user_id="maya", layers=("L1", "L0"), limit=3)
         console.rule(f"[bold]search[/bold] {q}  ({result.strategy})")
         for h in result:
-            console.print(f"  {h.layer} {h.score:.3f}  {h.content}")
+            console.print(f"  #{h.rank} {h.layer} relevance {h.score:.2f}  {h.content}")
+        if not result:
+            console.print("  (no memory is relevant to this question)")
     scenes = mem.scenes(user_id="maya")
     console.rule(f"[bold]L2[/bold] scenes ({len(scenes)})")
     for e in scenes:

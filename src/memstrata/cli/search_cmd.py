@@ -61,13 +61,13 @@ def search(
     if not result:
         sys.stdout.write(f"No memories match {query!r} (relevance floor: see --min-score).\n")
         return
-    emit(list(result), Format.table, _COLUMNS, title=f"{len(result)} hits ({result.strategy}), best first")
+    emit(list(result), Format.table, _COLUMNS, title=f"{len(result)} hits ({result.strategy}), by rank")
 
 
 _COLUMNS = [
-    ("layer", lambda h: h.layer),
-    ("score", lambda h: f"{h.score:.3f}"),
     ("rank", lambda h: str(h.rank)),
+    ("layer", lambda h: h.layer),
+    ("relevance", lambda h: f"{h.score:.2f}"),
     ("content", lambda h: h.content),
     ("sources", lambda h: ", ".join(h.source_message_ids[:3])),
 ]

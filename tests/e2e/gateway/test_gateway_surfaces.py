@@ -43,7 +43,8 @@ def test_every_surface_answers_one_query_with_the_same_ids_order_and_scores(
     body = {"query": QUERY, "user_id": user, "layers": ["L1"], "limit": 5}
     over_http = triples(http.post("/v1/search", json=body).json()["hits"])
     assert over_http, "the notes about where Maya lives are found"
-    assert [s for _, _, s in over_http] == sorted((s for _, _, s in over_http), reverse=True)
+    assert [r for _, r, _ in over_http] == sorted(r for _, r, _ in over_http)  # best (fused) first
+    assert all(0 < s <= 1 for _, _, s in over_http)
 
     with Memory.open(server.settings.home, read_only=True, embedder=HashingEmbedder(64)) as mem:
         found = mem.search(QUERY, user_id=user, layers=("L1",), limit=5)
