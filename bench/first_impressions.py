@@ -56,7 +56,7 @@ OFF_TOPIC = (
 def seed() -> dict[str, Any]:
     from memstrata.demo import sample
 
-    data = sample()
+    data: dict[str, Any] = sample()
     turns = [
         {"role": "user", "name": "Sam", "content": t, "timestamp": f"2026-04-{1 + i:02d}T10:00:00Z"}
         for i, t in enumerate(SAM)
@@ -68,7 +68,7 @@ def seed() -> dict[str, Any]:
 def main() -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from memstrata import Memory
-    from memstrata.importers import parse_import
+    from memstrata.interchange import parse_import
 
     top1, rr = [], []
     with tempfile.TemporaryDirectory(prefix="first-impressions-") as home, Memory.open(home) as mem:
@@ -80,7 +80,11 @@ def main() -> int:
             rr.append(1.0 / ranks[0] if ranks else 0.0)
             first = hits[0].content[:60] if len(hits) else "(nothing)"
             print(f"{question:42s} first relevant at {ranks[0] if ranks else '-'}; top-1: {first}")
-        leaks = {(q, u): len(mem.search(q, user_id=u, layers=("L1", "L0"))) for q in OFF_TOPIC for u in ("maya", "sam")}
+        leaks = {
+            (q, u): len(mem.search(q, user_id=u, layers=("L1", "L0")))
+            for q in OFF_TOPIC
+            for u in ("maya", "sam")
+        }
     n = len(QUESTIONS)
     print(f"top-1 precision {sum(top1) / n:.2f}, MRR {sum(rr) / n:.3f} over {n} questions")
     print(f"off-topic questions finding something: {sum(1 for v in leaks.values() if v)}/{len(leaks)}")

@@ -23,7 +23,7 @@ from typing import Any
 
 from memstrata import AsyncMemory, FakeClock
 from memstrata.embeddings.hashing import HashingEmbedder
-from memstrata.importers import ImportSession, parse_import
+from memstrata.interchange import ImportSession, parse_import
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO.parent / "shared" / "data" / "locomo" / "locomo-dev.json"

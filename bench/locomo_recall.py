@@ -35,7 +35,7 @@ sys.path.insert(0, str(SHARED / "eval"))
 from locomo_common import load, score  # type: ignore[import-not-found]  # noqa: E402
 
 from memstrata import Memory  # noqa: E402
-from memstrata.importers import parse_import  # noqa: E402
+from memstrata.interchange import parse_import  # noqa: E402
 
 
 def import_all(data: Path, home: Path | str, rrf_k: float | None) -> dict[str, float]:

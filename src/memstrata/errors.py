@@ -23,11 +23,16 @@
 
 Each error carries the context it is about (``tenant``, ``item``, ``path``, ``kind``/``key``,
 ``holder``) as attributes, so a caller can act on it without parsing the message.
+
+``WIRE`` (at the end) is the one table from an error to its HTTP status and stable code: the
+gateway answers with it (``wire_of``), and the HTTP client raises the same class back from the
+code (``WIRE_BY_CODE``), the way httpx keeps one mapping for its transport errors.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -177,3 +182,89 @@ class CircuitOpenError(RemoteError):
     def __init__(self, message: str, *, retry_at: float) -> None:
         super().__init__(message, code="circuit_open")
         self.retry_at = retry_at
+
+
+# --- errors on the wire ---------------------------------------------------------------------------
+
+Details = Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Wire:
+    """How errors of class ``kind`` cross HTTP: ``status`` and stable ``code``; ``details``, the
+    attributes sent as fields of the error body; ``field``, the field at fault (``"item"``: the
+    error's ``item``); ``back``, the error the client raises from a body with this code (None:
+    a server failure, raised as ``RemoteError`` with the code). ``sent=False`` marks a code the
+    server answers without an exception (its middleware), listed for the client to read."""
+
+    kind: type[MemstrataError]
+    status: int
+    code: str
+    details: tuple[str, ...] = ()
+    field: str | None = None
+    back: Callable[[str, Details], MemstrataError | None] | None = None
+    sent: bool = True
+
+    def field_of(self, exc: MemstrataError) -> str | None:
+        return getattr(exc, "item", None) if self.field == "item" else self.field
+
+    def details_of(self, exc: MemstrataError) -> dict[str, Any]:
+        return {name: getattr(exc, name) for name in self.details}
+
+
+def _input(message: str, err: Details) -> InputError:
+    field = err.get("field")
+    return InputError(message.removeprefix(f"{field}: ") if field else message, item=field)
+
+
+def _refused(message: str, err: Details) -> ConfigError:
+    return ConfigError(f"the memstrata server refused the call: {message}")
+
+
+def _not_found(message: str, err: Details) -> NotFoundError | None:
+    # A 404 without a kind is an unknown route, not a missing record.
+    return NotFoundError(str(err["kind"]), str(err.get("key", ""))) if "kind" in err else None
+
+
+# Most specific first: an error answers with the first row its class matches.
+WIRE: tuple[Wire, ...] = (
+    Wire(AccessError, 403, "forbidden", back=lambda m, err: AccessError(m)),
+    Wire(NotFoundError, 404, "not_found", ("kind", "key"), back=_not_found),
+    Wire(
+        PathError,
+        422,
+        "invalid_path",
+        ("path",),
+        "path",
+        lambda m, err: PathError(m.rsplit(": ", 1)[0], path=str(err.get("path", ""))),
+    ),
+    Wire(
+        ConflictError,
+        409,
+        "conflict",
+        ("current",),
+        back=lambda m, err: ConflictError(m, current=err.get("current")),
+    ),
+    Wire(
+        TurnLimitError,
+        429,
+        "turn_limit",
+        ("turn_id", "limit"),
+        back=lambda m, err: TurnLimitError(str(err.get("turn_id", "")), int(err.get("limit", 0))),
+    ),
+    Wire(InputError, 422, "validation_error", field="item", back=_input),
+    Wire(ConfigError, 409, "not_configured", back=_refused),
+    Wire(StoreError, 503, "store_unavailable"),
+    Wire(EmbeddingError, 503, "embedding_unavailable"),
+    Wire(EngineError, 503, "engine_unavailable"),
+    Wire(RemoteError, 503, "engine_unavailable"),
+    Wire(InputError, 400, "invalid_json", back=_input, sent=False),
+    Wire(InputError, 413, "payload_too_large", back=_input, sent=False),
+    Wire(ConfigError, 401, "unauthorized", back=_refused, sent=False),
+)
+WIRE_BY_CODE = {w.code: w for w in reversed(WIRE)}  # a code's first row wins
+
+
+def wire_of(exc: BaseException) -> Wire | None:
+    """The row an exception answers with; None for an error that is not memstrata's (a bug: 500)."""
+    return next((w for w in WIRE if w.sent and isinstance(exc, w.kind)), None)

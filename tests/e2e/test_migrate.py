@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from memstrata import Memory
 from memstrata.cli.main import app
 from memstrata.embeddings.hashing import HashingEmbedder
-from memstrata.importers import parse_import
+from memstrata.interchange import parse_import
 from tests.conftest import LOCOMO
 
 pytest.importorskip("psycopg")

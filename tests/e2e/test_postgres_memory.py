@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 from memstrata import FakeClock, Memory
 from memstrata.cli.main import app
 from memstrata.embeddings.hashing import HashingEmbedder
-from memstrata.importers import parse_import
+from memstrata.interchange import parse_import
 from tests.conftest import LOCOMO
 
 pytest.importorskip("psycopg")

@@ -138,7 +138,7 @@ def test_recall_on_an_empty_memory_is_just_the_guide(keyword_memory: Memory) -> 
 
 def test_the_demo_conversation_gives_three_scenes_a_profile_and_a_clean_recall(home: Path) -> None:
     from memstrata.demo import sample
-    from memstrata.importers import parse_import
+    from memstrata.interchange import parse_import
 
     with Memory.open(home, embedder=None) as mem:
         for s in parse_import(sample()):

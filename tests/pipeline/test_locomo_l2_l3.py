@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memstrata import Memory
-from memstrata.importers import parse_import
+from memstrata.interchange import parse_import
 from tests.conftest import LOCOMO
 
 

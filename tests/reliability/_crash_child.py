@@ -21,7 +21,7 @@ from pathlib import Path
 import memstrata.wiring
 from memstrata import Memory
 from memstrata.engines.offline import OfflineExtractor
-from memstrata.importers.locomo import parse_locomo
+from memstrata.interchange.locomo import parse_locomo
 from memstrata.models import AtomDraft, ExtractionWindow
 
 HOLD_SECONDS = 120.0  # far beyond any test's patience: the parent kills first

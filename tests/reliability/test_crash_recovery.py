@@ -28,8 +28,8 @@ from typing import Any
 import pytest
 
 from memstrata import Memory
-from memstrata.importers.locomo import parse_locomo
-from memstrata.importers.types import ImportSession
+from memstrata.interchange.locomo import parse_locomo
+from memstrata.interchange.sessions import ImportSession
 from tests.conftest import LOCOMO
 
 CHILD = Path(__file__).with_name("_crash_child.py")

@@ -13,7 +13,7 @@ from rich.markup import escape
 
 from memstrata.cli.common import Format, console, emit, fail_cleanly
 from memstrata.demo import sample
-from memstrata.importers import parse_import
+from memstrata.interchange import parse_import
 from memstrata.sync import Memory
 
 QUESTIONS = ("Where does Maya work?", "What food should I avoid offering Maya?", "When is Tom moving?")

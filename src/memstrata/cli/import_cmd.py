@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from memstrata import json_input
 from memstrata.cli.common import DataDir, console, fail_cleanly, open_memory
-from memstrata.importers import TdaiImportReport, parse_import
+from memstrata.interchange import TdaiImportReport, parse_import
 from memstrata.models import Status
 
 

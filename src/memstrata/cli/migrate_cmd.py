@@ -28,7 +28,7 @@ def migrate(
     """Copy a memory (messages, atoms, vectors, scenes, personas, pipeline state) from a data
     directory to a PostgreSQL database or back, then verify the copy by counts and checksums per
     layer. Stop the source's writers first; the target must be empty."""
-    from memstrata.transfer import migrate as copy
+    from memstrata.wiring import migrate as copy
 
     def progress(what: str, done: int) -> None:
         err_console.print(f"{what}: {done}", highlight=False)

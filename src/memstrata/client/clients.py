@@ -4,24 +4,27 @@
         mem.capture([{"role": "user", "content": "I moved to Lisbon."}], session_key="chat-1")
         print(mem.recall("where do I live?").prepend_context)
 
-Each method is generated from ``Calls`` (same name, parameters and result type as the facade's);
-the two classes differ only in their transport. ``Memory.open("http://...")`` returns the
+Each method is generated from the operation's declaration in ``memstrata.operations``, as the
+facade's is (same name, parameters, defaults, annotations and result type); the two classes differ
+only in their transport. ``Memory.open("http://...")`` returns the
 blocking one, ``AsyncMemory.open("http://...")`` the async one.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import time
 from collections.abc import Callable, Coroutine
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import httpx
 
-from memstrata.client.calls import Call, Calls
+from memstrata import operations as ops
+from memstrata.client import calls
+from memstrata.client.calls import Call, call_of
 from memstrata.client.exchange import CircuitBreaker, Exchange, RetryPolicy
 from memstrata.errors import ConfigError
+from memstrata.operations.base import describe
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -41,21 +44,21 @@ def _base(url: str) -> str:
     return url.rstrip("/")
 
 
-def _sync(fn: Callable[Concatenate[Calls, P], Call[R]]) -> Callable[Concatenate[MemoryClient, P], R]:
+def _sync(spec: Callable[P, ops.Operation[R]]) -> Callable[Concatenate[MemoryClient, P], R]:
     def method(self: MemoryClient, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        return self._run(fn(self._calls, *args, **kwargs))
+        return self._run(call_of(spec(*args, **kwargs)))
 
-    functools.update_wrapper(method, fn)
+    describe(method, spec)  # type: ignore[arg-type]
     return method
 
 
 def _async(
-    fn: Callable[Concatenate[Calls, P], Call[R]],
+    spec: Callable[P, ops.Operation[R]],
 ) -> Callable[Concatenate[AsyncMemoryClient, P], Coroutine[Any, Any, R]]:
     async def method(self: AsyncMemoryClient, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        return await self._run(fn(self._calls, *args, **kwargs))
+        return await self._run(call_of(spec(*args, **kwargs)))
 
-    functools.update_wrapper(method, fn)
+    describe(method, spec)  # type: ignore[arg-type]
     return method
 
 
@@ -71,7 +74,6 @@ class _Base:
         breaker: CircuitBreaker | None = None,
     ) -> None:
         self.url = _base(url)
-        self._calls = Calls()
         self._policy = RetryPolicy(retries=retries, backoff=backoff)
         self._breaker = breaker or CircuitBreaker()
         self._options: dict[str, Any] = {
@@ -100,46 +102,49 @@ class MemoryClient(_Base):
                 return ex.result()
             time.sleep(wait)
 
-    capture = _sync(Calls.capture)
-    remember = _sync(Calls.remember)
-    messages = _sync(Calls.messages)
-    atoms = _sync(Calls.atoms)
-    persona = _sync(Calls.persona)
-    scenes = _sync(Calls.scenes)
-    read_scene = _sync(Calls.read_scene)
-    tenants = _sync(Calls.tenants)
-    search = _sync(Calls.search)
-    search_conversations = _sync(Calls.search_conversations)
-    recall = _sync(Calls.recall)
-    run_pending = _sync(Calls.run_pending)
-    run_all = _sync(Calls.run_all)
-    request_persona = _sync(Calls.request_persona)
-    end_session = _sync(Calls.end_session)
-    status = _sync(Calls.status)
-    reindex = _sync(Calls.reindex)
-    repair = _sync(Calls.repair)
-    import_tdai = _sync(Calls.import_tdai)
-    forget = _sync(Calls.forget)
-    pin_atom = _sync(Calls.pin_atom)
-    set_atom_ttl = _sync(Calls.set_atom_ttl)
-    sweep = _sync(Calls.sweep)
-    rebuild_scenes = _sync(Calls.rebuild_scenes)
-    export = _sync(Calls.export)
-    import_export = _sync(Calls.import_export)
-    get_message = _sync(Calls.get_message)
-    delete_messages = _sync(Calls.delete_messages)
-    get_atom = _sync(Calls.get_atom)
-    update_atom = _sync(Calls.update_atom)
-    delete_atoms = _sync(Calls.delete_atoms)
-    write_scene = _sync(Calls.write_scene)
-    delete_scene = _sync(Calls.delete_scene)
-    write_persona = _sync(Calls.write_persona)
-    counts = _sync(Calls.counts)
-    before_prompt = _sync(Calls.before_prompt)
-    turn_committed = _sync(Calls.turn_committed)
-    import_seed = _sync(Calls.import_seed)
-    import_sessions = _sync(Calls.import_sessions)
-    health = _sync(Calls.health)
+    capture = _sync(ops.Capture)
+    remember = _sync(ops.Remember)
+    messages = _sync(ops.Messages)
+    atoms = _sync(ops.Atoms)
+    persona = _sync(ops.Persona)
+    scenes = _sync(ops.Scenes)
+    read_scene = _sync(ops.ReadScene)
+    tenants = _sync(ops.Tenants)
+    search = _sync(ops.Search)
+    search_conversations = _sync(ops.SearchConversations)
+    recall = _sync(ops.Recall)
+    run_pending = _sync(ops.RunPending)
+    run_all = _sync(ops.RunAll)
+    request_persona = _sync(ops.RequestPersona)
+    end_session = _sync(ops.EndSession)
+    status = _sync(ops.Status)
+    reindex = _sync(ops.Reindex)
+    repair = _sync(ops.Repair)
+    import_tdai = _sync(ops.ImportTdai)
+    forget = _sync(ops.Forget)
+    pin_atom = _sync(ops.PinAtom)
+    set_atom_ttl = _sync(ops.SetAtomTtl)
+    sweep = _sync(ops.Sweep)
+    rebuild_scenes = _sync(ops.RebuildScenes)
+    export = _sync(ops.Export)
+    import_export = _sync(ops.ImportExport)
+    get_message = _sync(ops.GetMessage)
+    delete_messages = _sync(ops.DeleteMessages)
+    get_atom = _sync(ops.GetAtom)
+    update_atom = _sync(ops.UpdateAtom)
+    delete_atoms = _sync(ops.DeleteAtoms)
+    write_scene = _sync(ops.WriteScene)
+    delete_scene = _sync(ops.DeleteScene)
+    write_persona = _sync(ops.WritePersona)
+    counts = _sync(ops.Counts)
+    before_prompt = _sync(ops.BeforePrompt)
+    turn_committed = _sync(ops.TurnCommitted)
+    import_seed = _sync(ops.ImportSeed)
+    import_sessions = _sync(ops.ImportSessions)
+
+    def health(self) -> dict[str, Any]:
+        """The server's health (not a facade method): version, store, embedder, pipeline lag."""
+        return self._run(calls.health())
 
     def close(self, *, flush: bool = True) -> None:
         """Close the connections (the server keeps running; ``flush`` is the server's business)."""
@@ -173,46 +178,49 @@ class AsyncMemoryClient(_Base):
                 return ex.result()
             await asyncio.sleep(wait)
 
-    capture = _async(Calls.capture)
-    remember = _async(Calls.remember)
-    messages = _async(Calls.messages)
-    atoms = _async(Calls.atoms)
-    persona = _async(Calls.persona)
-    scenes = _async(Calls.scenes)
-    read_scene = _async(Calls.read_scene)
-    tenants = _async(Calls.tenants)
-    search = _async(Calls.search)
-    search_conversations = _async(Calls.search_conversations)
-    recall = _async(Calls.recall)
-    run_pending = _async(Calls.run_pending)
-    run_all = _async(Calls.run_all)
-    request_persona = _async(Calls.request_persona)
-    end_session = _async(Calls.end_session)
-    status = _async(Calls.status)
-    reindex = _async(Calls.reindex)
-    repair = _async(Calls.repair)
-    import_tdai = _async(Calls.import_tdai)
-    forget = _async(Calls.forget)
-    pin_atom = _async(Calls.pin_atom)
-    set_atom_ttl = _async(Calls.set_atom_ttl)
-    sweep = _async(Calls.sweep)
-    rebuild_scenes = _async(Calls.rebuild_scenes)
-    export = _async(Calls.export)
-    import_export = _async(Calls.import_export)
-    get_message = _async(Calls.get_message)
-    delete_messages = _async(Calls.delete_messages)
-    get_atom = _async(Calls.get_atom)
-    update_atom = _async(Calls.update_atom)
-    delete_atoms = _async(Calls.delete_atoms)
-    write_scene = _async(Calls.write_scene)
-    delete_scene = _async(Calls.delete_scene)
-    write_persona = _async(Calls.write_persona)
-    counts = _async(Calls.counts)
-    before_prompt = _async(Calls.before_prompt)
-    turn_committed = _async(Calls.turn_committed)
-    import_seed = _async(Calls.import_seed)
-    import_sessions = _async(Calls.import_sessions)
-    health = _async(Calls.health)
+    capture = _async(ops.Capture)
+    remember = _async(ops.Remember)
+    messages = _async(ops.Messages)
+    atoms = _async(ops.Atoms)
+    persona = _async(ops.Persona)
+    scenes = _async(ops.Scenes)
+    read_scene = _async(ops.ReadScene)
+    tenants = _async(ops.Tenants)
+    search = _async(ops.Search)
+    search_conversations = _async(ops.SearchConversations)
+    recall = _async(ops.Recall)
+    run_pending = _async(ops.RunPending)
+    run_all = _async(ops.RunAll)
+    request_persona = _async(ops.RequestPersona)
+    end_session = _async(ops.EndSession)
+    status = _async(ops.Status)
+    reindex = _async(ops.Reindex)
+    repair = _async(ops.Repair)
+    import_tdai = _async(ops.ImportTdai)
+    forget = _async(ops.Forget)
+    pin_atom = _async(ops.PinAtom)
+    set_atom_ttl = _async(ops.SetAtomTtl)
+    sweep = _async(ops.Sweep)
+    rebuild_scenes = _async(ops.RebuildScenes)
+    export = _async(ops.Export)
+    import_export = _async(ops.ImportExport)
+    get_message = _async(ops.GetMessage)
+    delete_messages = _async(ops.DeleteMessages)
+    get_atom = _async(ops.GetAtom)
+    update_atom = _async(ops.UpdateAtom)
+    delete_atoms = _async(ops.DeleteAtoms)
+    write_scene = _async(ops.WriteScene)
+    delete_scene = _async(ops.DeleteScene)
+    write_persona = _async(ops.WritePersona)
+    counts = _async(ops.Counts)
+    before_prompt = _async(ops.BeforePrompt)
+    turn_committed = _async(ops.TurnCommitted)
+    import_seed = _async(ops.ImportSeed)
+    import_sessions = _async(ops.ImportSessions)
+
+    async def health(self) -> dict[str, Any]:
+        """The server's health (not a facade method): version, store, embedder, pipeline lag."""
+        return await self._run(calls.health())
 
     async def close(self, *, flush: bool = True) -> None:
         await self._http.aclose()

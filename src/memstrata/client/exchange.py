@@ -130,7 +130,8 @@ class Exchange(Generic[R]):
 
 
 def raise_for(response: httpx.Response, call: Call[R]) -> R:
-    """Raise the library exception a server error stands for (or answer ``call.on_missing``)."""
+    """Raise the library exception a server error stands for (``errors.WIRE``: the table the
+    gateway answers with), or answer ``call.on_missing``."""
     try:
         body = response.json()
         err = body["error"] if isinstance(body.get("error"), dict) else {}
@@ -140,19 +141,10 @@ def raise_for(response: httpx.Response, call: Call[R]) -> R:
     status = response.status_code
     if code == "not_found" and call.on_missing is not None:
         return call.on_missing()
-    if code == "invalid_path":
-        raise e.PathError(message.rsplit(": ", 1)[0], path=str(err.get("path", "")))
-    if code == "not_found" and "kind" in err:
-        raise e.NotFoundError(str(err["kind"]), str(err.get("key", "")))
-    if code in ("validation_error", "invalid_json", "payload_too_large"):
-        field = err.get("field")
-        raise e.InputError(message.removeprefix(f"{field}: ") if field else message, item=field)
-    if code == "conflict":
-        raise e.ConflictError(message, current=err.get("current"))
-    if code == "turn_limit":
-        raise e.TurnLimitError(str(err.get("turn_id", "")), int(err.get("limit", 0)))
-    if code in ("unauthorized", "not_configured"):
-        raise e.ConfigError(f"the memstrata server refused the call: {message}")
+    wire = e.WIRE_BY_CODE.get(code)
+    back = wire.back(message, err) if wire is not None and wire.back is not None else None
+    if back is not None and status < 500:
+        raise back
     if status < 500:
         raise e.InputError(f"{call.method} {call.path}: {status} {message}")
     raise e.RemoteError(f"the memstrata server failed: {status} {message}", status=status, code=code or None)

@@ -1,28 +1,62 @@
 """What every part of the facade shares: the parts a memory is made of, the pipeline built from
-them, and the checks every writing method makes."""
+them, the checks every writing method makes, and what more than one topic does (capture, recall,
+ending a session, running everything, writing an import). Every topic class of ``facade``
+derives from ``FacadeCore`` alone, so ``AsyncMemory`` is a flat mix with no diamond."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+import dataclasses
+import functools
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
+from memstrata import arguments as args
 from memstrata.errors import ReadOnlyError
+from memstrata.facade.edits.records import RecordEdits
 from memstrata.forgetting.sweep import Sweeper, SweepPolicy
-from memstrata.layers.l0.recorder import Recorder
-from memstrata.models import (
-    Tenant,
-)
-from memstrata.pipeline.coordinator import Pipeline
+from memstrata.interchange.tdai.load import TdaiImport
+from memstrata.interchange.tdai.read import TdaiData, TdaiImportReport
+from memstrata.layers.l0.recorder import CaptureResult, MessageInput, Recorder
+from memstrata.models import Layer, Tenant
+from memstrata.operations import Operation
+from memstrata.operations.base import describe
+from memstrata.pipeline.coordinator import Pipeline, RunAllReport
 from memstrata.pipeline.embedding import EmbeddingBacklog
 from memstrata.pipeline.l1.runner import L1Runner
 from memstrata.pipeline.l1.scheduler import Scheduler
 from memstrata.pipeline.upper.scheduler import TenantScheduler
-from memstrata.retrieval.search import Searcher
+from memstrata.recall import Budgets, RecallResult, gather, heated, recall_sources
+from memstrata.retrieval.search import Searcher, SearchRequest
 from memstrata.settings import Settings
 from memstrata.wiring import Parts
 
-Progress = Callable[[str, int, int], None]  # (stage, done, total)
+P = ParamSpec("P")
+Op = TypeVar("Op", bound=Operation[Any])
+S = TypeVar("S")
+R = TypeVar("R")
+
+
+def operation(
+    spec: Callable[P, Op],
+) -> Callable[
+    [Callable[[S, Op], Coroutine[Any, Any, R]]], Callable[Concatenate[S, P], Coroutine[Any, Any, R]]
+]:
+    """Make ``body(self, op)`` the public method declared by ``spec`` (``memstrata.operations``):
+    the method takes the declaration's parameters, has its signature and docstring, and hands
+    the body one instance of it. A parameter is declared once, there."""
+
+    def decorate(
+        body: Callable[[S, Op], Coroutine[Any, Any, R]],
+    ) -> Callable[Concatenate[S, P], Coroutine[Any, Any, R]]:
+        async def method(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
+            return await body(self, spec(*args, **kwargs))
+
+        describe(method, spec)  # type: ignore[arg-type]
+        return method
+
+    return decorate
 
 
 class FacadeCore:
@@ -81,3 +115,81 @@ class FacadeCore:
         if self._upper is None:
             return contextlib.nullcontext()
         return self._pipeline.tenants_hold(tenant)
+
+    @functools.cached_property
+    def _data(self) -> RecordEdits:
+        """Record-level reads and edits of every layer (``layers.edits``)."""
+        return RecordEdits(self._store, self._upper, self._vectors, self._clock.now_ms)
+
+    # --- what more than one topic does (each topic class derives from this core alone) ---------
+
+    async def _capture(
+        self,
+        messages: Sequence[MessageInput],
+        session_key: str,
+        session_id: str | None,
+        user_id: str,
+        agent_id: str,
+    ) -> CaptureResult:
+        """Store messages of one session (``capture``, ``turn_committed``, imports)."""
+        self._writable("capture")
+        tenant = args.tenant(user_id, agent_id)
+        key = args.name(session_key, "session_key")
+        sid = args.name(session_id, "session_id") if session_id is not None else key
+        # With a background pipeline the capture's caller (an agent's turn) does not wait for the
+        # model: the woken loop embeds this batch with whatever else arrived, in one larger batch.
+        embed = self._background is None
+        result = await asyncio.to_thread(
+            functools.partial(self._recorder.record, tenant, key, sid, list(messages), embed=embed)
+        )
+        if not embed and result.stored:
+            self._pipeline.embedding.gather(self._clock.now_ms())
+        self._pipeline.wake()
+        return result
+
+    async def _recall(self, tenant: Tenant, query: object) -> RecallResult:
+        """Recall for ``query`` (``recall``, ``before_prompt``); notes the recalled atoms' heat."""
+        r = self.settings.recall
+        budgets = Budgets(**r.model_dump(exclude={"timeout_ms"}))
+        text = args.query(query)
+        # The same floor as search: an off-topic prompt gets the persona and navigation only.
+        request = SearchRequest(
+            tenant,
+            text,
+            (Layer.L1, Layer.L0),
+            r.candidates,
+            plan=args.plan("hybrid", self.settings),
+            min_score=self.settings.search.min_score,
+        )
+        sources = recall_sources(self._upper, tenant, lambda: self._searcher.search(request))
+        result = await gather(sources, budgets, r.timeout_ms, text)
+        upper = self._upper
+        if upper is not None and (
+            unreadable := upper.persona.problems(tenant) + upper.scenes.problems(tenant)
+        ):
+            notes = tuple(f"left out: {p}" for p in unreadable)
+            result = dataclasses.replace(result, degradations=result.degradations + notes)
+        # The writer folds the recalled atoms into their scenes' heat in batches (the pipeline,
+        # under the tenant's lock); a read-only memory leaves heat to the writer.
+        if not self.read_only and self._upper is not None:
+            self._pipeline.heat.note(tenant, heated(result.hits), self._clock.now_ms())
+        return result
+
+    async def _end_session(self, tenant: Tenant, session_key: str) -> None:
+        """Extract what is pending for a session now (``end_session``, imports)."""
+        self._writable("end a session")
+        await self._scheduler.flush([(tenant, args.name(session_key, "session_key"))])
+
+    async def _run_all(self) -> RunAllReport:
+        self._writable("run the pipeline")
+        return await self._pipeline.run_all()
+
+    async def _write_import(self, data: TdaiData) -> TdaiImportReport:
+        """Write what an import read (TDAI directory or memstrata export), the pipeline held off."""
+        writer = TdaiImport(
+            self._store, self._upper, self._recorder.record, self._vectors, self._pipeline.on_atoms
+        )
+        async with self._pipeline.exclusive():
+            report = await asyncio.to_thread(writer.run, data)
+        self._pipeline.wake()
+        return report

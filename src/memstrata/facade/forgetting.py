@@ -7,25 +7,20 @@ import asyncio
 import math
 
 from memstrata import arguments as args
+from memstrata import operations as ops
 from memstrata.errors import ConfigError, EngineError, InputError
-from memstrata.facade.edits import EditMethods
-from memstrata.facade.pipeline import PipelineMethods
+from memstrata.facade.core import FacadeCore, operation
 from memstrata.forgetting import erase
 from memstrata.layers.l0.times import epoch_ms
-from memstrata.models import DEFAULT, Atom, ForgetReport, SceneEntry, SweepReport, Tenant
+from memstrata.models import Atom, ForgetReport, SceneEntry, SweepReport, Tenant
 
 
-class ForgetMethods(EditMethods, PipelineMethods):
-    async def forget(self, *, user_id: str, agent_id: str | None = None) -> ForgetReport:
-        """Erase a tenant for good (every agent of ``user_id`` when ``agent_id`` is None): its
-        messages, atoms and their versions, keyword rows and vectors, scene membership, pipeline
-        state, JSONL mirror lines, scene and persona files with their backups (the whole profile
-        folder); then the database is rewritten and its WAL truncated so the text is gone from
-        disk. The pipeline is held off meanwhile. Returns what was removed. Run again after a
-        crash, it finishes the job."""
+class ForgetMethods(FacadeCore):
+    @operation(ops.Forget)
+    async def forget(self, op: ops.Forget) -> ForgetReport:
         self._writable("forget a tenant")
-        user = args.name(user_id, "user_id")
-        agent = None if agent_id is None else args.name(agent_id, "agent_id")
+        user = args.name(op.user_id, "user_id")
+        agent = None if op.agent_id is None else args.name(op.agent_id, "agent_id")
         async with self._pipeline.exclusive():
             tenants = erase.chosen(await asyncio.to_thread(self._stored_tenants), user, agent)
             parts = []
@@ -44,30 +39,16 @@ class ForgetMethods(EditMethods, PipelineMethods):
         found += self._upper.scenes.tenants() if self._upper is not None else []
         return list(dict.fromkeys(found))
 
-    async def pin_atom(
-        self, atom_id: str, pinned: bool = True, *, user_id: str = DEFAULT, agent_id: str = DEFAULT
-    ) -> Atom:
-        """Pin (``pinned=False``: unpin) the current atom, in place: a pinned atom never expires
-        and is never swept, merged away or superseded by the pipeline (only ``update_atom``
-        replaces it, and the new version stays pinned). A superseded atom is a ``ConflictError``
-        naming the current version."""
+    @operation(ops.PinAtom)
+    async def pin_atom(self, op: ops.PinAtom) -> Atom:
         self._writable("pin an atom")
-        tenant = args.tenant(user_id, agent_id)
-        return await asyncio.to_thread(self._data.pin_atom, tenant, atom_id, bool(pinned))
+        tenant = args.tenant(op.user_id, op.agent_id)
+        return await asyncio.to_thread(self._data.pin_atom, tenant, op.atom_id, bool(op.pinned))
 
-    async def set_atom_ttl(
-        self,
-        atom_id: str,
-        *,
-        expires_at: int | str | None = None,
-        ttl_seconds: float | None = None,
-        user_id: str = DEFAULT,
-        agent_id: str = DEFAULT,
-    ) -> Atom:
-        """Give the current atom a time to live, in place: ``expires_at`` (epoch ms or ISO 8601)
-        or ``ttl_seconds`` from now; neither clears it. From that time the atom leaves search and
-        recall (unless pinned), and the next sweep deletes it."""
+    @operation(ops.SetAtomTtl)
+    async def set_atom_ttl(self, op: ops.SetAtomTtl) -> Atom:
         self._writable("set an atom's time to live")
+        expires_at, ttl_seconds = op.expires_at, op.ttl_seconds
         if expires_at is not None and ttl_seconds is not None:
             raise InputError("give expires_at or ttl_seconds, not both", item="ttl_seconds")
         when = epoch_ms(expires_at, "expires_at")
@@ -77,13 +58,11 @@ class ForgetMethods(EditMethods, PipelineMethods):
                     f"must be a number of seconds above 0, got {ttl_seconds!r}", item="ttl_seconds"
                 )
             when = self._clock.now_ms() + round(ttl_seconds * 1000)
-        tenant = args.tenant(user_id, agent_id)
-        return await asyncio.to_thread(self._data.set_ttl, tenant, atom_id, when)
+        tenant = args.tenant(op.user_id, op.agent_id)
+        return await asyncio.to_thread(self._data.set_ttl, tenant, op.atom_id, when)
 
-    async def sweep(self) -> SweepReport:
-        """Run the retention sweep now, whatever its schedule (it also runs daily at
-        ``retention.sweep_at`` in the pipeline): messages past ``capture.retention_days``,
-        expired atoms, atoms past ``retention.atoms_days``. Returns what it removed."""
+    @operation(ops.Sweep)
+    async def sweep(self, op: ops.Sweep) -> SweepReport:
         self._writable("sweep")
         assert self._pipeline.sweeper is not None
         async with self._pipeline.exclusive():
@@ -91,16 +70,13 @@ class ForgetMethods(EditMethods, PipelineMethods):
         self._pipeline.wake()
         return report
 
-    async def rebuild_scenes(self, *, user_id: str = DEFAULT, agent_id: str = DEFAULT) -> list[SceneEntry]:
-        """Re-consolidate the tenant's scenes from its current atoms now (every scene file is
-        written again; heat starts over), then write its persona afresh. Returns the new scene
-        index. Raises ``EngineError`` when the L2 run fails (the scenes are restored, and the
-        rebuild stays due: the pipeline retries it)."""
+    @operation(ops.RebuildScenes)
+    async def rebuild_scenes(self, op: ops.RebuildScenes) -> list[SceneEntry]:
         self._writable("rebuild scenes")
         tenants = self._pipeline.tenants
         if tenants is None:
             raise ConfigError("this memory has no L2/L3 pipeline")
-        tenant = args.tenant(user_id, agent_id)
+        tenant = args.tenant(op.user_id, op.agent_id)
         async with self._pipeline.exclusive():
             await asyncio.to_thread(tenants.request_rebuild, tenant)
             await tenants.run_l2(tenant, force=True)

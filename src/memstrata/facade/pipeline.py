@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 
 from memstrata import arguments as args
+from memstrata import operations as ops
 from memstrata.errors import ConfigError
-from memstrata.facade.core import FacadeCore
+from memstrata.facade.core import FacadeCore, operation
 from memstrata.models import (
-    DEFAULT,
     Layer,
     Status,
 )
@@ -17,52 +17,46 @@ from memstrata.pipeline.embedding import fill_missing
 
 
 class PipelineMethods(FacadeCore):
-    async def run_pending(self) -> int:
-        """Run every pipeline stage that is due now (vectors, L1, then L2 and L3), until nothing
-        is. Returns runs attempted."""
+    @operation(ops.RunPending)
+    async def run_pending(self, op: ops.RunPending) -> int:
         self._writable("run the pipeline")
         return await self._pipeline.run_due()
 
-    async def run_all(self) -> RunAllReport:
-        """Process everything now, due or not: vectors, L1 on every session backlog, then L2 and L3
-        on every tenant with new atoms (import, CLI). Failures are recorded in ``status`` and
-        retried later."""
-        self._writable("run the pipeline")
-        return await self._pipeline.run_all()
+    @operation(ops.RunAll)
+    async def run_all(self, op: ops.RunAll) -> RunAllReport:
+        return await self._run_all()
 
-    async def request_persona(
-        self, reason: str = "explicit request", *, user_id: str = DEFAULT, agent_id: str = DEFAULT
-    ) -> None:
-        """Ask for the tenant's persona to be rewritten (runs with the next ``run_pending``)."""
+    @operation(ops.RequestPersona)
+    async def request_persona(self, op: ops.RequestPersona) -> None:
         self._writable("request a persona")
-        tenant = args.tenant(user_id, agent_id)
-        await asyncio.to_thread(self._pipeline.request_persona, tenant, reason)
+        tenant = args.tenant(op.user_id, op.agent_id)
+        await asyncio.to_thread(self._pipeline.request_persona, tenant, op.reason)
 
-    async def end_session(
-        self, session_key: str = DEFAULT, *, user_id: str = DEFAULT, agent_id: str = DEFAULT
-    ) -> None:
-        """The session is over: extract what is pending for it now."""
-        self._writable("end a session")
-        await self._scheduler.flush([(args.tenant(user_id, agent_id), args.name(session_key, "session_key"))])
+    @operation(ops.EndSession)
+    async def end_session(self, op: ops.EndSession) -> None:
+        await self._end_session(args.tenant(op.user_id, op.agent_id), op.session_key)
 
-    async def status(self) -> Status:
-        """The pipeline per session and tenant, counts, the embedder and what is degraded."""
+    @operation(ops.Status)
+    async def status(self, op: ops.Status) -> Status:
         return await asyncio.to_thread(self._pipeline.status, self._vectors, self.read_only)
 
-    async def repair(self) -> list[str]:
-        """Make the store and the profile files whole again: mirrors rewritten from the database
-        where they disagree with it, unreadable scene and persona files set aside and restored from
-        their newest readable backup. Returns one line per repair (empty: nothing to repair)."""
+    @operation(ops.Repair)
+    async def repair(self, op: ops.Repair) -> list[str]:
         self._writable("repair")
         async with self._pipeline.exclusive():
             done = await asyncio.to_thread(self._store.repair)
             tenants = await asyncio.to_thread(self._pipeline.known_tenants)
             if self._pipeline.tenants is not None:
-                done += [str(p) for p in await self._pipeline.tenants.repair_files(tenants)]
+                done += [
+                    str(p)
+                    for p in await self._pipeline.tenants.recovery.repair_files(
+                        tenants, self._pipeline.tenants.hold
+                    )
+                ]
         return done
 
-    async def reindex(self) -> int:
-        """Re-embed every record without a vector (all of them after an embedder change)."""
+    @operation(ops.Reindex)
+    async def reindex(self, op: ops.Reindex) -> int:
         self._writable("reindex")
         embedder = self._vectors.embedder
         if embedder is None:

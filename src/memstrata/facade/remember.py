@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Mapping
 from typing import Any
 
 from memstrata import arguments as args
+from memstrata import operations as ops
 from memstrata.errors import InputError
-from memstrata.facade.core import FacadeCore
-from memstrata.models import DEFAULT, Atom, AtomType, Tenant
+from memstrata.facade.core import FacadeCore, operation
+from memstrata.models import Atom, AtomType, Tenant
 from memstrata.pipeline.l1.commit import commit_atoms
 
 # The session that holds remembered notes: every message in it has its atom, so its L1 cursor
@@ -22,24 +22,13 @@ REMEMBER_PRIORITY = 80
 
 
 class RememberMethods(FacadeCore):
-    async def remember(
-        self,
-        text: str,
-        *,
-        user_id: str = DEFAULT,
-        agent_id: str = DEFAULT,
-        type: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-    ) -> Atom:
-        """Store ``text`` as a memory atom now (``type`` default ``persona``), with ``metadata``
-        (a JSON object) kept on it, and the note itself as its source message (L0, session
-        ``remembered``). Searchable when this returns; no extraction runs on it. Remembering the
-        same text again returns the atom it already made."""
+    @operation(ops.Remember)
+    async def remember(self, op: ops.Remember) -> Atom:
         self._writable("remember")
-        tenant = args.tenant(user_id, agent_id)
-        note = args.note(text)
-        kind = args.atom_type(type) or AtomType.PERSONA
-        extra = args.metadata(metadata)
+        tenant = args.tenant(op.user_id, op.agent_id)
+        note = args.note(op.text)
+        kind = args.atom_type(op.type) or AtomType.PERSONA
+        extra = args.metadata(op.metadata)
         async with self._scheduler.session_held(tenant, REMEMBER_SESSION):
             atom, new = await asyncio.to_thread(self._remember, tenant, note, kind, extra)
         if new:

@@ -6,23 +6,21 @@ from __future__ import annotations
 import asyncio
 import functools
 import re
-from collections.abc import Mapping, Sequence
 
 from memstrata import arguments as args
+from memstrata import operations as ops
 from memstrata.errors import InputError
-from memstrata.facade.capture import CaptureMethods
-from memstrata.facade.search import SearchMethods
+from memstrata.facade.core import FacadeCore, operation
 from memstrata.layers import host_turns
-from memstrata.layers.host_turns import PromptMark, PromptMarks, TurnMessage, TurnResult
+from memstrata.layers.host_turns import PromptMark, PromptMarks, TurnResult
 from memstrata.layers.l0.recorder import CaptureResult
 from memstrata.models import (
-    DEFAULT,
     Tenant,
 )
 from memstrata.recall import RecallResult
 
 
-class TurnMethods(CaptureMethods, SearchMethods):
+class TurnMethods(FacadeCore):
     @functools.cached_property
     def _marks(self) -> PromptMarks:
         t = self.settings.turns
@@ -36,38 +34,22 @@ class TurnMethods(CaptureMethods, SearchMethods):
         super()._forgotten(tenant)
         self._marks.drop(lambda key: isinstance(key, tuple) and key[0] == tenant)
 
-    async def before_prompt(
-        self,
-        prompt: str,
-        *,
-        session_key: str = DEFAULT,
-        transcript_length: int | None = None,
-        user_id: str = DEFAULT,
-        agent_id: str = DEFAULT,
-    ) -> RecallResult:
-        """A host is about to call its model with the user's ``prompt``: recall for it, and remember
-        the clean prompt and ``transcript_length`` (messages before the prompt) for the session's
-        ``turn_committed``. Returns recall's ``system_context`` and ``prepend_context``."""
+    @operation(ops.BeforePrompt)
+    async def before_prompt(self, op: ops.BeforePrompt) -> RecallResult:
+        session_key, transcript_length, prompt = op.session_key, op.transcript_length, op.prompt
+        user_id, agent_id = op.user_id, op.agent_id
         if transcript_length is not None and transcript_length < 0:
             raise InputError("must be 0 or more", item="transcript_length")
         tenant = args.tenant(user_id, agent_id)
         clean = host_turns.clean_prompt(prompt, self._noise)
         self._marks.put((tenant, session_key), PromptMark(clean, transcript_length, self._clock.now_ms()))
-        return await self.recall(clean or prompt, session_key=session_key, user_id=user_id, agent_id=agent_id)
+        return await self._recall(tenant, clean or prompt)
 
-    async def turn_committed(
-        self,
-        messages: Sequence[TurnMessage | Mapping[str, object]],
-        *,
-        session_key: str = DEFAULT,
-        session_id: str | None = None,
-        user_id: str = DEFAULT,
-        agent_id: str = DEFAULT,
-    ) -> TurnResult:
-        """A turn is over: store what is new in ``messages`` (the host may send its whole
-        transcript), cleaned, the polluted prompt replaced by the clean one ``before_prompt`` saw."""
+    @operation(ops.TurnCommitted)
+    async def turn_committed(self, op: ops.TurnCommitted) -> TurnResult:
+        session_key, user_id, agent_id = op.session_key, op.user_id, op.agent_id
         tenant = args.tenant(user_id, agent_id)
-        transcript = [host_turns.as_turn_message(m, i) for i, m in enumerate(messages)]
+        transcript = [host_turns.as_turn_message(m, i) for i, m in enumerate(op.messages)]
         mark = self._marks.pop((tenant, session_key), self._clock.now_ms())
         last = await asyncio.to_thread(self._store.messages.last, tenant, session_key)
         plan = host_turns.plan_commit(
@@ -79,13 +61,7 @@ class TurnMethods(CaptureMethods, SearchMethods):
         )
         done = CaptureResult(())
         if plan.messages:
-            done = await self.capture(
-                plan.messages,
-                session_key=session_key,
-                session_id=session_id,
-                user_id=user_id,
-                agent_id=agent_id,
-            )
+            done = await self._capture(plan.messages, session_key, op.session_id, user_id, agent_id)
         dropped = plan.dropped + done.dropped
         return TurnResult(
             done.stored, done.duplicates, dropped, plan.method, plan.replaced, done.degradations

@@ -33,28 +33,14 @@ class Problem:
 
 
 def problem_of(exc: BaseException) -> Problem:
-    """The wire problem for an exception raised while serving a request."""
-    if isinstance(exc, e.AccessError):
-        return Problem(403, "forbidden", exc.message)
-    if isinstance(exc, e.NotFoundError):
-        return Problem(404, "not_found", exc.message, None, {"kind": exc.kind, "key": exc.key})
-    if isinstance(exc, e.PathError):
-        return Problem(422, "invalid_path", exc.message, "path", {"path": exc.path})
-    if isinstance(exc, e.ConflictError):
-        return Problem(409, "conflict", exc.message, None, {"current": exc.current})
-    if isinstance(exc, e.TurnLimitError):
-        return Problem(429, "turn_limit", exc.message, None, {"turn_id": exc.turn_id, "limit": exc.limit})
-    if isinstance(exc, e.InputError):
-        return Problem(422, "validation_error", exc.message, exc.item)
-    if isinstance(exc, e.ConfigError):
-        return Problem(409, "not_configured", exc.message)
-    if isinstance(exc, e.StoreError | e.EmbeddingError | e.EngineError | e.RemoteError):
-        code = {e.StoreError: "store_unavailable", e.EmbeddingError: "embedding_unavailable"}
-        kind = next((c for t, c in code.items() if isinstance(exc, t)), "engine_unavailable")
+    """The wire problem for an exception raised while serving a request (``errors.WIRE``)."""
+    wire = e.wire_of(exc)
+    if wire is None or not isinstance(exc, e.MemstrataError):
+        log.error("internal error", exc_info=exc)
+        return Problem(500, "internal_error", "internal error (the server log has the details)")
+    if wire.status >= 500:
         log.error("request failed: %s", exc)
-        return Problem(503, kind, exc.message)
-    log.error("internal error", exc_info=exc)
-    return Problem(500, "internal_error", "internal error (the server log has the details)")
+    return Problem(wire.status, wire.code, exc.message, wire.field_of(exc), wire.details_of(exc))
 
 
 def style(path: str) -> str:

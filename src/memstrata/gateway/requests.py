@@ -1,25 +1,27 @@
-"""Request models of the native API. Bounds are declared here, so a bad value is a 422 naming
-the field before anything runs; the facade checks the rest (and names the field too)."""
+"""Request models of the native API, built from the operations' declarations
+(``memstrata.operations``): a body has the operation's parameters, with their defaults and the
+bounds of their annotations, so a bad value is a 422 naming the field before anything runs (the
+facade checks the rest and names the field too). Only what the wire spells differently from the
+library is written here: messages as JSON objects, the seed data, the layers by name."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, cast
+import dataclasses
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model, model_validator
 
-from memstrata.models import DEFAULT_LAYERS
+from memstrata import operations as ops
+from memstrata.operations.base import Millis
 
 Id = Annotated[str, StringConstraints(min_length=1, max_length=512)]
-Key = Annotated[str, StringConstraints(min_length=1, max_length=512)]
-Millis = Annotated[int, Field(ge=0, le=10**15, description="Epoch milliseconds.")]
-Limit = Annotated[int, Field(ge=1, le=1000)]
-MinScore = Annotated[
-    float | None,
-    Field(ge=0, le=1, description="Relevance floor in [0, 1]; null: the server's search.min_score."),
-]
 MAX_BATCH = 100  # messages per capture
 MAX_TRANSCRIPT = 5000  # messages per turn_committed
-MAX_IDS = 5000  # ids per delete
+TENANT = ("user_id", "agent_id")
+B = TypeVar("B", bound="OperationBody")
 
 
 def _check_text(value: Any, where: str) -> None:
@@ -66,33 +68,6 @@ class MessageIn(Body):
     timestamp: Millis | None = None
 
 
-class CaptureIn(TenantBody):
-    messages: Annotated[list[MessageIn], Field(min_length=1, max_length=MAX_BATCH)]
-    session_key: Key = "default"
-    session_id: Key | None = None
-
-
-class RememberIn(TenantBody):
-    text: Annotated[str, StringConstraints(min_length=1, max_length=20_000)] = Field(
-        description="The note, as the user said it; an atom at once, searchable on return."
-    )
-    type: Literal["persona", "episodic", "instruction"] | None = None
-    metadata: dict[str, Any] | None = Field(None, description="A JSON object kept on the atom.")
-
-
-class RecallIn(TenantBody):
-    query: Annotated[str, StringConstraints(max_length=20_000)]
-    session_key: Key | None = None
-
-
-class BeforePromptIn(TenantBody):
-    prompt: Annotated[str, StringConstraints(max_length=200_000)]
-    session_key: Key = "default"
-    transcript_length: Annotated[int, Field(ge=0, le=10**6)] | None = Field(
-        None, description="Messages in the host's transcript before this prompt (enables position slicing)."
-    )
-
-
 class ContentPart(BaseModel):
     """An OpenAI-style content part; only ``text`` parts are kept."""
 
@@ -113,92 +88,87 @@ class TurnMessageIn(Body):
     timestamp: Millis | Annotated[str, StringConstraints(max_length=64)] | None = None
 
 
-class TurnCommittedIn(TenantBody):
-    messages: Annotated[list[TurnMessageIn], Field(max_length=MAX_TRANSCRIPT)]
-    session_key: Key = "default"
-    session_id: Key | None = None
-
-
-class SessionEndIn(TenantBody):
-    session_key: Key = "default"
-
-
-class SearchIn(TenantBody):
-    query: Annotated[str, StringConstraints(max_length=20_000)]
-    limit: Limit = 10
-    layers: Annotated[list[Literal["L0", "L1"]], Field(min_length=1, max_length=2)] = Field(
-        default_factory=lambda: [cast(Literal["L0", "L1"], str(x)) for x in DEFAULT_LAYERS]
-    )
-    mode: Literal["hybrid", "keyword", "vector"] = "hybrid"
-    min_score: MinScore = None
-    type: Literal["persona", "episodic", "instruction"] | None = None
-    scene: Annotated[str, StringConstraints(max_length=200)] | None = None
-    session_key: Key | None = None
-    since: Millis | None = None
-    until: Millis | None = None
-    include_superseded: bool = False
-
-
-class ConversationSearchIn(TenantBody):
-    query: Annotated[str, StringConstraints(max_length=20_000)]
-    limit: Limit = 10
-    session_key: Key | None = None
-    mode: Literal["hybrid", "keyword", "vector"] = "hybrid"
-    since: Millis | None = None
-    until: Millis | None = None
-    min_score: MinScore = None
-
-
-class DeleteMessagesIn(TenantBody):
-    ids: Annotated[list[Id], Field(max_length=MAX_IDS)] = []
-    session_keys: Annotated[list[Key], Field(max_length=100)] = []
-
-
-class DeleteAtomsIn(TenantBody):
-    ids: Annotated[list[Id], Field(min_length=1, max_length=MAX_IDS)]
-
-
-class AtomPatchIn(TenantBody):
-    content: Annotated[str, StringConstraints(min_length=1, max_length=20_000)] | None = None
-    type: Literal["persona", "episodic", "instruction"] | None = None
-    priority: Annotated[int, Field(ge=-1, le=100)] | None = None
-    scene_name: Annotated[str, StringConstraints(max_length=200)] | None = None
-    follow: bool = Field(False, description="Edit the current version when this one was superseded.")
-
-
-class SceneIn(TenantBody):
-    content: Annotated[str, StringConstraints(min_length=1, max_length=500_000)] = Field(
-        description="The Markdown body (a whole scene file with its META block is accepted too)."
-    )
-    summary: Annotated[str, StringConstraints(max_length=2_000)] | None = None
-    create: bool = True
-
-
-class PersonaIn(TenantBody):
-    body: Annotated[str, StringConstraints(min_length=1, max_length=500_000)]
-
-
-class PersonaRequestIn(TenantBody):
-    reason: Annotated[str, StringConstraints(max_length=500)] = "explicit request"
-
-
-class ImportIn(TenantBody):
-    data: dict[str, Any] | list[Any] = Field(
-        description='Seed history: {"sessions": [...]} or [...] (see docs/http-api.md).'
-    )
-    process: bool = Field(False, description="Run L1 on each imported session before answering.")
-
-
 class EmptyIn(Body):
     pass
 
 
-class PinIn(TenantBody):
-    pinned: bool = True
+class OperationBody(TenantBody):
+    """A body built from an operation's declaration (``request_model``)."""
+
+    ARGUMENTS: ClassVar[tuple[str, ...]] = ()
+
+    def arguments(self) -> dict[str, Any]:
+        """The operation's arguments (the tenant apart), as the facade takes them: nested
+        models as plain dicts."""
+        return {name: _plain(getattr(self, name)) for name in self.ARGUMENTS}
 
 
-class TtlIn(TenantBody):
-    """``expires_at`` (epoch ms or ISO 8601) or ``ttl_seconds`` from now; neither clears it."""
+def _plain(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(exclude_none=True)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
 
-    expires_at: Millis | Annotated[str, StringConstraints(max_length=64)] | None = None
-    ttl_seconds: Annotated[float, Field(gt=0, le=10**11)] | None = None
+
+def request_model(spec: type[ops.Operation[Any]], name: str, **wire: Any) -> type[OperationBody]:
+    """The body of ``spec``'s route: every parameter but the tenant's (``TenantBody``: body,
+    headers or the key) and those in the path, with the declared annotation and default;
+    ``wire`` gives the JSON type of a parameter the library takes as a record."""
+    hints = ops.hints_of(spec)
+    skip = set(TENANT) | set(spec.ROUTE.path_names)
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(spec):  # type: ignore[arg-type]
+        if f.name not in skip:
+            default = ... if f.default is dataclasses.MISSING else f.default
+            fields[f.name] = (wire.get(f.name, hints[f.name]), default)
+    model: type[OperationBody] = create_model(name, __base__=OperationBody, **fields)
+    model.ARGUMENTS = tuple(fields)
+    return model
+
+
+@functools.cache
+def parsed(model: type[B]) -> Callable[..., B]:
+    """A dependency reading ``model`` from the request body (``Depends(parsed(SearchIn))``): the
+    route is typed with the base class, FastAPI validates and documents the model itself."""
+
+    def parse(body: Any) -> B:
+        return body  # type: ignore[no-any-return]
+
+    param = inspect.Parameter("body", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=model)
+    parse.__signature__ = inspect.Signature([param], return_annotation=model)  # type: ignore[attr-defined]
+    return parse
+
+
+MessagesIn = Annotated[list[MessageIn], Field(min_length=1, max_length=MAX_BATCH)]
+LayersIn = Annotated[list[Literal["L0", "L1"]], Field(min_length=1, max_length=2)]
+
+CaptureIn = request_model(ops.Capture, "CaptureIn", messages=MessagesIn)
+RecallIn = request_model(ops.Recall, "RecallIn")
+BeforePromptIn = request_model(ops.BeforePrompt, "BeforePromptIn")
+TurnCommittedIn = request_model(
+    ops.TurnCommitted,
+    "TurnCommittedIn",
+    messages=Annotated[list[TurnMessageIn], Field(max_length=MAX_TRANSCRIPT)],
+)
+SessionEndIn = request_model(ops.EndSession, "SessionEndIn")
+SearchIn = request_model(ops.Search, "SearchIn", layers=LayersIn)
+ConversationSearchIn = request_model(ops.SearchConversations, "ConversationSearchIn")
+RememberIn = request_model(ops.Remember, "RememberIn", metadata=dict[str, Any] | None)
+DeleteMessagesIn = request_model(ops.DeleteMessages, "DeleteMessagesIn")
+DeleteAtomsIn = request_model(ops.DeleteAtoms, "DeleteAtomsIn")
+AtomPatchIn = request_model(ops.UpdateAtom, "AtomPatchIn")
+SceneIn = request_model(ops.WriteScene, "SceneIn")
+PersonaIn = request_model(ops.WritePersona, "PersonaIn")
+PersonaRequestIn = request_model(ops.RequestPersona, "PersonaRequestIn")
+ImportIn = request_model(
+    ops.ImportSeed,
+    "ImportIn",
+    data=Annotated[
+        dict[str, Any] | list[Any],
+        Field(description='Seed history: {"sessions": [...]} or [...] (see docs/http-api.md).'),
+    ],
+)
+PinIn = request_model(ops.PinAtom, "PinIn")
+TtlIn = request_model(ops.SetAtomTtl, "TtlIn")
+RebuildIn = request_model(ops.RebuildScenes, "RebuildIn")

@@ -31,7 +31,7 @@ from memstrata.models.search import (
     layer_of,
 )
 from memstrata.models.state import SessionState, SweepState, TenantState
-from memstrata.models.status import SessionStatus, Status, TenantStatus
+from memstrata.models.status import Counts, SessionStatus, Status, TenantStatus
 
 __all__ = [
     "DEFAULT",
@@ -43,6 +43,7 @@ __all__ = [
     "ChatMessage",
     "ChatReply",
     "ConsolidationResult",
+    "Counts",
     "DedupAction",
     "DedupDecision",
     "Erased",

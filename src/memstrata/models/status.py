@@ -55,3 +55,13 @@ class Status:
     read_only: bool = False
     problems: tuple[str, ...] = ()
     last_sweep: int | None = None  # when the retention sweep last ran, ms
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    """How many records a tenant holds per layer (filters apply where they mean something)."""
+
+    messages: int
+    atoms: int
+    scenes: int
+    persona: int  # 1 when the tenant has a persona

@@ -76,7 +76,7 @@ class Pipeline:
         have no timer."""
         self.sessions.recover()
         if self.tenants is not None:
-            self.tenants.recover(self.known_tenants())
+            self.tenants.recovery.recover(self.known_tenants())
 
     def wake(self) -> None:
         """Tell the background loop to look again (call from the event loop's thread)."""
@@ -165,7 +165,7 @@ class Pipeline:
         problems += [sweep_problem] if sweep_problem else []
         problems += self._store.check()
         if self.tenants is not None:
-            problems += [str(p) for p in self.tenants.file_problems(self.known_tenants())]
+            problems += [str(p) for p in self.tenants.recovery.file_problems(self.known_tenants())]
         return Status(
             tuple(self.sessions.status()),
             self._store.messages.count(None),

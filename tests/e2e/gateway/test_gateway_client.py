@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from typing import cast
 
 import pytest
@@ -13,21 +12,6 @@ from memstrata.errors import ConfigError
 from memstrata.models import Atom, Layer, SearchResult
 from tests.e2e.gateway.conftest import KEY
 from tests.support.live_server import LiveServer
-
-
-def test_the_clients_have_the_facade_methods_with_the_same_parameters() -> None:
-    def surface(cls: type) -> dict[str, list[str]]:
-        return {
-            n: list(inspect.signature(getattr(cls, n)).parameters)
-            for n in dir(cls)
-            if not n.startswith("_")
-            and callable(getattr(cls, n))
-            and n not in {"start_background", "health", "open"}
-        }
-
-    library = surface(Memory)
-    assert surface(MemoryClient) == library
-    assert surface(AsyncMemoryClient) == surface(AsyncMemory)
 
 
 def test_memory_open_with_a_url_returns_the_client(server: LiveServer, user: str) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from memstrata.errors import InputError
-from memstrata.importers import detect_format, parse_import
+from memstrata.interchange import detect_format, parse_import
 from memstrata.models import Tenant
 
 LOCOMO: list[dict[str, Any]] = [

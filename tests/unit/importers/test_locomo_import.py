@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from memstrata.errors import InputError
-from memstrata.importers import parse_locomo
-from memstrata.importers.locomo import parse_date_time
+from memstrata.interchange import parse_locomo
+from memstrata.interchange.locomo import parse_date_time
 from memstrata.models import Role, Tenant
 
 DEV_SET = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "locomo" / "locomo-dev.json"

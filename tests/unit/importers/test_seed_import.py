@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from memstrata.errors import InputError
-from memstrata.importers import ImportSession, parse_seed
+from memstrata.interchange import ImportSession, parse_seed
 from memstrata.models import NewMessage, Role, Tenant
 
 MAY_8 = int(datetime(2023, 5, 8, 13, 56, tzinfo=UTC).timestamp() * 1000)

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from memstrata.errors import InputError
-from memstrata.importers import SkippedLine, read_tdai
-from memstrata.importers.tdai import SUPERSEDED, persona_body, profile_tenant
+from memstrata.interchange import SkippedLine, read_tdai
+from memstrata.interchange.tdai.read import SUPERSEDED, persona_body, profile_tenant
 from memstrata.models import AtomType, Role, Tenant
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "tdai"

@@ -1,5 +1,5 @@
 """What every request of the HTTP client is made of: a ``Call`` (what to send, how to read the
-answer) and the small encoders the topic modules share. Nothing here does I/O."""
+answer) and the encoders of the arguments that are records (messages, sessions). Nothing here does I/O."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from memstrata.importers.types import ImportSession
+from memstrata.interchange.sessions import ImportSession
 from memstrata.layers.host_turns import TurnMessage
 from memstrata.layers.l0.recorder import MessageInput
 from memstrata.models import (
@@ -33,15 +33,7 @@ class Call(Generic[R]):
     on_missing: Callable[[], R] | None = None  # the answer to a 404 not_found, when it is one
 
 
-def _tenant(user_id: str | None, agent_id: str) -> dict[str, Any]:
-    return {"user_id": user_id, "agent_id": agent_id}
-
-
-def _query(**values: Any) -> dict[str, Any]:
-    return {k: v for k, v in values.items() if v is not None}
-
-
-def _message(m: MessageInput) -> dict[str, Any]:
+def message(m: MessageInput) -> dict[str, Any]:
     """A capture message as JSON. One without id or timestamp gets a random id here, so a retried
     request stores it once (the server would give it a random id of its own)."""
     raw = dataclasses.asdict(m) if isinstance(m, NewMessage) else dict(m)
@@ -51,12 +43,12 @@ def _message(m: MessageInput) -> dict[str, Any]:
     return out
 
 
-def _turn_message(m: TurnMessage | Mapping[str, object]) -> dict[str, Any]:
+def turn_message(m: TurnMessage | Mapping[str, object]) -> dict[str, Any]:
     raw = dataclasses.asdict(m) if isinstance(m, TurnMessage) else dict(m)
     return {k: v for k, v in raw.items() if v is not None}
 
 
-def _seed_session(s: ImportSession) -> dict[str, Any]:
+def seed_session(s: ImportSession) -> dict[str, Any]:
     return {
         "sessionKey": s.session_key,
         "sessionId": s.session_id,
@@ -69,7 +61,3 @@ def _seed_session(s: ImportSession) -> dict[str, Any]:
             ]
         ],
     }
-
-
-def _ids(data: Any) -> list[str]:
-    return [str(i) for i in data["deleted"]]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 
 from memstrata.gateway.context import Mem, reply, reply_list, tenant, tenant_of, who
 from memstrata.gateway.records import AtomOut, DeletedOut
-from memstrata.gateway.requests import AtomPatchIn, DeleteAtomsIn
+from memstrata.gateway.requests import AtomPatchIn, DeleteAtomsIn, OperationBody, parsed
 from memstrata.gateway.routes.messages import IdQuery, Limit, Millis, Seq
 
 router = APIRouter(prefix="/v1", tags=["L1 atoms"])
@@ -54,24 +54,19 @@ async def get_atom(
 
 
 @router.patch("/atoms/{atom_id}", response_model=AtomOut)
-async def update_atom(mem: Mem, atom_id: str, body: AtomPatchIn, request: Request) -> Response:
+async def update_atom(
+    mem: Mem, atom_id: str, body: Annotated[OperationBody, Depends(parsed(AtomPatchIn))], request: Request
+) -> Response:
     """Correct an atom: answers the new version, which supersedes it (409 when it was already
     superseded, unless ``follow``)."""
-    found = await mem.update_atom(
-        atom_id,
-        content=body.content,
-        type=body.type,
-        priority=body.priority,
-        scene_name=body.scene_name,
-        follow=body.follow,
-        **who(tenant_of(request, body)),
-    )
+    found = await mem.update_atom(atom_id, **body.arguments(), **who(tenant_of(request, body)))
     return reply(AtomOut, found)
 
 
 @router.post("/atoms/delete", response_model=DeletedOut)
-async def delete_atoms(mem: Mem, body: DeleteAtomsIn, request: Request) -> Response:
+async def delete_atoms(
+    mem: Mem, body: Annotated[OperationBody, Depends(parsed(DeleteAtomsIn))], request: Request
+) -> Response:
     """Delete atoms and their older versions; answers the ids deleted."""
-    return reply(
-        DeletedOut, DeletedOut(deleted=await mem.delete_atoms(body.ids, **who(tenant_of(request, body))))
-    )
+    deleted = await mem.delete_atoms(**body.arguments(), **who(tenant_of(request, body)))
+    return reply(DeletedOut, DeletedOut(deleted=deleted))

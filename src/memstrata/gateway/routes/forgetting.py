@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 
 from memstrata.gateway.context import Mem, reply, reply_list, tenant_of, who
 from memstrata.gateway.records import AtomOut, ForgetOut, SceneEntryOut, SweepOut
-from memstrata.gateway.requests import EmptyIn, PinIn, TenantBody, TtlIn
+from memstrata.gateway.requests import EmptyIn, OperationBody, PinIn, RebuildIn, TtlIn, parsed
 from memstrata.gateway.routes.messages import IdQuery
 
 router = APIRouter(prefix="/v1", tags=["forgetting"])
@@ -24,17 +24,19 @@ async def forget(mem: Mem, user_id: Required, agent_id: IdQuery = None) -> Respo
 
 
 @router.put("/atoms/{atom_id}/pin", response_model=AtomOut)
-async def pin_atom(mem: Mem, atom_id: str, body: PinIn, request: Request) -> Response:
+async def pin_atom(
+    mem: Mem, atom_id: str, body: Annotated[OperationBody, Depends(parsed(PinIn))], request: Request
+) -> Response:
     """Pin (``pinned: false``: unpin) the current atom in place (409 when it was superseded)."""
-    return reply(AtomOut, await mem.pin_atom(atom_id, body.pinned, **who(tenant_of(request, body))))
+    return reply(AtomOut, await mem.pin_atom(atom_id, **body.arguments(), **who(tenant_of(request, body))))
 
 
 @router.put("/atoms/{atom_id}/ttl", response_model=AtomOut)
-async def set_atom_ttl(mem: Mem, atom_id: str, body: TtlIn, request: Request) -> Response:
+async def set_atom_ttl(
+    mem: Mem, atom_id: str, body: Annotated[OperationBody, Depends(parsed(TtlIn))], request: Request
+) -> Response:
     """Give the current atom a time to live (``expires_at`` or ``ttl_seconds``; neither clears it)."""
-    found = await mem.set_atom_ttl(
-        atom_id, expires_at=body.expires_at, ttl_seconds=body.ttl_seconds, **who(tenant_of(request, body))
-    )
+    found = await mem.set_atom_ttl(atom_id, **body.arguments(), **who(tenant_of(request, body)))
     return reply(AtomOut, found)
 
 
@@ -45,7 +47,9 @@ async def sweep(mem: Mem, body: EmptyIn | None = None) -> Response:
 
 
 @router.post("/scenes/rebuild", response_model=list[SceneEntryOut])
-async def rebuild_scenes(mem: Mem, body: TenantBody, request: Request) -> Response:
+async def rebuild_scenes(
+    mem: Mem, body: Annotated[OperationBody, Depends(parsed(RebuildIn))], request: Request
+) -> Response:
     """Re-consolidate the tenant's scenes from its current atoms, then its persona; answers the
     new scene index."""
     return reply_list(SceneEntryOut, await mem.rebuild_scenes(**who(tenant_of(request, body))))

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request, Response
 
 from memstrata.errors import NotFoundError
 from memstrata.gateway.context import Mem, reply, reply_list, tenant, tenant_of, who
 from memstrata.gateway.records import DoneOut, PersonaOut, SceneEntryOut, SceneOut
-from memstrata.gateway.requests import PersonaIn, SceneIn
+from memstrata.gateway.requests import OperationBody, PersonaIn, SceneIn, parsed
 from memstrata.gateway.routes.messages import IdQuery
 
 router = APIRouter(prefix="/v1", tags=["L2 scenes and L3 persona"])
@@ -31,12 +33,12 @@ async def read_scene(
 
 
 @router.put("/scenes/{path:path}", response_model=SceneOut)
-async def write_scene(mem: Mem, path: str, body: SceneIn, request: Request) -> Response:
+async def write_scene(
+    mem: Mem, path: str, body: Annotated[OperationBody, Depends(parsed(SceneIn))], request: Request
+) -> Response:
     """Create or replace a scene (a normalised name: lowercase letters, digits, ``-``, ``_``,
     ending in ``.md``); ``create: false`` answers 404 when it does not exist."""
-    found = await mem.write_scene(
-        path, body.content, summary=body.summary, create=body.create, **who(tenant_of(request, body))
-    )
+    found = await mem.write_scene(path, **body.arguments(), **who(tenant_of(request, body)))
     return reply(SceneOut, found)
 
 
@@ -60,6 +62,8 @@ async def read_persona(
 
 
 @router.put("/persona", response_model=PersonaOut)
-async def write_persona(mem: Mem, body: PersonaIn, request: Request) -> Response:
+async def write_persona(
+    mem: Mem, body: Annotated[OperationBody, Depends(parsed(PersonaIn))], request: Request
+) -> Response:
     """Replace the persona body; the scene navigation is regenerated."""
-    return reply(PersonaOut, await mem.write_persona(body.body, **who(tenant_of(request, body))))
+    return reply(PersonaOut, await mem.write_persona(**body.arguments(), **who(tenant_of(request, body))))

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Depends, Query, Request, Response
 
 from memstrata.gateway.context import Mem, reply, reply_list, tenant, tenant_of, who
 from memstrata.gateway.records import CountsOut, DeletedOut, MessageOut
-from memstrata.gateway.requests import DeleteMessagesIn
+from memstrata.gateway.requests import DeleteMessagesIn, OperationBody, parsed
 
 router = APIRouter(prefix="/v1", tags=["L0 messages"])
 IdQuery = Annotated[str | None, Query(min_length=1, max_length=512)]
@@ -56,11 +56,11 @@ async def get_message(
 
 
 @router.post("/messages/delete", response_model=DeletedOut)
-async def delete_messages(mem: Mem, body: DeleteMessagesIn, request: Request) -> Response:
+async def delete_messages(
+    mem: Mem, body: Annotated[OperationBody, Depends(parsed(DeleteMessagesIn))], request: Request
+) -> Response:
     """Delete messages by id and/or whole sessions; answers the ids deleted."""
-    deleted = await mem.delete_messages(
-        body.ids, session_keys=body.session_keys, **who(tenant_of(request, body))
-    )
+    deleted = await mem.delete_messages(**body.arguments(), **who(tenant_of(request, body)))
     return reply(DeletedOut, DeletedOut(deleted=deleted))
 
 

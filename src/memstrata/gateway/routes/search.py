@@ -2,47 +2,29 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request, Response
 
 from memstrata.gateway.context import Mem, reply, tenant_of, who
 from memstrata.gateway.records import SearchOut
-from memstrata.gateway.requests import ConversationSearchIn, SearchIn
+from memstrata.gateway.requests import ConversationSearchIn, OperationBody, SearchIn, parsed
 
 router = APIRouter(prefix="/v1", tags=["search"])
 
 
 @router.post("/search", response_model=SearchOut)
-async def search(mem: Mem, body: SearchIn, request: Request) -> Response:
-    """Search atoms (L1) and/or messages (L0) of one tenant, best first by relevance (``score``
-    in [0, 1]); hits below ``min_score`` (default: the server's ``search.min_score``) are left out."""
-    result = await mem.search(
-        body.query,
-        limit=body.limit,
-        layers=body.layers,
-        mode=body.mode,
-        min_score=body.min_score,
-        type=body.type,
-        scene=body.scene,
-        session_key=body.session_key,
-        since=body.since,
-        until=body.until,
-        include_superseded=body.include_superseded,
-        **who(tenant_of(request, body)),
-    )
-    return reply(SearchOut, result)
+async def search(
+    mem: Mem, body: Annotated[OperationBody, Depends(parsed(SearchIn))], request: Request
+) -> Response:
+    """Search atoms (L1) and/or messages (L0) of one tenant, fused into one ranking."""
+    return reply(SearchOut, await mem.search(**body.arguments(), **who(tenant_of(request, body))))
 
 
 @router.post("/search/conversations", response_model=SearchOut)
-async def search_conversations(mem: Mem, body: ConversationSearchIn, request: Request) -> Response:
+async def search_conversations(
+    mem: Mem, body: Annotated[OperationBody, Depends(parsed(ConversationSearchIn))], request: Request
+) -> Response:
     """Search raw messages (L0) only."""
-    result = await mem.search_conversations(
-        body.query,
-        limit=body.limit,
-        session_key=body.session_key,
-        mode=body.mode,
-        since=body.since,
-        until=body.until,
-        min_score=body.min_score,
-        **who(tenant_of(request, body)),
-    )
+    result = await mem.search_conversations(**body.arguments(), **who(tenant_of(request, body)))
     return reply(SearchOut, result)

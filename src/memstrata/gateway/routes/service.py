@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Request, Response
 
 from memstrata.gateway.context import Mem, ProbedStatus, reply, reply_list, tenant_of, who
 from memstrata.gateway.records import (
@@ -17,7 +19,7 @@ from memstrata.gateway.records import (
     StatusOut,
     TenantOut,
 )
-from memstrata.gateway.requests import EmptyIn, ImportIn, PersonaRequestIn
+from memstrata.gateway.requests import EmptyIn, ImportIn, OperationBody, PersonaRequestIn, parsed
 
 router = APIRouter(prefix="/v1", tags=["service"])
 
@@ -70,9 +72,11 @@ async def run_all(mem: Mem, body: EmptyIn | None = None) -> Response:
 
 
 @router.post("/persona/request", response_model=DoneOut)
-async def request_persona(mem: Mem, body: PersonaRequestIn, request: Request) -> Response:
+async def request_persona(
+    mem: Mem, body: Annotated[OperationBody, Depends(parsed(PersonaRequestIn))], request: Request
+) -> Response:
     """Ask for the tenant's persona to be rewritten at the next pipeline run."""
-    await mem.request_persona(body.reason, **who(tenant_of(request, body)))
+    await mem.request_persona(**body.arguments(), **who(tenant_of(request, body)))
     return reply(DoneOut, DoneOut())
 
 
@@ -90,7 +94,9 @@ async def reindex(mem: Mem, body: EmptyIn | None = None) -> Response:
 
 
 @router.post("/import", response_model=ImportOut)
-async def import_seed(mem: Mem, body: ImportIn, request: Request) -> Response:
+async def import_seed(
+    mem: Mem, body: Annotated[OperationBody, Depends(parsed(ImportIn))], request: Request
+) -> Response:
     """Import seed history; sessions naming no tenant go to the request's tenant."""
-    found = await mem.import_seed(body.data, process=body.process, **who(tenant_of(request, body)))
+    found = await mem.import_seed(**body.arguments(), **who(tenant_of(request, body)))
     return reply(ImportOut, found)

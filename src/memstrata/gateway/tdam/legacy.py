@@ -16,7 +16,7 @@ from pydantic import Field, StringConstraints
 from memstrata.errors import InputError
 from memstrata.gateway.context import Mem, ProbedStatus, who
 from memstrata.gateway.tdam.common import TdamBody, ok, tenant
-from memstrata.importers.seed import parse_seed
+from memstrata.interchange.seed import parse_seed
 from memstrata.recall import memory_line
 
 Key = Annotated[str, StringConstraints(min_length=1, max_length=512)]

@@ -12,7 +12,8 @@ import re
 from collections.abc import Sequence
 
 from memstrata.layers.l2.scene_file import format_time, one_line
-from memstrata.models import SceneEntry
+from memstrata.models import SceneEntry, Tenant
+from memstrata.ports import UpperLayers
 
 FILE = "persona.md"  # the persona's one document (in its folder, and on disk)
 NAV_MARKER = "<!-- memstrata:scene-navigation (generated after each L2 and L3 run; edits are replaced) -->"
@@ -68,3 +69,13 @@ def compose(body: str, entries: Sequence[SceneEntry]) -> str:
     if not entries:
         return clean + "\n"
     return f"{clean}\n\n{NAV_MARKER}\n{render_navigation(entries)}\n"
+
+
+def refresh_navigation(upper: UpperLayers, tenant: Tenant, entries: Sequence[SceneEntry]) -> None:
+    """Rewrite ``persona.md`` with fresh scene navigation (when there is a persona)."""
+    found = upper.persona.read(tenant)
+    if found is None:
+        return
+    text = compose(found[0], entries)
+    if text != found[0]:
+        upper.persona.write(tenant, text)

@@ -83,7 +83,7 @@ class L2Runner:
         cursor, consolidated = await self._consolidate(tenant, run, cursor, tuple(rewrite))
         changes = await asyncio.to_thread(scenes.tidy, tenant)
         entries = await asyncio.to_thread(self._finish, tenant, run, before, changes)
-        await asyncio.to_thread(refresh_navigation, self._upper, tenant, entries)
+        await asyncio.to_thread(persona_doc.refresh_navigation, self._upper, tenant, entries)
         # Last: a failure before this point restores the files, and the stored membership still
         # matches them; after it, files and membership agree on the new state.
         await asyncio.to_thread(self._store.members.replace, tenant, run.membership)
@@ -262,13 +262,3 @@ def _first_line(body: str) -> str:
         if text:
             return text[:200]
     return ""
-
-
-def refresh_navigation(upper: UpperLayers, tenant: Tenant, entries: Sequence[SceneEntry]) -> None:
-    """Rewrite ``persona.md`` with fresh scene navigation (when there is a persona)."""
-    found = upper.persona.read(tenant)
-    if found is None:
-        return
-    text = persona_doc.compose(found[0], entries)
-    if text != found[0]:
-        upper.persona.write(tenant, text)

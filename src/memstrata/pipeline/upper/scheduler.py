@@ -5,29 +5,38 @@ One run per tenant at a time (L2 and L3 share the tenant's lock, and its lease a
 both touch its scenes and persona); at most ``workers`` runs at once across tenants. Each run is
 bracketed by a backup: the backup id is saved before the engine starts and cleared when the run
 ends, and a failure restores it, so a layer is never left half-written. A run a crash interrupted
-is restored by whoever claims the tenant next (``recover`` on open, or a run of another process
-once the dead one's lease is gone).
+is restored by whoever claims the tenant next (``recovery``: on open, or before a run of another
+process once the dead one's lease is gone). L2 and L3 runs share one skeleton (``_run``): the
+tenant's lock and lease, an interrupted run restored, the layer's step, and on failure its backup
+restored and the failure recorded.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
+from typing import TypeVar
 
-from memstrata.errors import StoreError
-from memstrata.layers.l2 import index as scene_index
-from memstrata.models import AtomFilter, FileProblem, Tenant, TenantState, TenantStatus
+from memstrata.models import Tenant, TenantState, TenantStatus
 from memstrata.pipeline.keyed import KeyedRuns, StateBook, claimed, lease_key, log_failure
 from memstrata.pipeline.upper import rules
 from memstrata.pipeline.upper.l2_runner import L2Report, L2Runner
 from memstrata.pipeline.upper.l3_runner import L3Report, L3Runner
+from memstrata.pipeline.upper.recovery import UpperRecovery
 from memstrata.ports import Clock, Store, UpperLayers
 from memstrata.recall.heat import warm_scenes
 from memstrata.settings import PersonaSettings, PipelineSettings
 
 log = logging.getLogger(__name__)
+R = TypeVar("R")
+
+
+class _Undo:
+    """How to put a layer back if its run fails, set once the run has made its backup."""
+
+    restore: Callable[[], None] | None = None
 
 
 class TenantScheduler:
@@ -50,6 +59,7 @@ class TenantScheduler:
         self._l3 = L3Runner(store, upper, clock)
         self._runs: KeyedRuns[Tenant] = KeyedRuns(settings.workers)
         self._book: StateBook[Tenant, TenantState] = StateBook(store.pipeline.update_tenant)
+        self.recovery = UpperRecovery(store, upper, clock, settings, self._book.mutate)
 
     # --- state transitions (sync: called from worker threads too) -----------------------------
 
@@ -80,81 +90,6 @@ class TenantScheduler:
     def forget(self, tenant: Tenant) -> None:
         """The tenant was erased: drop what is held for it in memory (its lock)."""
         self._runs.forget(tenant)
-
-    def recover(self, known: Iterable[Tenant]) -> int:
-        """After a stop or a crash: restore the backups of runs a crash interrupted (those tenants
-        are due at once), then arm the L2 timer of every tenant (of ``known`` and those with L2/L3
-        state) that has atoms past its L2 cursor but no timer. Returns the tenants touched."""
-        restored = self._restore_interrupted()
-        states = {st.tenant: st for st in self._store.pipeline.tenants()}
-        for tenant in states:
-            self._repair_index(tenant)
-        armed = 0
-        for tenant in dict.fromkeys([*known, *states]):
-            armed += self._arm_if_unscheduled(states.get(tenant) or TenantState(tenant))
-        return restored + armed
-
-    def _restore_interrupted(self) -> int:
-        hit = 0
-        for st in self._store.pipeline.tenants():
-            if st.l2_snapshot is None and not st.l3_running:
-                continue
-            key = lease_key("upper", st.tenant)
-            if not self._store.leases.claim(key):
-                continue  # a live process is running it: its run is not interrupted
-            try:
-                hit += self._restore_if_interrupted(st.tenant)
-            finally:
-                self._store.leases.release(key)
-        return hit
-
-    def _restore_if_interrupted(self, tenant: Tenant) -> int:
-        """Restore the backups of a run that was interrupted (its state still names them) and make
-        the tenant due at once. Call holding the tenant's lease. Returns 1 when it restored."""
-        st = self._store.pipeline.tenant(tenant)
-        if st.l2_snapshot is None and not st.l3_running:
-            return 0
-        if st.l2_snapshot is not None:
-            log.warning("restoring the scenes of %s: an L2 run was interrupted", tenant)
-            self._upper.scenes.restore(tenant, st.l2_snapshot)
-        if st.l3_running:
-            log.warning("restoring the persona of %s: an L3 run was interrupted", tenant)
-            self._upper.persona.restore(tenant, st.l3_snapshot)
-        now = self._clock.now_ms()
-        self._mutate(tenant, lambda s: rules.on_restart(s, now))
-        return 1
-
-    def _repair_index(self, tenant: Tenant) -> None:
-        """Rebuild the scene index file from the stored membership and the scene files when it is
-        missing, unreadable or out of step with them (never fatal: logged and left for L2)."""
-        try:
-            membership = self._store.members.get(tenant)
-            if not membership:
-                return
-            try:
-                indexed = {i: e.name for e in self._upper.scenes.index(tenant) for i in e.atom_ids}
-            except StoreError:
-                indexed = {}
-            if indexed == membership:
-                return
-            scenes = self._upper.scenes.load(tenant)
-            seqs = {a.id: a.seq for a in self._store.atoms.get(tenant, list(membership))}
-            self._upper.scenes.save_index(tenant, scene_index.rebuild(scenes, membership, seqs))
-            log.warning("%s: the scene index was missing or out of step; rebuilt from the store", tenant)
-        except Exception as exc:  # noqa: BLE001 - a repair must never stop the open; L2 retries
-            log.error("%s: rebuilding the scene index failed: %s", tenant, exc)
-
-    def _arm_if_unscheduled(self, state: TenantState) -> int:
-        """Atoms an L1 run committed can outlive their arming (a kill between the two): arm from
-        what is stored. Returns 1 when it armed a timer."""
-        if state.l2_fire_at is not None or rules.l2_gave_up(state, self._s):
-            return 0
-        if not self._has_atoms_after(state.tenant, state.l2_cursor):
-            return 0
-        now = self._clock.now_ms()
-        st = self._mutate(state.tenant, lambda s: rules.on_unarmed_atoms(s, now, self._s))
-        log.info("%s has atoms past its L2 cursor and no L2 timer: armed for %s", state.tenant, st.l2_fire_at)
-        return 1
 
     # --- running --------------------------------------------------------------------------------
 
@@ -193,11 +128,7 @@ class TenantScheduler:
 
     def _behind(self, tenant: Tenant) -> bool:
         cursor = self._store.pipeline.tenant(tenant).l2_cursor
-        return self._has_atoms_after(tenant, cursor)
-
-    def _has_atoms_after(self, tenant: Tenant, cursor: int) -> bool:
-        flt = AtomFilter(at=self._clock.now_ms())  # expired atoms are not consolidated
-        return bool(self._store.atoms.list(tenant, flt, limit=1, after_seq=cursor))
+        return self.recovery.has_atoms_after(tenant, cursor)
 
     def _needs_persona(self, tenant: Tenant) -> bool:
         st = self._store.pipeline.tenant(tenant)
@@ -207,33 +138,50 @@ class TenantScheduler:
         """The tenant's run lock (and a worker slot): every write to its profile happens under it."""
         return self._runs.hold(tenant)
 
-    async def run_l2(self, tenant: Tenant, *, force: bool = False) -> L2Report | None:
-        """One L2 run (when due, or ``force``). Failures are recorded, logged and retried later."""
+    async def _run(
+        self, tenant: Tenant, layer: str, step: Callable[[TenantState, _Undo], Awaitable[R | None]]
+    ) -> R | None:
+        """The skeleton of an L2 or L3 run: under the tenant's lock and lease (another process
+        running it: nothing to do), an interrupted run restored first, then ``step`` with the
+        tenant's state. A failure restores what ``step`` backed up (``undo``), is recorded in the
+        state, logged, and retried later."""
         async with self.hold(tenant):
-            snapshot: str | None = None
+            undo = _Undo()
             try:
                 async with claimed(self._store.leases, lease_key("upper", tenant)) as mine:
                     if not mine:  # another process runs this tenant's L2 or L3 now
                         return None
-                    await asyncio.to_thread(self._restore_if_interrupted, tenant)
+                    await asyncio.to_thread(self.recovery.restore_if_interrupted, tenant)
                     state = await asyncio.to_thread(self._store.pipeline.tenant, tenant)
-                    if not force and not rules.l2_is_due(state, self._clock.now_ms()):
-                        return None
-                    snapshot = await asyncio.to_thread(self._snapshot, tenant, state)
-                    report = await self._l2.run(
-                        tenant, state.l2_cursor, rewrite=state.l2_rewrite, rebuild=state.l2_rebuild
-                    )
-                    await asyncio.to_thread(self._l2_done, tenant, report)
-                    return report
+                    return await step(state, undo)
             except Exception as exc:  # noqa: BLE001 - every failure is restored, recorded and retried
-                await self._recover_from(tenant, "L2", exc, lambda: self._restore_scenes(tenant, snapshot))
+                await self._recover_from(tenant, layer, exc, undo.restore)
                 return None
+
+    async def run_l2(self, tenant: Tenant, *, force: bool = False) -> L2Report | None:
+        """One L2 run (when due, or ``force``). Failures are recorded, logged and retried later."""
+
+        async def step(state: TenantState, undo: _Undo) -> L2Report | None:
+            if not force and not rules.l2_is_due(state, self._clock.now_ms()):
+                return None
+            snapshot = await asyncio.to_thread(self._snapshot, tenant, state)
+            if snapshot is not None:
+                undo.restore = lambda: self._upper.scenes.restore(tenant, snapshot)
+            report = await self._l2.run(
+                tenant, state.l2_cursor, rewrite=state.l2_rewrite, rebuild=state.l2_rebuild
+            )
+            await asyncio.to_thread(self._l2_done, tenant, report)
+            return report
+
+        return await self._run(tenant, "L2", step)
 
     def _snapshot(self, tenant: Tenant, state: TenantState) -> str | None:
         """Back up the scenes and record the backup durably, when the run has atoms to consolidate
         or scenes to rewrite. A run without either (the periodic re-check) only tidies and
         rebuilds the index."""
-        if not (state.l2_rewrite or state.l2_rebuild or self._has_atoms_after(tenant, state.l2_cursor)):
+        if not (
+            state.l2_rewrite or state.l2_rebuild or self.recovery.has_atoms_after(tenant, state.l2_cursor)
+        ):
             return None
         snapshot = self._upper.scenes.backup(tenant)
         self._mutate(tenant, lambda st: setattr(st, "l2_snapshot", snapshot))
@@ -247,7 +195,7 @@ class TenantScheduler:
             report.persona_requests,
             has_persona=self._upper.persona.read(tenant) is not None,
             has_scenes=report.scenes > 0,
-            behind=self._has_atoms_after(tenant, report.cursor),
+            behind=self.recovery.has_atoms_after(tenant, report.cursor),
         )
         self._mutate(tenant, lambda st: rules.on_l2_success(st, outcome, now, self._s, self._p))
 
@@ -255,34 +203,19 @@ class TenantScheduler:
         """One L3 run (when due, or ``force``: the pending request, or a new one, is due now)."""
         if force:
             await asyncio.to_thread(self._mutate, tenant, lambda st: rules.flush_l3(st, "pipeline flush"))
-        async with self.hold(tenant):
-            started = False
-            snapshot: str | None = None
-            try:
-                async with claimed(self._store.leases, lease_key("upper", tenant)) as mine:
-                    if not mine:  # another process runs this tenant's L2 or L3 now
-                        return None
-                    await asyncio.to_thread(self._restore_if_interrupted, tenant)
-                    state = await asyncio.to_thread(self._store.pipeline.tenant, tenant)
-                    if not rules.l3_is_due(state, self._clock.now_ms(), self._s):
-                        return None
-                    snapshot = await asyncio.to_thread(self._upper.persona.backup, tenant)
-                    start = await asyncio.to_thread(self._l3_start, tenant, snapshot)
-                    started = True
-                    report = await self._l3.run(tenant, state)
-                    now = self._clock.now_ms()
-                    await asyncio.to_thread(
-                        self._mutate, tenant, lambda st: rules.on_l3_success(st, start, now)
-                    )
-                    return report
-            except Exception as exc:  # noqa: BLE001 - every failure is restored, recorded and retried
-                restore = (lambda: self._upper.persona.restore(tenant, snapshot)) if started else None
-                await self._recover_from(tenant, "L3", exc, restore)
-                return None
 
-    def _restore_scenes(self, tenant: Tenant, snapshot: str | None) -> None:
-        if snapshot is not None:
-            self._upper.scenes.restore(tenant, snapshot)
+        async def step(state: TenantState, undo: _Undo) -> L3Report | None:
+            if not rules.l3_is_due(state, self._clock.now_ms(), self._s):
+                return None
+            snapshot = await asyncio.to_thread(self._upper.persona.backup, tenant)
+            start = await asyncio.to_thread(self._l3_start, tenant, snapshot)
+            undo.restore = lambda: self._upper.persona.restore(tenant, snapshot)
+            report = await self._l3.run(tenant, state)
+            now = self._clock.now_ms()
+            await asyncio.to_thread(self._mutate, tenant, lambda st: rules.on_l3_success(st, start, now))
+            return report
+
+        return await self._run(tenant, "L3", step)
 
     async def _recover_from(
         self, tenant: Tenant, layer: str, exc: Exception, restore: Callable[[], None] | None
@@ -320,23 +253,6 @@ class TenantScheduler:
     def warm(self, tenant: Tenant, recalls: Sequence[Sequence[str]]) -> None:
         """Fold recalls' atoms into scene heat (the caller holds the tenant's lock)."""
         warm_scenes(self._upper.scenes, tenant, recalls)
-
-    def file_problems(self, known: Iterable[Tenant]) -> list[FileProblem]:
-        """Unreadable scene, index and persona files of these tenants and of those with profiles."""
-        found: list[FileProblem] = []
-        for tenant in dict.fromkeys([*known, *self._upper.scenes.tenants()]):
-            found += self._upper.scenes.check(tenant) + self._upper.persona.check(tenant)
-        return found
-
-    async def repair_files(self, known: Iterable[Tenant]) -> list[FileProblem]:
-        """Set unreadable files aside and restore their newest readable backups, tenant by tenant
-        under each tenant's lock."""
-        done: list[FileProblem] = []
-        for tenant in dict.fromkeys([*known, *self._upper.scenes.tenants()]):
-            async with self.hold(tenant):
-                done += await asyncio.to_thread(self._upper.scenes.repair, tenant)
-                done += await asyncio.to_thread(self._upper.persona.repair, tenant)
-        return done
 
     def status(self) -> list[TenantStatus]:
         return [

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from memstrata.models import Atom, AtomFilter, Erased, Message, MessageFilter, Tenant
-from memstrata.portability.lines import atom_line, message_line
+from memstrata.models.lines import atom_line, message_line
 from memstrata.stores.sqlite import erasure
 from memstrata.stores.sqlite.atoms import SqliteAtomStore
 from memstrata.stores.sqlite.db import Database

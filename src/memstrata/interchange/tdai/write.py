@@ -17,11 +17,11 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from memstrata.interchange import files
+from memstrata.interchange.collect import TenantData
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l2.scene_file import render_scene
 from memstrata.models import Atom, ExportReport, Message
-from memstrata.portability import files
-from memstrata.portability.collect import TenantData
 
 LAYOUT = "tdai"
 

@@ -1,4 +1,4 @@
-"""``migrate``: copy a memory from one store to another (a data directory and a PostgreSQL
+"""``copy_memory``: copy a memory from one store to another (a data directory and a PostgreSQL
 database, either way) and verify the copy, layer by layer, by counts and checksums.
 
 The source is opened read-only (stop its writers first: a copy is of one moment). The target must
@@ -14,17 +14,15 @@ import bisect
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 import numpy as np
 
 from memstrata.errors import InputError
+from memstrata.interchange.migrate import digest as dg
 from memstrata.models import Atom, Layer, Message, Tenant
 from memstrata.ports import Store, UpperLayers
 from memstrata.retrieval.documents import atom_body, message_body
 from memstrata.settings import Settings
-from memstrata.transfer import digest as dg
-from memstrata.wiring import open_store, upper_layers
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str, int], None]  # (what, records done)
@@ -63,21 +61,18 @@ class _SeqMap:
         self.new.append(new)
 
 
-def migrate(
-    source: str | Path, target: str | Path, settings: Settings, progress: Progress | None = None
+def copy_memory(
+    src: Store,
+    src_upper: UpperLayers,
+    dst: Store,
+    dst_upper: UpperLayers,
+    settings: Settings,
+    progress: Progress | None = None,
 ) -> MigrationReport:
-    """Copy the memory at ``source`` into the empty store at ``target``; returns the verification.
-    Raises ``InputError`` when the target holds anything or the source has a run to restore."""
-    src = open_store(source, read_only=True)
-    try:
-        dst = open_store(target)
-        try:
-            return _Copy(src, upper_layers(settings, source, store=src), dst,
-                         upper_layers(settings, target, store=dst), settings, progress).run()  # fmt: skip
-        finally:
-            dst.close()
-    finally:
-        src.close()
+    """Copy the memory in ``src`` into the empty ``dst``; returns the verification. Raises
+    ``InputError`` when the target holds anything or the source has a run to restore. The
+    caller opens both (``wiring.migrate``: the source read-only)."""
+    return _Copy(src, src_upper, dst, dst_upper, settings, progress).run()
 
 
 class _Copy:

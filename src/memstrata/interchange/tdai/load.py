@@ -7,7 +7,7 @@
 - L2 scene files and the L3 persona written only where the memory has none of that name yet (so a
   re-import, or one after the pipeline has moved on, changes nothing), then the scene index
   rebuilt from the files (``layers.l2.index``, as an L2 run does) and the persona navigation
-  refreshed (``l2_runner.refresh_navigation``);
+  refreshed (``persona_doc.refresh_navigation``);
 - the L2 cursor moved past the imported atoms of a tenant whose scenes were imported (those scenes
   already consolidate them), unless atoms of the memory's own lie among them; a tenant left with
   atoms to consolidate is handed to ``on_atoms`` (the L2 scheduler's hook, as after an L1 run).
@@ -22,14 +22,13 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from memstrata.importers.tdai import TdaiData, TdaiImportReport, TdaiProfile
+from memstrata.interchange.tdai.read import TdaiData, TdaiImportReport, TdaiProfile
 from memstrata.layers.l0.recorder import CaptureResult
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l3 import persona_doc
 from memstrata.models import Atom, AtomFilter, NewMessage, SceneEntry, Tenant
 from memstrata.pipeline.l1.commit import commit_atoms
-from memstrata.pipeline.upper.l2_runner import refresh_navigation
 from memstrata.ports import Store, UpperLayers
 from memstrata.retrieval.vectors import VectorState
 
@@ -201,7 +200,7 @@ class TdaiImport:
             t.personas_written += 1
             return
         t.personas_present += p.persona is not None
-        refresh_navigation(self._upper, p.tenant, entries)
+        persona_doc.refresh_navigation(self._upper, p.tenant, entries)
 
     def _skip_consolidated(self, tenant: Tenant, atom_ids: set[str]) -> None:
         """Move the L2 cursor to the last imported atom, when every current atom between the cursor

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from memstrata.errors import InputError
-from memstrata.importers.seed import parse_timestamp
+from memstrata.interchange.seed import parse_timestamp
 from memstrata.models import DEFAULT, Atom, AtomType, NewMessage, Role, Tenant
 from memstrata.validation import type_name
 

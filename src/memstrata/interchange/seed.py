@@ -16,7 +16,7 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, Field, TypeAdapter
 
 from memstrata.errors import InputError
-from memstrata.importers.types import ImportSession
+from memstrata.interchange.sessions import ImportSession
 from memstrata.layers.l0.times import epoch_ms
 from memstrata.models import DEFAULT, NewMessage, Role, Tenant
 from memstrata.validation import NonBlank, Record, check, type_name

@@ -30,24 +30,24 @@ from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l2.scene_file import one_line, split_meta
 from memstrata.layers.l3 import persona_doc
-from memstrata.models import Atom, AtomFilter, AtomType, Layer, Message, MessageFilter, Persona, Scene, Tenant
-from memstrata.pipeline.upper.l2_runner import refresh_navigation
+from memstrata.models import (
+    Atom,
+    AtomFilter,
+    AtomType,
+    Counts,
+    Layer,
+    Message,
+    MessageFilter,
+    Persona,
+    Scene,
+    Tenant,
+)
 from memstrata.ports import Store, UpperLayers
 from memstrata.retrieval.documents import atom_body
 from memstrata.retrieval.vectors import VectorState
 
 log = logging.getLogger(__name__)
 _MAX_CHAIN = 10_000  # versions followed from a superseded atom to the current one
-
-
-@dataclass(frozen=True, slots=True)
-class Counts:
-    """How many records a tenant holds per layer (filters apply where they mean something)."""
-
-    messages: int
-    atoms: int
-    scenes: int
-    persona: int  # 1 when the tenant has a persona
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +69,7 @@ class AtomChange:
     scene_name: str | None = None
 
 
-class DataPlane:
+class RecordEdits:
     """Record-level reads and edits over a store and (when present) the scene and persona files."""
 
     def __init__(
@@ -220,7 +220,7 @@ class DataPlane:
         seqs = {a.id: a.seq for a in self._store.atoms.get(tenant, list(membership))}
         entries = scene_index.rebuild(upper.scenes.load(tenant), membership, seqs)
         upper.scenes.save_index(tenant, entries)
-        refresh_navigation(upper, tenant, entries)
+        persona_doc.refresh_navigation(upper, tenant, entries)
 
     # --- L3 -------------------------------------------------------------------------------------
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Literal
 
 from memstrata.errors import InputError
-from memstrata.importers.locomo import parse_locomo
-from memstrata.importers.seed import parse_seed
-from memstrata.importers.types import ImportSession
+from memstrata.interchange.locomo import parse_locomo
+from memstrata.interchange.seed import parse_seed
+from memstrata.interchange.sessions import ImportSession
 
 Format = Literal["seed", "locomo"]
 FORMATS: tuple[Format, ...] = ("seed", "locomo")

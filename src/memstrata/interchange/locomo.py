@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from memstrata.errors import InputError
-from memstrata.importers.types import ImportSession
+from memstrata.interchange.sessions import ImportSession
 from memstrata.layers.l0.media import photo_note
 from memstrata.models import NewMessage, Role, Tenant
 from memstrata.validation import NonBlank, Record, check

@@ -26,7 +26,9 @@ from typing import Any
 
 from memstrata import json_input
 from memstrata.errors import InputError, MemstrataError
-from memstrata.importers._tdai_fields import (
+from memstrata.interchange.seed import parse_timestamp
+from memstrata.interchange.sessions import ImportSession
+from memstrata.interchange.tdai.fields import (
     SUPERSEDED,
     day_ms,
     parse_atom,
@@ -35,8 +37,6 @@ from memstrata.importers._tdai_fields import (
     recorded_at,
     with_message_time,
 )
-from memstrata.importers.seed import parse_timestamp
-from memstrata.importers.types import ImportSession
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l2.scene_file import is_soft_deleted, parse_scene, parse_time, split_meta

@@ -19,12 +19,12 @@ from typing import Any, TypeVar
 
 from memstrata import json_input
 from memstrata.errors import InputError, MemstrataError
-from memstrata.importers.tdai import SkippedLine, TdaiData, TdaiProfile, persona_body
-from memstrata.importers.types import ImportSession
+from memstrata.interchange import files
+from memstrata.interchange.collect import TenantData
+from memstrata.interchange.sessions import ImportSession
+from memstrata.interchange.tdai.read import SkippedLine, TdaiData, TdaiProfile, persona_body
 from memstrata.layers.l2 import names as scene_names
-from memstrata.models import ExportReport, Message, NewMessage, Scene, Tenant
-from memstrata.portability import files, lines
-from memstrata.portability.collect import TenantData
+from memstrata.models import ExportReport, Message, NewMessage, Scene, Tenant, lines
 
 LAYOUT = "jsonl"
 T = TypeVar("T")

@@ -1,0 +1,99 @@
+"""The four surfaces of the API (``AsyncMemory``, ``Memory``, ``MemoryClient``,
+``AsyncMemoryClient``) and the gateway's request bodies agree with the one declaration of each
+operation (``memstrata.operations``): the same methods, and for each the same parameter names,
+order, kinds, defaults and annotations, and the same result type. A method written by hand on
+one surface (rather than built from its declaration) that drifts fails here."""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+from typing import Any
+
+import pytest
+
+from memstrata import AsyncMemory, Memory
+from memstrata import operations as ops
+from memstrata.client import AsyncMemoryClient, MemoryClient
+from memstrata.gateway import requests
+
+SURFACES = (AsyncMemory, Memory, MemoryClient, AsyncMemoryClient)
+LIFECYCLE = {"open", "close", "start_background", "health"}  # how a surface opens and closes
+
+
+def public_methods(cls: type) -> set[str]:
+    return {n for n in dir(cls) if not n.startswith("_") and callable(getattr(cls, n)) and n not in LIFECYCLE}
+
+
+def described(method: Any) -> list[tuple[str, object, object, object]]:
+    """(name, kind, default, annotation) of each parameter after ``self``, then the result."""
+    sig = inspect.signature(method)
+    hints = typing.get_type_hints(method)
+    params = list(sig.parameters.values())[1:]
+    rows = [(p.name, p.kind, p.default, hints.get(p.name, p.annotation)) for p in params]
+    return [*rows, ("return", None, None, hints.get("return", sig.return_annotation))]
+
+
+def declared(spec: type[ops.Operation[Any]]) -> list[tuple[str, object, object, object]]:
+    sig = ops.signature_of(spec)
+    rows = [(p.name, p.kind, p.default, p.annotation) for p in list(sig.parameters.values())[1:]]
+    return [*rows, ("return", None, None, sig.return_annotation)]
+
+
+@pytest.mark.parametrize("surface", SURFACES, ids=lambda c: c.__name__)
+def test_every_public_method_is_a_declared_operation(surface: type) -> None:
+    assert public_methods(surface) == set(ops.BY_NAME)
+
+
+@pytest.mark.parametrize("surface", SURFACES, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("name", sorted(ops.BY_NAME))
+def test_each_method_has_the_declared_names_defaults_and_annotations(surface: type, name: str) -> None:
+    assert described(getattr(surface, name)) == declared(ops.BY_NAME[name])
+
+
+def test_every_declaration_names_its_result_and_route() -> None:
+    for spec in ops.ALL:
+        assert ops.result_of(spec) is not inspect.Parameter.empty, spec.__name__
+        route = spec.ROUTE
+        assert route.local is not None or route.path.startswith("/v1/"), spec.__name__
+        assert set(route.path_names) <= {f.name for f in dataclasses.fields(spec)}, spec.__name__  # type: ignore[arg-type]
+
+
+BODIES: dict[str, type[ops.Operation[Any]]] = {
+    "CaptureIn": ops.Capture,
+    "RecallIn": ops.Recall,
+    "BeforePromptIn": ops.BeforePrompt,
+    "TurnCommittedIn": ops.TurnCommitted,
+    "SessionEndIn": ops.EndSession,
+    "SearchIn": ops.Search,
+    "ConversationSearchIn": ops.SearchConversations,
+    "DeleteMessagesIn": ops.DeleteMessages,
+    "DeleteAtomsIn": ops.DeleteAtoms,
+    "AtomPatchIn": ops.UpdateAtom,
+    "SceneIn": ops.WriteScene,
+    "PersonaIn": ops.WritePersona,
+    "PersonaRequestIn": ops.RequestPersona,
+    "ImportIn": ops.ImportSeed,
+    "PinIn": ops.PinAtom,
+    "TtlIn": ops.SetAtomTtl,
+    "RebuildIn": ops.RebuildScenes,
+}
+
+
+@pytest.mark.parametrize("model_name", sorted(BODIES))
+def test_each_request_body_takes_the_declared_parameters_with_their_defaults(model_name: str) -> None:
+    spec, model = BODIES[model_name], getattr(requests, model_name)
+    in_path = set(spec.ROUTE.path_names) | {"user_id", "agent_id"}
+    wanted = {
+        f.name: (f.default is dataclasses.MISSING, None if f.default is dataclasses.MISSING else f.default)
+        for f in dataclasses.fields(spec)  # type: ignore[arg-type]
+        if f.name not in in_path
+    }
+    got = {
+        n: (f.is_required(), None if f.is_required() else f.default)
+        for n, f in model.model_fields.items()
+        if n not in {"user_id", "agent_id"}
+    }
+    assert got == wanted
+    assert tuple(wanted) == model.ARGUMENTS
