@@ -3,6 +3,10 @@ naming the argument, never a traceback from deep inside."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
+from typing import Any
+
 from memstrata.errors import InputError
 from memstrata.models import AtomType, Layer, Tenant
 from memstrata.retrieval.presets import HYBRID, KEYWORD_ONLY, VECTOR_ONLY, SearchPlan
@@ -52,6 +56,39 @@ def limit(n: int) -> int:
     if not 1 <= n <= 1000:
         raise InputError("limit must be between 1 and 1000", item="limit")
     return n
+
+
+def min_score(value: float | None, settings: Settings) -> float:
+    """The relevance floor: the settings' default when None, else a number in [0, 1]."""
+    if value is None:
+        return settings.search.min_score
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
+        raise InputError(f"must be a number between 0 and 1, got {value!r}", item="min_score")
+    return float(value)
+
+
+def note(text: object) -> str:
+    """A note to remember: a non-blank string."""
+    if not isinstance(text, str):
+        raise InputError(f"must be a string, got {type(text).__name__}", item="text")
+    if not text.strip():
+        raise InputError("must not be blank", item="text")
+    return text.strip()
+
+
+def metadata(value: object) -> dict[str, Any]:
+    """Custom metadata: a JSON object (None: none), its keys strings, its values JSON."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InputError(f"must be a JSON object, got {type(value).__name__}", item="metadata")
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"must be JSON: {exc}", item="metadata") from None
+    if not all(isinstance(k, str) for k in value):
+        raise InputError("keys must be strings", item="metadata")
+    return dict(value)
 
 
 def plan(mode: str, settings: Settings) -> SearchPlan:

@@ -19,6 +19,7 @@ from memstrata.facade.imports import ImportMethods
 from memstrata.facade.keys import KeyMethods
 from memstrata.facade.pipeline import PipelineMethods
 from memstrata.facade.reads import ReadMethods
+from memstrata.facade.remember import RememberMethods
 from memstrata.facade.search import SearchMethods
 from memstrata.facade.turns import TurnMethods
 from memstrata.ports import ChatModel, Clock, Embedder
@@ -28,6 +29,7 @@ from memstrata.wiring import assemble
 
 class AsyncMemory(
     CaptureMethods,
+    RememberMethods,
     ReadMethods,
     EditMethods,
     SearchMethods,

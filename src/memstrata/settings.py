@@ -148,6 +148,10 @@ class SearchSettings(_Section):
     # LoCoMo (bench/locomo_recall.py: R@10 78.5 at k=10 vs 76.3 at k=60, both with diversify).
     rrf_k: Annotated[float, Field(gt=0)] = 10.0
     candidates: Annotated[int, Field(ge=1)] = 100  # per-list depth before fusion
+    # The relevance floor of search and recall when a call names none: hits scoring below it are
+    # left out, so an off-topic query finds nothing (chosen leave-one-conversation-out on the
+    # LoCoMo dev set: bench/relevance_floor.py, docs/benchmarks.md).
+    min_score: Annotated[float, Field(ge=0, le=1)] = 0.22
     context_previous: bool = True  # index each message with the one before it
 
 

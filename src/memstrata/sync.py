@@ -121,6 +121,7 @@ class Memory:
         self.close()
 
     capture = _blocking(AsyncMemory.capture)
+    remember = _blocking(AsyncMemory.remember)
     messages = _blocking(AsyncMemory.messages)
     atoms = _blocking(AsyncMemory.atoms)
     persona = _blocking(AsyncMemory.persona)

@@ -106,11 +106,18 @@ def hit_json(h: Hit) -> dict[str, Any]:
         "id": h.id,
         "content": h.content,
         "score": round(h.score, 4),
+        "rank": h.rank,
         "type": h.metadata.get("type"),
         "scene": h.metadata.get("scene"),
         "time": h.metadata.get("activity_start") or h.metadata.get("mentioned_at"),
         "source_message_ids": list(h.source_message_ids),
     }
+
+
+def nothing_found(what: str, query: str) -> str:
+    """What a text surface says when a search finds nothing (a model reading an empty answer
+    cannot tell it from a failure)."""
+    return f"No {what} is relevant to {query!r}: nothing found."
 
 
 class TurnLimiter:

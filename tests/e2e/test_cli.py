@@ -62,7 +62,10 @@ def test_import_search_inspect_roundtrip(tmp_path: Path) -> None:
     code, out = invoke("--data-dir", d, "search", "ramen", "--user", "maya", "--json")
     hits = json.loads(out)["hits"]
     assert code == 0 and hits and any("ramen" in h["content"] for h in hits)
-    assert {h["layer"] for h in hits} == {"L0", "L1"}
+    assert "L1" in {h["layer"] for h in hits}  # the ramen atom; it stands for its message
+    cited = {i for h in hits if h["layer"] == "L1" for i in h["source_message_ids"]}
+    assert not cited & {h["id"] for h in hits if h["layer"] == "L0"}
+    assert [h["rank"] for h in hits] == sorted(h["rank"] for h in hits)
     code, out = invoke("inspect", "l0", "--data-dir", d, "--user", "maya", "--format", "jsonl")
     rows = [json.loads(x) for x in out.splitlines()]
     assert code == 0 and [r["role"] for r in rows] == ["user", "assistant", "user"]

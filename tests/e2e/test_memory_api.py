@@ -88,16 +88,20 @@ def test_search_is_scoped_to_the_tenant(keyword_memory: Memory) -> None:
 
 def test_search_fuses_atoms_and_messages(keyword_memory: Memory) -> None:
     keyword_memory.capture(
-        chat("I just adopted a golden retriever puppy named Biscuit yesterday!"),
+        chat("I just adopted a golden retriever puppy named Biscuit yesterday!", "Is Biscuit cute? Puppy!"),
         session_key="s",
         user_id="ann",
     )
     keyword_memory.end_session("s", user_id="ann")
-    result = keyword_memory.search("Biscuit puppy", user_id="ann", layers=("L1", "L0"))
-    layers = {h.layer for h in result}
-    assert layers == {"L0", "L1"}
+    result = keyword_memory.search("Biscuit puppy", user_id="ann")  # the default layers: L1 and L0
+    assert {h.layer for h in result} == {"L0", "L1"}  # the question made no atom: found as a message
     atom = next(h for h in result if h.layer == "L1")
-    assert atom.source_message_ids == (keyword_memory.messages(user_id="ann")[0].id,)
+    first = keyword_memory.messages(user_id="ann")[0].id
+    assert atom.source_message_ids == (first,)
+    # The atom stands for the message it came from: one finding, not two places in the list.
+    assert first not in {h.id for h in result if h.layer == "L0"}
+    assert [h.rank for h in result] == sorted(h.rank for h in result)  # listed by rank
+    assert all(0 < h.score <= 1 for h in result)
 
 
 def test_reindex_after_an_embedder_change(home: Path, clock: FakeClock) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass
@@ -51,19 +52,30 @@ def register(app: typer.Typer) -> None:
 
 
 def demo(
-    keep: Annotated[Path | None, typer.Option("--keep", help="Use (and keep) this folder.")] = None,
+    keep: Annotated[
+        bool, typer.Option("--keep", help="Keep the data directory afterwards (its path is printed).")
+    ] = False,
+    folder: Annotated[
+        Path | None, typer.Option("--dir", help="Use this folder (it is kept) instead of a temporary one.")
+    ] = None,
     lang: Annotated[Lang, typer.Option("--lang", help="The conversation's language: en or zh.")] = Lang.en,
 ) -> None:
     """Run a small sample conversation through L0 to L3 offline, then search and recall it."""
     started = time.perf_counter()
-    home = keep or Path(tempfile.mkdtemp(prefix="memstrata-demo-"))
-    with fail_cleanly():
-        sessions = parse_import(sample(lang.value))
-        with Memory.open(home) as mem:
-            console.print(f"[dim]embedder: {mem.status().embedder or 'none (keyword search only)'}[/dim]")
-            mem.import_sessions(sessions)  # L0 messages, then L1 atoms, L2 scenes, L3 persona
-            _show(mem, SCRIPTS[lang])
-    console.print(f"\n[dim]data directory: {home}  ({time.perf_counter() - started:.1f} s)[/dim]")
+    home = folder or Path(tempfile.mkdtemp(prefix="memstrata-demo-"))
+    try:
+        with fail_cleanly():
+            sessions = parse_import(sample(lang.value))
+            with Memory.open(home) as mem:
+                console.print(f"[dim]embedder: {mem.status().embedder or 'none (keyword search only)'}[/dim]")
+                mem.import_sessions(sessions)  # L0 messages, then L1 atoms, L2 scenes, L3 persona
+                _show(mem, SCRIPTS[lang])
+    finally:
+        kept = keep or folder is not None
+        if not kept:
+            shutil.rmtree(home)  # a temporary folder, ours alone
+    where = f"data directory: {home}" if kept else "temporary data directory removed (--keep keeps it)"
+    console.print(f"\n[dim]{where}  ({time.perf_counter() - started:.1f} s)[/dim]")
 
 
 def _show(mem: Memory, script: _Script) -> None:
@@ -79,7 +91,9 @@ def _show(mem: Memory, script: _Script) -> None:
         result = mem.search(q, user_id=user, layers=("L1", "L0"), limit=3)
         console.rule(f"[bold]search[/bold] {q}  ({result.strategy})")
         for h in result:
-            console.print(f"  {h.layer} {h.score:.3f}  {h.content}")
+            console.print(f"  #{h.rank} {h.layer} relevance {h.score:.2f}  {h.content}")
+        if not result:
+            console.print("  (no memory is relevant to this question)")
     scenes = mem.scenes(user_id=user)
     console.rule(f"[bold]L2[/bold] scenes ({len(scenes)})")
     for e in scenes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from importlib.metadata import version as package_version
 from pathlib import Path
 
 import typer
@@ -16,6 +17,7 @@ from memstrata.cli import (
     maintenance_cmd,
     mcp_cmd,
     migrate_cmd,
+    remember_cmd,
     repair_cmd,
     search_cmd,
     serve_cmd,
@@ -29,6 +31,12 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"memstrata {package_version('memstrata')}")
+        raise typer.Exit()
 
 
 @app.callback()
@@ -56,6 +64,9 @@ def main(
         envvar="MEMSTRATA_URL",
         help="Work through a running `memstrata serve` at this URL (its key: $MEMSTRATA_API_KEY).",
     ),
+    version: bool = typer.Option(
+        False, "--version", is_eager=True, callback=_print_version, help="Print the version and exit."
+    ),
 ) -> None:
     """Layered long-term memory for LLM agents."""
     if store and data_dir:
@@ -69,6 +80,7 @@ def main(
 
 import_cmd.register(app)
 search_cmd.register(app)
+remember_cmd.register(app)
 maintenance_cmd.register(app)
 repair_cmd.register(app)
 migrate_cmd.register(app)

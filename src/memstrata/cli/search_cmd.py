@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from memstrata.cli.common import Agent, DataDir, Format, User, emit, err_console, open_memory, plain
+from memstrata.models import DEFAULT_LAYERS
 
 
 def register(app: typer.Typer) -> None:
@@ -22,8 +23,17 @@ def search(
     user: User = "default",
     agent: Agent = "default",
     limit: Annotated[int, typer.Option("--limit", "-n")] = 10,
-    layers: Annotated[str, typer.Option("--layers", help="Comma-separated: L1, L0.")] = "L1,L0",
+    layers: Annotated[str, typer.Option("--layers", help="Comma-separated: L1, L0.")] = ",".join(
+        DEFAULT_LAYERS
+    ),
     mode: Annotated[str, typer.Option("--mode", help="hybrid, keyword or vector.")] = "hybrid",
+    min_score: Annotated[
+        float | None,
+        typer.Option(
+            "--min-score",
+            help="Relevance floor in [0, 1]; hits below it are left out (default: search.min_score).",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print hits as JSON.")] = False,
     data_dir: DataDir = None,
 ) -> None:
@@ -36,6 +46,7 @@ def search(
             limit=limit,
             mode=mode,
             layers=[x.strip() for x in layers.split(",") if x.strip()],
+            min_score=min_score,
         )
     if as_json:
         out = {
@@ -47,12 +58,16 @@ def search(
         return
     for note in result.degradations:
         err_console.print(f"[yellow]note:[/yellow] {note}")
-    emit(list(result), Format.table, _COLUMNS, title=f"{len(result)} hits ({result.strategy})")
+    if not result:
+        sys.stdout.write(f"No memories match {query!r} (relevance floor: see --min-score).\n")
+        return
+    emit(list(result), Format.table, _COLUMNS, title=f"{len(result)} hits ({result.strategy}), by rank")
 
 
 _COLUMNS = [
+    ("rank", lambda h: str(h.rank)),
     ("layer", lambda h: h.layer),
-    ("score", lambda h: f"{h.score:.4f}"),
+    ("relevance", lambda h: f"{h.score:.2f}"),
     ("content", lambda h: h.content),
     ("sources", lambda h: ", ".join(h.source_message_ids[:3])),
 ]
@@ -75,4 +90,5 @@ def recall(
         return
     for note in result.degradations:
         err_console.print(f"[yellow]note:[/yellow] {note}")
-    sys.stdout.write(f"{result.system_context}\n\n{result.prepend_context}\n")
+    memories = result.prepend_context or "(no memory is relevant to this message: none injected)"
+    sys.stdout.write(f"{result.system_context or '(no persona or scenes yet)'}\n\n{memories}\n")

@@ -103,6 +103,7 @@ class MemoryClient(_Base):
             time.sleep(wait)
 
     capture = _sync(ops.Capture)
+    remember = _sync(ops.Remember)
     messages = _sync(ops.Messages)
     atoms = _sync(ops.Atoms)
     persona = _sync(ops.Persona)
@@ -183,6 +184,7 @@ class AsyncMemoryClient(_Base):
             await asyncio.sleep(wait)
 
     capture = _async(ops.Capture)
+    remember = _async(ops.Remember)
     messages = _async(ops.Messages)
     atoms = _async(ops.Atoms)
     persona = _async(ops.Persona)

@@ -147,16 +147,23 @@ class FacadeCore:
         self._pipeline.wake()
         return result
 
-    async def _recall(self, tenant: Tenant, query: object) -> RecallResult:
-        """Recall for ``query`` (``recall``, ``before_prompt``); notes the recalled atoms' heat."""
+    async def _recall(self, tenant: Tenant, query: object, *, tools: bool = True) -> RecallResult:
+        """Recall for ``query`` (``recall``, ``before_prompt``); notes the recalled atoms' heat.
+        Without ``tools`` (a host that gives its model no memory tools) the tools guide is left out."""
         r = self.settings.recall
         budgets = Budgets(**r.model_dump(exclude={"timeout_ms"}))
         text = args.query(query)
+        # The same floor as search: an off-topic prompt gets the persona and navigation only.
         request = SearchRequest(
-            tenant, text, (Layer.L1, Layer.L0), r.candidates, plan=args.plan("hybrid", self.settings)
+            tenant,
+            text,
+            (Layer.L1, Layer.L0),
+            r.candidates,
+            plan=args.plan("hybrid", self.settings),
+            min_score=self.settings.search.min_score,
         )
         sources = recall_sources(self._upper, tenant, lambda: self._searcher.search(request))
-        result = await gather(sources, budgets, r.timeout_ms, text)
+        result = await gather(sources, budgets, r.timeout_ms, text, tools=tools)
         upper = self._upper
         if upper is not None and (
             unreadable := upper.persona.problems(tenant) + upper.scenes.problems(tenant)

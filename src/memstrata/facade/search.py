@@ -26,6 +26,7 @@ class SearchMethods(FacadeCore):
             MessageFilter(op.session_key, op.since, op.until),
             AtomFilter(args.atom_type(op.type), op.scene, op.since, op.until, op.include_superseded),
             args.plan(op.mode, self.settings),
+            args.min_score(op.min_score, self.settings),
         )
         return await asyncio.to_thread(self._searcher.search, req)
 
@@ -41,8 +42,9 @@ class SearchMethods(FacadeCore):
             session_key=op.session_key,
             since=op.since,
             until=op.until,
+            min_score=op.min_score,
         )
 
     @operation(ops.Recall)
     async def recall(self, op: ops.Recall) -> RecallResult:
-        return await self._recall(args.tenant(op.user_id, op.agent_id), op.query)
+        return await self._recall(args.tenant(op.user_id, op.agent_id), op.query, tools=op.tools)

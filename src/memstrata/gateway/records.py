@@ -64,6 +64,10 @@ class HitOut(Wire):
     content: str
     source_message_ids: list[str]
     metadata: dict[str, Any]
+    rank: int = Field(0, description="Place in the fused ranking the candidates were chosen by.")
+    explain: dict[str, float | int | None] = Field(
+        default_factory=dict, description="The raw signals behind the score (cosine, keyword, fused)."
+    )
 
 
 class SearchOut(Wire):

@@ -208,6 +208,7 @@ TurnCommittedIn = request_model(
 SessionEndIn = request_model(ops.EndSession, "SessionEndIn")
 SearchIn = request_model(ops.Search, "SearchIn", layers=LayersIn)
 ConversationSearchIn = request_model(ops.SearchConversations, "ConversationSearchIn")
+RememberIn = request_model(ops.Remember, "RememberIn", metadata=dict[str, Any] | None)
 DeleteMessagesIn = request_model(ops.DeleteMessages, "DeleteMessagesIn")
 DeleteAtomsIn = request_model(ops.DeleteAtoms, "DeleteAtomsIn")
 AtomPatchIn = request_model(ops.UpdateAtom, "AtomPatchIn")

@@ -34,7 +34,7 @@ from memstrata import arguments as args
 from memstrata.errors import AccessError, MemstrataError, TurnLimitError
 from memstrata.models import DEFAULT, Tenant
 from memstrata.recall import TOOLS_GUIDE
-from memstrata.tools import SCHEMAS, TurnLimiter, hit_json
+from memstrata.tools import SCHEMAS, TurnLimiter, hit_json, nothing_found
 
 USER_HEADER = "x-memstrata-user-id"
 AGENT_HEADER = "x-memstrata-agent-id"
@@ -159,12 +159,12 @@ def build_server(
         type: Literal["persona", "episodic", "instruction"] | None = None,
         scene: Annotated[str | None, Field(max_length=200)] = None,
         turn_id: TurnId = None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[dict[str, Any]] | str:
         count(ctx, turn_id)
         hits = await _call(
             memory().search(query, limit=limit, type=type, scene=scene, layers=("L1",), **tenant(ctx))
         )
-        return [hit_json(h) for h in hits]
+        return [hit_json(h) for h in hits] or nothing_found("memory", query)
 
     @server.tool(description=SCHEMAS["conversation_search"]["description"])
     async def conversation_search(
@@ -173,12 +173,12 @@ def build_server(
         limit: Limit = 5,
         session_key: Annotated[str | None, Field(max_length=512)] = None,
         turn_id: TurnId = None,
-    ) -> list[dict[str, Any]]:
+    ) -> list[dict[str, Any]] | str:
         count(ctx, turn_id)
         hits = await _call(
             memory().search_conversations(query, limit=limit, session_key=session_key, **tenant(ctx))
         )
-        return [hit_json(h) for h in hits]
+        return [hit_json(h) for h in hits] or nothing_found("past message", query)
 
     @server.tool(description=SCHEMAS["read_scene"]["description"])
     async def read_scene(
@@ -189,8 +189,8 @@ def build_server(
 
     @server.tool(
         description="Store something in long-term memory: a note (what to remember, as the user "
-        "said it), or a whole turn (the user's message and your reply). It is distilled into "
-        "memories in the background."
+        "said it; a memory at once, found by memory_search right away), or a whole turn (the "
+        "user's message and your reply, given as reply; distilled into memories in the background)."
     )
     async def remember(
         content: Annotated[
@@ -203,9 +203,10 @@ def build_server(
         session_key: Annotated[str, Field(min_length=1, max_length=512)] = "mcp",
     ) -> dict[str, Any]:
         turns.next(_connection(ctx))
-        messages = [{"role": "user", "content": content}]
-        if reply:
-            messages.append({"role": "assistant", "content": reply})
+        if not reply:
+            atom = await _call(memory().remember(content, **tenant(ctx)))
+            return {"remembered": atom.id, "content": atom.content, "searchable": True}
+        messages = [{"role": "user", "content": content}, {"role": "assistant", "content": reply}]
         done = await _call(memory().capture(messages, session_key=session_key, **tenant(ctx)))
         return {"stored": [m.id for m in done.stored], "dropped": list(done.dropped)}
 

@@ -22,12 +22,22 @@ from memstrata.models.forgetting import Erased, ExportReport, ForgetReport, Swee
 from memstrata.models.keys import ApiKey, IssuedKey, Reach
 from memstrata.models.records import DEFAULT, Atom, AtomType, Layer, Message, NewMessage, Role, Tenant
 from memstrata.models.scenes import FileProblem, Persona, Scene, SceneEntry
-from memstrata.models.search import AtomFilter, Hit, MessageFilter, Scored, SearchResult, Vectors, layer_of
+from memstrata.models.search import (
+    DEFAULT_LAYERS,
+    AtomFilter,
+    Hit,
+    MessageFilter,
+    Scored,
+    SearchResult,
+    Vectors,
+    layer_of,
+)
 from memstrata.models.state import SessionState, SweepState, TenantState
 from memstrata.models.status import Counts, QueryEmbeddingStatus, SessionStatus, Status, TenantStatus
 
 __all__ = [
     "DEFAULT",
+    "DEFAULT_LAYERS",
     "ApiKey",
     "Atom",
     "AtomDraft",

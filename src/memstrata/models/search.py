@@ -13,6 +13,10 @@ from memstrata.models.records import AtomType, Layer
 
 Vectors = npt.NDArray[np.float32]
 
+# What every search surface searches when the caller names no layers: atoms and the raw messages
+# (a message that made no atom is still found; LoCoMo dev R@10 measured in docs/benchmarks.md).
+DEFAULT_LAYERS: tuple[Layer, ...] = (Layer.L1, Layer.L0)
+
 
 @dataclass(frozen=True, slots=True)
 class MessageFilter:
@@ -43,7 +47,10 @@ class Scored:
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One search result. ``score`` is higher-is-better within one result list only."""
+    """One search result. ``score`` is its relevance in [0, 1], from the evidence (vector similarity
+    and keyword match: see ``retrieval/relevance.py``), comparable across queries of one store;
+    result lists are sorted by it. ``rank`` is the hit's place in the fused ranking the candidates
+    were chosen by (from 1; 0 when not from a search), ``explain`` the raw signals."""
 
     layer: Layer
     id: str
@@ -51,6 +58,8 @@ class Hit:
     content: str
     source_message_ids: tuple[str, ...]
     metadata: dict[str, Any] = field(default_factory=dict)
+    rank: int = 0
+    explain: dict[str, float | int | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

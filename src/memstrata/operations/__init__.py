@@ -30,7 +30,14 @@ from memstrata.operations.history import (
     Progress,
 )
 from memstrata.operations.keys import CreateKey, Keys, RevokeKey, VerifyKey
-from memstrata.operations.queries import BeforePrompt, Recall, Search, SearchConversations, TurnCommitted
+from memstrata.operations.queries import (
+    BeforePrompt,
+    Recall,
+    Remember,
+    Search,
+    SearchConversations,
+    TurnCommitted,
+)
 from memstrata.operations.records import (
     Atoms,
     Capture,
@@ -83,6 +90,7 @@ ALL: tuple[type[Operation[Any]], ...] = (
     Counts,
     Search,
     SearchConversations,
+    Remember,
     Recall,
     BeforePrompt,
     TurnCommitted,
@@ -140,6 +148,7 @@ __all__ = [
     "RebuildScenes",
     "Recall",
     "Reindex",
+    "Remember",
     "Repair",
     "RequestPersona",
     "RevokeKey",

@@ -31,6 +31,8 @@ Short = Annotated[str, Field(max_length=200)]  # a scene name or filter
 Ids = Annotated[typing.Sequence[Id], Field(max_length=5000)]  # ids per delete
 AtomTypeName = Annotated[str, Field(pattern="^(persona|episodic|instruction)$")]
 Mode = Annotated[str, Field(pattern="^(hybrid|keyword|vector)$")]
+# A relevance floor in [0, 1]; None: the store's ``search.min_score``.
+MinScore = Annotated[float, Field(ge=0, le=1, description="Relevance floor in [0, 1].")]
 
 
 @dataclass(frozen=True, slots=True)

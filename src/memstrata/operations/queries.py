@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass
-from typing import Annotated, ClassVar
+from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
 from memstrata.layers.host_turns import TurnMessage, TurnResult
-from memstrata.models import DEFAULT, Layer, SearchResult
+from memstrata.models import DEFAULT, DEFAULT_LAYERS, Atom, Layer, SearchResult
 from memstrata.operations.base import (
     AtomTypeName,
     Key,
     Limit,
     Millis,
+    MinScore,
     Mode,
     Operation,
     PromptText,
@@ -28,7 +29,9 @@ from memstrata.recall import RecallResult
 
 @dataclass(frozen=True, slots=True)
 class Search(Operation[SearchResult]):
-    """Search memory atoms (L1) and/or raw messages (L0) of one tenant, fused into one ranking."""
+    """Search memory atoms (L1) and/or raw messages (L0) of one tenant, fused into one ranking
+    (``Hit.rank``); each hit's ``score`` is its relevance in [0, 1] and hits below ``min_score``
+    (default ``search.min_score``) are left out, so a query about nothing stored finds nothing."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/search")
     query: QueryText
@@ -36,8 +39,9 @@ class Search(Operation[SearchResult]):
     user_id: str = DEFAULT
     agent_id: str = DEFAULT
     limit: Limit = 10
-    layers: Iterable[str | Layer] = ("L1",)
+    layers: Iterable[str | Layer] = DEFAULT_LAYERS
     mode: Mode = "hybrid"
+    min_score: MinScore | None = None
     type: AtomTypeName | None = None
     scene: Short | None = None
     session_key: Key | None = None
@@ -60,6 +64,23 @@ class SearchConversations(Operation[SearchResult]):
     mode: Mode = "hybrid"
     since: Millis | None = None
     until: Millis | None = None
+    min_score: MinScore | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Remember(Operation[Atom]):
+    """Store ``text`` as a memory atom now (``type`` default ``persona``), with ``metadata`` (a
+    JSON object) kept on it, and the note itself as its source message (L0, session
+    ``remembered``). Searchable when this returns; no extraction runs on it. Remembering the same
+    text again returns the atom it already made."""
+
+    ROUTE: ClassVar[Route] = Route("POST", "/v1/remember")
+    text: Annotated[str, Field(min_length=1, max_length=20_000)]
+    _: KW_ONLY
+    user_id: str = DEFAULT
+    agent_id: str = DEFAULT
+    type: AtomTypeName | None = None
+    metadata: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +95,12 @@ class Recall(Operation[RecallResult]):
     session_key: Key | None = None
     user_id: str = DEFAULT
     agent_id: str = DEFAULT
+    tools: Annotated[
+        bool,
+        Field(
+            description="Whether the host gives its model the memory tools; False leaves the tools guide out."
+        ),
+    ] = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +126,12 @@ class BeforePrompt(Operation[RecallResult]):
     ) = None
     user_id: str = DEFAULT
     agent_id: str = DEFAULT
+    tools: Annotated[
+        bool,
+        Field(
+            description="Whether the host gives its model the memory tools; False leaves the tools guide out."
+        ),
+    ] = True
 
 
 @dataclass(frozen=True, slots=True)

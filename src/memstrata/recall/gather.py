@@ -61,7 +61,9 @@ def _excerpt_finder(
     return find
 
 
-async def gather(sources: Sources, budgets: Budgets, timeout_ms: int, query: str = "") -> RecallResult:
+async def gather(
+    sources: Sources, budgets: Budgets, timeout_ms: int, query: str = "", *, tools: bool = True
+) -> RecallResult:
     """Read every source concurrently and assemble what is ready within ``timeout_ms``.
 
     Never raises: a source that fails or is late is left out and named in ``degradations``.
@@ -96,7 +98,7 @@ async def gather(sources: Sources, budgets: Budgets, timeout_ms: int, query: str
     scenes: list[SceneEntry] = got.get("scenes") or []
     # The conversation's language: the prompt's, else the persona's (a Chinese user reads Chinese).
     lang = language_of(query or got.get("persona") or "")
-    system = system_block(got.get("persona"), scenes, budgets, lang)
+    system = system_block(got.get("persona"), scenes, budgets, lang, tools=tools)
     memories = memories_block(
         found.hits if found is not None else (),
         budgets.total_chars - len(system) - 1,

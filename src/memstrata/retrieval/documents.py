@@ -62,6 +62,13 @@ def atom_body(a: Atom) -> str:
     return segment("\n".join(parts))
 
 
+def atom_match_text(a: Atom) -> str:
+    """What an atom's keyword match quality is judged on: its statement and its date words (not
+    the scene name, which names a whole topic and would make every atom of it match)."""
+    when = a.metadata.get("message_time")
+    return segment(f"{a.content}\n{day_words(when)}" if isinstance(when, int) else a.content)
+
+
 def atom_vector_text(a: Atom) -> str:
     """What an atom's vector is made from: its statement alone. The scene name and date words of
     ``atom_body`` help keyword matching but only dilute an embedding (and double its cost)."""

@@ -23,7 +23,9 @@ def test_memory_open_with_a_url_returns_the_client(server: LiveServer, user: str
         assert len(done.stored) == 1 and done.stored[0].tenant.user_id == user
         mem.end_session("c", user_id=user)
         result = mem.search("Lisbon", user_id=user, layers=("L1", "L0"))
-        assert isinstance(result, SearchResult) and {h.layer for h in result} == {Layer.L0, Layer.L1}
+        assert isinstance(result, SearchResult) and [h.layer for h in result] == [Layer.L1]
+        assert result[0].source_message_ids == (done.stored[0].id,)  # the atom stands for its message
+        assert result[0].explain["keyword"] == 1.0 and 0 < result[0].score <= 1
         atom = next(a for a in mem.atoms(user_id=user) if "Lisbon" in a.content)
         assert isinstance(atom, Atom)
         newer = mem.update_atom(atom.id, content="User moved to Porto in 2021.", user_id=user)
@@ -47,7 +49,7 @@ def test_memory_open_with_a_url_returns_the_client(server: LiveServer, user: str
         assert invalid.value.item == "limit"
         assert mem.get_atom(newer.id, user_id=user).tenant.user_id == user
         assert mem.counts(user_id=user).messages == 1
-        recall = mem.before_prompt("where do I live?", session_key="c", transcript_length=2, user_id=user)
+        recall = mem.before_prompt("where did I move?", session_key="c", transcript_length=2, user_id=user)
         assert "Porto" in recall.prepend_context
         st = mem.status()
         assert any(s.tenant.user_id == user for s in st.sessions)

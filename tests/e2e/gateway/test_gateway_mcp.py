@@ -70,7 +70,7 @@ async def test_an_in_memory_session_lists_and_calls_every_tool(memory: AsyncMemo
         assert said[0]["layer"] == "L0"
         scene = payload(await client.call_tool("read_scene", {"path": "scene_blocks/pets.md"}))
         assert scene == {"path": "scene_blocks/pets.md", "summary": "pets", "body": "Biscuit is a beagle."}
-        context = payload(await client.call_tool("recall", {"query": "what is my dog called?"}))
+        context = payload(await client.call_tool("recall", {"query": "what is my beagle named?"}))
         assert "Biscuit" in context["prepend_context"] and "scene_blocks/pets.md" in context["system_context"]
         missing = await client.call_tool("read_scene", {"path": "../persona.md"})
         assert missing.is_error and "scene path" in text(missing)

@@ -7,12 +7,13 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Request, Response
 
 from memstrata.gateway.context import Mem, reply, tenant_of, who
-from memstrata.gateway.records import CaptureOut, DoneOut, RecallOut, TurnOut
+from memstrata.gateway.records import AtomOut, CaptureOut, DoneOut, RecallOut, TurnOut
 from memstrata.gateway.requests import (
     BeforePromptIn,
     CaptureIn,
     OperationBody,
     RecallIn,
+    RememberIn,
     SessionEndIn,
     TurnCommittedIn,
     parsed,
@@ -28,6 +29,14 @@ async def capture(
     """Store up to 100 messages of one session (L0); answers once they are stored. Extraction
     runs in the background pipeline."""
     return reply(CaptureOut, await mem.capture(**body.arguments(), **who(tenant_of(request, body))))
+
+
+@router.post("/remember", response_model=AtomOut)
+async def remember(
+    mem: Mem, body: Annotated[OperationBody, Depends(parsed(RememberIn))], request: Request
+) -> Response:
+    """Store a note as a memory atom now (its source message too): searchable on return."""
+    return reply(AtomOut, await mem.remember(**body.arguments(), **who(tenant_of(request, body))))
 
 
 @router.post("/recall", response_model=RecallOut)

@@ -12,9 +12,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from functools import partial
 
+from memstrata.errors import ConflictError
 from memstrata.models import SessionState, SessionStatus, Tenant
 from memstrata.pipeline.keyed import KeyedRuns, StateBook, claimed, lease_key, log_failure
 from memstrata.pipeline.l1 import rules
@@ -24,6 +26,8 @@ from memstrata.settings import PipelineSettings
 
 log = logging.getLogger(__name__)
 Key = tuple[Tenant, str]
+_HOLD_TRIES = 20  # session_held: claims of a session another process runs, this far apart
+_HOLD_WAIT_SECONDS = 0.25
 
 
 class Scheduler:
@@ -121,6 +125,22 @@ class Scheduler:
                     within,
                 )
         return ran
+
+    @asynccontextmanager
+    async def session_held(self, tenant: Tenant, session_key: str) -> AsyncIterator[None]:
+        """No L1 run of the session, in this process or another, while the caller holds this
+        (``remember`` stores a message and its atom under it, so L1 never extracts the message
+        twice). Another process's run is waited for, a few seconds at most (``ConflictError``)."""
+        async with self._runs.hold((tenant, session_key)):
+            for _ in range(_HOLD_TRIES):
+                async with claimed(self._store.leases, lease_key("l1", tenant, session_key)) as mine:
+                    if mine:
+                        yield
+                        return
+                await asyncio.sleep(_HOLD_WAIT_SECONDS)
+        raise ConflictError(
+            f"session {session_key!r} is being processed elsewhere: try again", tenant=str(tenant)
+        )
 
     async def run_session(self, tenant: Tenant, session_key: str, *, force: bool = False) -> L1Report | None:
         """One L1 run of the session (when due, or ``force``). Returns its report, or None when it

@@ -1,0 +1,116 @@
+"""How relevant a hit is, in [0, 1], from the evidence: the similarity of its vector to the query's
+and how well its words match the query's. Fusion (RRF) decides which records are candidates and
+in what order; this score says how good each one is, so it can be shown, compared across queries
+of one store and cut at a floor (``min_score``).
+
+- ``vector``: cosine similarity of the record and the query, mapped linearly from
+  ``[VECTOR_ZERO, VECTOR_ONE]`` onto [0, 1] (clamped). With the bundled MiniLM model, questions
+  about nothing a conversation holds reach a cosine of about 0.3 with its records, and evidence
+  for a question sits at 0.5-0.8.
+- ``keyword``: the share of the query's terms the record holds, each term weighted by its inverse
+  document frequency (a rare word matched says more than a common one), words compared by their
+  Porter stem as the keyword index compares them.
+- ``score``: ``VECTOR_WEIGHT * vector + (1 - VECTOR_WEIGHT) * keyword``; the keyword share alone
+  when the record or the query has no vector.
+
+The constants were chosen on the LoCoMo dev set (``bench/relevance_floor.py``, docs/benchmarks.md):
+among weighted means, noisy-or and maximum of the two signals, this form separated off-topic
+queries from evidence best while the floor cost no evidence recall at 10.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import snowballstemmer
+
+from memstrata.models import Layer
+from memstrata.ports import SearchIndex
+from memstrata.retrieval.terms import words
+
+VECTOR_ZERO = 0.2  # a cosine at or below this is no evidence (unrelated text scores about here)
+VECTOR_ONE = 0.65  # a cosine at or above this is full evidence (a close paraphrase)
+VECTOR_WEIGHT = 0.7  # the vector's share of the score; the keyword share has the rest
+PREFIX_MIN = 5  # stems this long match a longer stem they begin
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """The raw signals behind one hit's score (shown as ``Hit.explain``)."""
+
+    cosine: float | None  # None: the record or the query has no vector
+    keyword: float  # idf-weighted share of the query's terms the record holds, 0..1
+    fused: float  # the reciprocal-rank-fusion score the candidate was chosen by
+    rank: int  # position in the fused order, from 1
+
+    def vector(self) -> float:
+        """The cosine mapped onto [0, 1]."""
+        if self.cosine is None:
+            return 0.0
+        return min(1.0, max(0.0, (self.cosine - VECTOR_ZERO) / (VECTOR_ONE - VECTOR_ZERO)))
+
+    def score(self) -> float:
+        if self.cosine is None:
+            return self.keyword
+        return VECTOR_WEIGHT * self.vector() + (1.0 - VECTOR_WEIGHT) * self.keyword
+
+    def explain(self) -> dict[str, float | None]:
+        return {
+            "cosine": None if self.cosine is None else round(self.cosine, 4),
+            "vector": round(self.vector(), 4),
+            "keyword": round(self.keyword, 4),
+            "fused": round(self.fused, 6),
+        }
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> snowballstemmer.stemmer:
+    return snowballstemmer.stemmer("porter")  # the algorithm FTS5's porter tokenizer uses
+
+
+@lru_cache(maxsize=65_536)
+def stem(word: str) -> str:
+    return str(_stemmer().stemWord(word.lower()))
+
+
+def idf_weights(terms: Sequence[str], total: int, counts: Mapping[str, int]) -> dict[str, float]:
+    """BM25's idf of each term (``counts``: records holding it, of ``total``), always above 0."""
+    n = max(total, 1)
+    return {t: math.log(1.0 + (n - min(counts.get(t, 0), n) + 0.5) / (counts.get(t, 0) + 0.5)) for t in terms}
+
+
+def keyword_share(weights: Mapping[str, float], text: str) -> float:
+    """The idf-weighted share of the query terms (``weights``) found in ``text``, by stem."""
+    total = sum(weights.values())
+    if total <= 0:
+        return 0.0
+    held = {stem(w[:-2] if w.endswith("'s") else w) for w in words(text)}
+    return sum(w for t, w in weights.items() if _holds(held, stem(t))) / total
+
+
+def _holds(held: set[str], term: str) -> bool:
+    """Whether ``held`` has the stem ``term``, or one that begins the other (the Porter stems of
+    "allergy" and "allergic" are "allergi" and "allerg"), when the shorter is ``PREFIX_MIN`` long."""
+    if term in held:
+        return True
+    if len(term) < PREFIX_MIN:
+        return False
+    return any(len(h) >= PREFIX_MIN and (h.startswith(term) or term.startswith(h)) for h in held)
+
+
+class KeywordEvidence:
+    """The keyword share of records of one query, with each layer's idf weights read once."""
+
+    def __init__(self, index: SearchIndex, terms: Sequence[str]) -> None:
+        self._index = index
+        self._terms = list(terms)
+        self._weights: dict[Layer, dict[str, float]] = {}
+
+    def share(self, layer: Layer, text: str) -> float:
+        if layer not in self._weights:
+            counts = self._index.document_counts(layer, self._terms) if self._terms else {}
+            self._weights[layer] = idf_weights(self._terms, self._index.size(layer), counts)
+        return keyword_share(self._weights[layer], text)

@@ -1,0 +1,45 @@
+"""The README's examples do what their comments say: the Python quickstart prints search hits, the
+persona and a ``<relevant-memories>`` block; the seed file shown before ``memstrata import`` is
+one the importer reads."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from memstrata.interchange import parse_import
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def blocks(kind: str) -> list[str]:
+    return re.findall(rf"```{kind}\n(.*?)```", README.read_text(), re.DOTALL)
+
+
+def test_the_python_quickstart_prints_what_its_comments_promise(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # "~/.memstrata" lands in the test's folder
+    monkeypatch.delenv("MEMSTRATA_HOME", raising=False)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(blocks("python")[0], "README.md[python 0]", "exec"), {})
+    printed = out.getvalue()
+    first_hit = printed.splitlines()[0].split()
+    assert first_hit[:2] == ["1", "L1"] and 0 < float(first_hit[2]) <= 1
+    assert "Lisbon" in printed.split("<user-persona>")[0]  # the search found where Maya lives
+    assert "<user-persona>" in printed and "<scene-navigation>" in printed
+    memories = printed.split("<relevant-memories>")[1]
+    assert "allergic to peanuts" in memories  # the remembered note, recalled for the question
+    assert (tmp_path / ".memstrata" / "memstrata.db").exists()
+
+
+def test_the_seed_file_shown_before_import_is_read_by_the_importer() -> None:
+    (seed,) = blocks("json")
+    sessions = parse_import(json.loads(seed))
+    assert len(sessions) == 1 and len(sessions[0].messages) == 2
