@@ -42,18 +42,17 @@ class MemoryNodes:
         self._user, self._agent, self._session = user_id, agent_id, session_key
         self._key = context_key
 
-    def recall(self, state: Mapping[str, Any], config: RunnableConfig | None = None) -> dict[str, str]:
+    # ``state`` is the graph's own state type (a mapping with ``messages``).
+    def recall(self, state: Any, config: RunnableConfig) -> dict[str, str]:
         return drive(self._recall(blocking(self._mem), state, config))
 
-    async def arecall(self, state: Mapping[str, Any], config: RunnableConfig | None = None) -> dict[str, str]:
+    async def arecall(self, state: Any, config: RunnableConfig) -> dict[str, str]:
         return await self._recall(awaiting(self._mem), state, config)
 
-    def capture(self, state: Mapping[str, Any], config: RunnableConfig | None = None) -> dict[str, Any]:
+    def capture(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
         return drive(self._capture(blocking(self._mem), state, config))
 
-    async def acapture(
-        self, state: Mapping[str, Any], config: RunnableConfig | None = None
-    ) -> dict[str, Any]:
+    async def acapture(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
         return await self._capture(awaiting(self._mem), state, config)
 
     def _where(self, config: RunnableConfig | None) -> tuple[dict[str, str], str]:
