@@ -15,7 +15,9 @@ the user's message as they typed it, not with the pasted context.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+import tempfile
 from collections.abc import Iterable
 from typing import Any
 
@@ -37,7 +39,10 @@ def turn(
     user: str,
 ) -> str:
     """One turn: recall, call the model, commit the transcript. Returns the reply."""
-    context = mem.before_prompt(text, session_key=session, transcript_length=len(transcript), user_id=user)
+    # This loop gives the model no memory tools: recall leaves their guide out of the context.
+    context = mem.before_prompt(
+        text, session_key=session, transcript_length=len(transcript), user_id=user, tools=False
+    )
     prompt = f"{context.prepend_context}\n\n{text}" if context.prepend_context else text
     transcript.append({"role": "user", "content": prompt})
     answer = llm.chat.completions.create(
@@ -67,12 +72,19 @@ def main(argv: list[str] | None = None, lines: Iterable[str] | None = None) -> l
     p.add_argument("--base-url", required=True, help="The OpenAI-compatible endpoint, e.g. .../v1")
     p.add_argument("--model", required=True)
     p.add_argument("--api-key", default="not-needed", help="The endpoint's key (local servers need none).")
-    p.add_argument("--memory", default=None, help="A data directory, or a memstrata server URL.")
+    p.add_argument(
+        "--memory",
+        default=None,
+        help="A data directory, or a memstrata server URL (default: a temporary directory, removed "
+        "at the end: the real ~/.memstrata is used only when named).",
+    )
     p.add_argument("--user", default="default")
     p.add_argument("--session", default="agent-loop")
     a = p.parse_args(argv)
     llm = OpenAI(base_url=a.base_url, api_key=a.api_key)
-    with Memory.open(a.memory) as mem:
+    with contextlib.ExitStack() as stack:
+        where = a.memory or stack.enter_context(tempfile.TemporaryDirectory(prefix="agent-loop-"))
+        mem = stack.enter_context(Memory.open(where))
         return chat(
             mem, llm, a.model, lines if lines is not None else sys.stdin, session=a.session, user=a.user
         )

@@ -156,3 +156,21 @@ def test_the_demo_conversation_gives_three_scenes_a_profile_and_a_clean_recall(h
     lines = r.prepend_context.splitlines()[1:-1]
     assert len(lines) == len(set(lines)) and not any(line.endswith("Will do.") for line in lines)
     assert len(r.system_context) + len(r.prepend_context) <= 4000
+
+
+def test_recall_leaves_the_tools_guide_out_for_a_host_without_the_tools(
+    memory_with_two_tenants: Memory,
+) -> None:
+    with_tools = memory_with_two_tenants.recall("Is Maya climbing at the gym?", user_id="maya")
+    without = memory_with_two_tenants.recall("Is Maya climbing at the gym?", user_id="maya", tools=False)
+    assert "<memory-tools-guide>" in with_tools.system_context
+    assert "<memory-tools-guide>" not in without.system_context
+    assert (
+        "<user-persona>" in without.system_context and without.prepend_context == with_tools.prepend_context
+    )
+
+
+def test_an_off_topic_prompt_gets_the_persona_and_navigation_only(memory_with_two_tenants: Memory) -> None:
+    r = memory_with_two_tenants.recall("quantum chromodynamics gauge symmetry", user_id="maya")
+    assert r.prepend_context == "" and r.hits == ()
+    assert "<user-persona>" in r.system_context and "<scene-navigation>" in r.system_context

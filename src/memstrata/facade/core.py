@@ -147,8 +147,9 @@ class FacadeCore:
         self._pipeline.wake()
         return result
 
-    async def _recall(self, tenant: Tenant, query: object) -> RecallResult:
-        """Recall for ``query`` (``recall``, ``before_prompt``); notes the recalled atoms' heat."""
+    async def _recall(self, tenant: Tenant, query: object, *, tools: bool = True) -> RecallResult:
+        """Recall for ``query`` (``recall``, ``before_prompt``); notes the recalled atoms' heat.
+        Without ``tools`` (a host that gives its model no memory tools) the tools guide is left out."""
         r = self.settings.recall
         budgets = Budgets(**r.model_dump(exclude={"timeout_ms"}))
         text = args.query(query)
@@ -162,7 +163,7 @@ class FacadeCore:
             min_score=self.settings.search.min_score,
         )
         sources = recall_sources(self._upper, tenant, lambda: self._searcher.search(request))
-        result = await gather(sources, budgets, r.timeout_ms, text)
+        result = await gather(sources, budgets, r.timeout_ms, text, tools=tools)
         upper = self._upper
         if upper is not None and (
             unreadable := upper.persona.problems(tenant) + upper.scenes.problems(tenant)

@@ -47,4 +47,4 @@ class SearchMethods(FacadeCore):
 
     @operation(ops.Recall)
     async def recall(self, op: ops.Recall) -> RecallResult:
-        return await self._recall(args.tenant(op.user_id, op.agent_id), op.query)
+        return await self._recall(args.tenant(op.user_id, op.agent_id), op.query, tools=op.tools)

@@ -95,6 +95,12 @@ class Recall(Operation[RecallResult]):
     session_key: Key | None = None
     user_id: str = DEFAULT
     agent_id: str = DEFAULT
+    tools: Annotated[
+        bool,
+        Field(
+            description="Whether the host gives its model the memory tools; False leaves the tools guide out."
+        ),
+    ] = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +126,12 @@ class BeforePrompt(Operation[RecallResult]):
     ) = None
     user_id: str = DEFAULT
     agent_id: str = DEFAULT
+    tools: Annotated[
+        bool,
+        Field(
+            description="Whether the host gives its model the memory tools; False leaves the tools guide out."
+        ),
+    ] = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -68,10 +68,13 @@ def navigation_lines(scenes: Sequence[SceneEntry], limit: int) -> str:
     return cut(render(0), limit) if limit >= 40 else ""
 
 
-def system_block(persona_body: str | None, scenes: Sequence[SceneEntry], b: Budgets) -> str:
-    """``<user-persona>``, ``<scene-navigation>`` and ``<memory-tools-guide>``, within their shares
-    (the persona also within what ``min_memories_share`` leaves of the total)."""
-    guide = f"<memory-tools-guide>\n{TOOLS_GUIDE}\n</memory-tools-guide>"
+def system_block(
+    persona_body: str | None, scenes: Sequence[SceneEntry], b: Budgets, *, tools: bool = True
+) -> str:
+    """``<user-persona>``, ``<scene-navigation>`` and (when the host has the memory ``tools``)
+    ``<memory-tools-guide>``, within their shares (the persona also within what
+    ``min_memories_share`` leaves of the total)."""
+    guide = f"<memory-tools-guide>\n{TOOLS_GUIDE}\n</memory-tools-guide>" if tools else ""
     nav = navigation_lines(scenes, b.navigation_chars) if scenes else ""
     nav_block = f"<scene-navigation>\n{nav}\n</scene-navigation>" if nav else ""
     parts = []
@@ -83,7 +86,8 @@ def system_block(persona_body: str | None, scenes: Sequence[SceneEntry], b: Budg
             parts.append(f"<user-persona>\n{escape_tags(cut(persona_body, limit))}\n</user-persona>")
     if nav_block:
         parts.append(nav_block)
-    parts.append(guide)
+    if guide:
+        parts.append(guide)
     return "\n\n".join(parts)
 
 

@@ -60,7 +60,9 @@ def _excerpt_finder(
     return find
 
 
-async def gather(sources: Sources, budgets: Budgets, timeout_ms: int, query: str = "") -> RecallResult:
+async def gather(
+    sources: Sources, budgets: Budgets, timeout_ms: int, query: str = "", *, tools: bool = True
+) -> RecallResult:
     """Read every source concurrently and assemble what is ready within ``timeout_ms``.
 
     Never raises: a source that fails or is late is left out and named in ``degradations``.
@@ -93,7 +95,7 @@ async def gather(sources: Sources, budgets: Budgets, timeout_ms: int, query: str
     if found is not None:
         notes.extend(found.degradations)
     scenes: list[SceneEntry] = got.get("scenes") or []
-    system = system_block(got.get("persona"), scenes, budgets)
+    system = system_block(got.get("persona"), scenes, budgets, tools=tools)
     memories = memories_block(
         found.hits if found is not None else (),
         budgets.total_chars - len(system) - 1,

@@ -82,7 +82,8 @@ def test_the_example_agent_loop_with_a_scripted_model(
     assert replies == ["Nice to meet you, Maya! Rosemary it is.", "Your cat is called Rosemary."]
     second = openai_server.bodies("chat")[1]["messages"]
     assert "Rosemary" in second[-1]["content"]  # recall's context went into the second prompt
-    assert "<memory-tools-guide>" in second[0]["content"]
+    # The loop gives its model no memory tools: the guide to them is left out.
+    assert "<memory-tools-guide>" not in second[0]["content"]
     with Memory.open(tmp_path / "mem", read_only=True) as mem:
         stored = [m.content for m in mem.messages(user_id="maya")]
     assert stored == [lines[0], replies[0], lines[1], replies[1]]  # once each, the prompts clean

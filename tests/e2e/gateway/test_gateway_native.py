@@ -30,6 +30,7 @@ def seeded(http: httpx.Client, user: str, session: str = "chat-1") -> list[dict[
 
 NATIVE_ROUTES = {
     ("POST", "/v1/capture"),
+    ("POST", "/v1/remember"),
     ("POST", "/v1/recall"),
     ("POST", "/v1/turns/before-prompt"),
     ("POST", "/v1/turns/committed"),
@@ -177,18 +178,18 @@ def test_turn_lifecycle_routes(http: httpx.Client, user: str) -> None:
     before = http.post(
         "/v1/turns/before-prompt",
         json={
-            "prompt": "What is my dog called?",
+            "prompt": "What is my dog named?",
             "session_key": "t",
             "transcript_length": 0,
             "user_id": user,
         },
     ).json()
     assert "Biscuit" in before["prepend_context"]
-    polluted = f"{before['prepend_context']}\n\nWhat is my dog called?"
+    polluted = f"{before['prepend_context']}\n\nWhat is my dog named?"
     turn = {"messages": [{"role": "user", "content": polluted}, {"role": "assistant", "content": "Biscuit."}]}
     done = http.post("/v1/turns/committed", json={**turn, "session_key": "t", "user_id": user}).json()
     assert done["method"] == "position" and done["replaced"]
-    assert [m["content"] for m in done["stored"]] == ["What is my dog called?", "Biscuit."]
+    assert [m["content"] for m in done["stored"]] == ["What is my dog named?", "Biscuit."]
 
 
 def test_pipeline_control_reindex_and_import(http: httpx.Client, user: str) -> None:

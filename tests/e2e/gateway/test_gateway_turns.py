@@ -36,7 +36,7 @@ def test_the_whole_transcript_sent_three_times_stores_each_message_once(
     turns = [
         ("I just adopted a cat named Miso.", "Congratulations on Miso!"),
         ("Miso likes to sleep on my keyboard.", "Cats love warm keyboards."),
-        ("What is my cat called?", "Your cat is called Miso."),
+        ("What is my cat named?", "Your cat is called Miso."),
     ]
     injected = 0
     for prompt, reply in turns:
