@@ -57,6 +57,8 @@ def invoke(*args: str, server: ScriptedOpenAIServer | None = None) -> tuple[int,
             "MEMSTRATA_PIPELINE__ENGINE": "llm",
             "MEMSTRATA_LLM__BASE_URL": server.base_url,
             "MEMSTRATA_LLM__MODEL": "cli-test-model",
+            # Each scripted fault must reach the stage (no per-call retry uses up the script).
+            "MEMSTRATA_LLM__RETRIES": "0",
         }
     r = runner.invoke(app, list(args), env=env)
     return r.exit_code, r.output

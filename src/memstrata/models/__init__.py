@@ -7,9 +7,11 @@ state       durable pipeline state: SessionState (L1), TenantState (L2/L3), Swee
 forgetting  what erasing a tenant, a retention sweep and an export report
 engine_io   what engines see and answer: windows, drafts, dedup, consolidation, persona requests
 chat        chat messages, tool calls and replies
+degradations  counts of what an engine got by without (for status)
 """
 
-from memstrata.models.chat import ChatMessage, ChatReply, ToolCall, ToolSpec
+from memstrata.models.chat import ChatMessage, ChatReply, ResponseSchema, ToolCall, ToolSpec
+from memstrata.models.degradations import Degradations
 from memstrata.models.engine_io import (
     AtomDraft,
     ConsolidationResult,
@@ -35,6 +37,7 @@ __all__ = [
     "ConsolidationResult",
     "DedupAction",
     "DedupDecision",
+    "Degradations",
     "Erased",
     "ExportReport",
     "ExtractionWindow",
@@ -46,6 +49,7 @@ __all__ = [
     "MessageFilter",
     "NewMessage",
     "Persona",
+    "ResponseSchema",
     "Role",
     "Scene",
     "SceneEntry",
