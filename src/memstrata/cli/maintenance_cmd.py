@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from memstrata.cli.common import DataDir, Format, console, emit, iso, open_memory
+from memstrata.cli.common import DataDir, Format, console, emit, iso, open_memory, print_degradations
 from memstrata.models import TenantStatus
 
 
@@ -35,6 +35,7 @@ def status(
         console.print(f"retention sweep last ran {iso(st.last_sweep)} UTC")
     for note in ([st.vectors_note] if st.vectors_note else []) + list(st.problems):
         console.print(f"[yellow]degraded[/yellow] {escape(note)}", soft_wrap=True)
+    print_degradations(st)
     emit(
         list(st.sessions),
         fmt,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from memstrata.models.records import Tenant
 
@@ -42,7 +43,8 @@ class Status:
     is what a default search runs now (``hybrid`` or ``keyword``); ``vectors_note`` says why stored
     vectors cannot be used; ``unembedded`` counts records waiting for a vector; ``problems`` lists
     what the store found wrong (unreadable files, mirrors out of step, embedding failures, a
-    failing retention sweep); ``last_sweep`` is when the retention sweep last ran."""
+    failing retention sweep); ``last_sweep`` is when the retention sweep last ran; ``degradations``
+    counts what the engines got by without since the memory opened."""
 
     sessions: tuple[SessionStatus, ...]
     messages: int
@@ -55,3 +57,6 @@ class Status:
     read_only: bool = False
     problems: tuple[str, ...] = ()
     last_sweep: int | None = None  # when the retention sweep last ran, ms
+    # What the engines got by without, by name (see ``models.degradations``): a server without
+    # structured outputs, prompts shrunk to fit the context, truncated replies, dropped items.
+    degradations: Mapping[str, int] = field(default_factory=dict)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 
 from memstrata.models import SessionState, SessionStatus, Tenant
@@ -23,6 +24,17 @@ from memstrata.settings import PipelineSettings
 
 log = logging.getLogger(__name__)
 Key = tuple[Tenant, str]
+
+
+@dataclass(slots=True)
+class L1Tally:
+    """What a set of L1 runs did, for reports and progress: runs that ran (a session another
+    process holds, or one not due, is no run), runs that failed, atoms they committed (a run that
+    failed part-way counts the windows it committed)."""
+
+    runs: int = 0
+    failed: int = 0
+    atoms: int = 0
 
 
 class Scheduler:
@@ -90,12 +102,13 @@ class Scheduler:
             await asyncio.gather(*(self.run_session(t, k) for t, k in due))
             ran += len(due)
 
-    async def flush(self, keys: list[Key] | None = None) -> int:
-        """Run L1 now on what is pending, due or not: every session with a backlog, or ``keys``."""
+    async def flush(self, keys: list[Key] | None = None, tally: L1Tally | None = None) -> int:
+        """Run L1 now on what is pending, due or not: every session with a backlog, or ``keys``.
+        Returns the sessions run; ``tally`` (if given) adds what they did."""
         if keys is None:
             backlog = await asyncio.to_thread(self._store.pipeline.backlog)
             keys = [(t, k) for t, k, _ in backlog]
-        await asyncio.gather(*(self.run_session(t, k, force=True) for t, k in keys))
+        await asyncio.gather(*(self.run_session(t, k, force=True, tally=tally) for t, k in keys))
         return len(keys)
 
     async def flush_touched(self) -> int:
@@ -104,7 +117,9 @@ class Scheduler:
         backlog = await asyncio.to_thread(self._store.pipeline.backlog)
         return await self.flush([(t, k) for t, k, _ in backlog if (t, k) in self.touched])
 
-    async def run_session(self, tenant: Tenant, session_key: str, *, force: bool = False) -> L1Report | None:
+    async def run_session(
+        self, tenant: Tenant, session_key: str, *, force: bool = False, tally: L1Tally | None = None
+    ) -> L1Report | None:
         """One L1 run of the session (when due, or ``force``). Returns its report, or None when it
         did not run or failed (the failure is recorded in the session state and retried)."""
         async with self._runs.hold((tenant, session_key)):
@@ -117,11 +132,17 @@ class Scheduler:
                     state = await asyncio.to_thread(self._store.pipeline.session, tenant, session_key)
                     if not force and not rules.is_due(state, self._clock.now_ms()):
                         return None
+                    if tally is not None:
+                        tally.runs += 1
                     report = await self._l1.run(tenant, session_key, progress)
                     await asyncio.to_thread(self._succeeded, tenant, session_key)
             except Exception as exc:  # noqa: BLE001 - every failure is recorded, logged and retried
                 await self._record_failure(tenant, session_key, exc)
                 report = None
+                if tally is not None:
+                    tally.failed += 1
+            if tally is not None:
+                tally.atoms += progress.atoms
             # Windows committed before a failure count too: their atoms need L2 all the same.
             if progress.atoms and self._on_atoms is not None:
                 await asyncio.to_thread(self._on_atoms, tenant)
