@@ -120,10 +120,11 @@ def engines(
     from memstrata.engines.llm.l1 import LLMDeduplicator, LLMExtractor
 
     chat = model or chat_model(settings, degradations)
+    # The first reply budget is the model's own (llm.max_tokens for the OpenAI-compatible one);
+    # a truncated reply is asked again with more, up to the cap.
     extractor = LLMExtractor(
         chat,
         degradations=degradations,
-        max_tokens=settings.llm.max_tokens,
         max_tokens_cap=max(settings.llm.max_tokens_cap, settings.llm.max_tokens),
     )
     return extractor, LLMDeduplicator(chat, degradations=degradations)

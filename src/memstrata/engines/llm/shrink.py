@@ -65,8 +65,8 @@ async def fit_window(
         if reply.finish_reason != "length":
             return parse(reply, window)
         counts.add("truncated_replies")
-        used = tokens or reply.completion_tokens or 1
-        if not grew and used * 2 <= budget.cap:
+        used = tokens or reply.completion_tokens  # 0: the budget is unknown, so it cannot grow
+        if not grew and used and used * 2 <= budget.cap:
             logger.info("reply cut at %d tokens: asking again with %d", used, used * 2)
             tokens, grew = used * 2, True
             continue
