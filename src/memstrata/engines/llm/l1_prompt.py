@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memstrata.engines.llm.language import RULE as LANGUAGE_RULE
 from memstrata.engines.llm.language import language_line
@@ -155,17 +155,44 @@ Memory fields:
 """
 
 
+class SchemaDates(BaseModel):
+    """The metadata the schema allows: a small model given a free-form object fills it with
+    invented keys until its reply is cut off."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    activity_start: str | None = Field(None, max_length=32, description="ISO 8601 date or time")
+    activity_end: str | None = Field(None, max_length=32, description="ISO 8601 date or time")
+
+
+def _said(name: str) -> str | None:
+    return ExtractedMemory.model_fields[name].description
+
+
+class SchemaMemory(BaseModel):
+    """``ExtractedMemory`` as the schema bounds it (lengths and counts keep a reply finite)."""
+
+    content: str = Field(min_length=1, max_length=400, description=_said("content"))
+    type: AtomType = Field(description=_said("type"))
+    priority: int = Field(50, description=_said("priority"))
+    source_message_ids: list[str] = Field(
+        default_factory=list, max_length=10, description=_said("source_message_ids")
+    )
+    metadata: SchemaDates | None = Field(None, description=_said("metadata"))
+
+
 class SchemaSegment(SceneSegment):
     """``SceneSegment`` with its memories typed: the shape the JSON schema asks for."""
 
-    memories: list[ExtractedMemory] = Field(description="the memories of this topic")
+    scene_name: str = Field("", max_length=60)
+    memories: list[SchemaMemory] = Field(max_length=12, description="the memories of this topic")
 
 
 class ExtractionReply(BaseModel):
     """The whole reply, as a server with structured outputs is asked to constrain it."""
 
     scenes: list[SchemaSegment] = Field(
-        description="one segment per topic; [] when nothing is worth remembering"
+        max_length=8, description="one segment per topic; [] when nothing is worth remembering"
     )
 
 
