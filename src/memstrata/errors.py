@@ -17,6 +17,8 @@
     ├── EmbeddingError           the embedder failed (timeout, HTTP error, wrong dimensions)
     ├── EngineError              an engine could not finish a stage; the stage is retried later
     │   ├── ModelError           the chat model failed (timeout, HTTP status, refused)
+    │   │   ├── ContextLengthError   the prompt does not fit the model's context window
+    │   │   └── ToolsUnsupportedError the server has no tool calling (400 to ``tools``)
     │   └── ParseError           the model's reply could not be turned into the expected shape
     └── RemoteError              a memstrata server failed or could not be reached (HTTP client)
         └── CircuitOpenError     the client stopped calling a failing server for a while
@@ -156,6 +158,16 @@ class EngineError(MemstrataError):
 
 class ModelError(EngineError):
     """The chat model failed: timeout, HTTP status, connection."""
+
+
+class ContextLengthError(ModelError):
+    """The server refused the prompt as longer than the model's context window (llama.cpp, vLLM
+    and OpenAI each answer 400 with their own wording). The caller can send less and try again."""
+
+
+class ToolsUnsupportedError(ModelError):
+    """The server refused a request because it carried ``tools`` (no tool-calling template or
+    support). The tool loop then speaks its JSON action protocol instead."""
 
 
 class ParseError(EngineError):

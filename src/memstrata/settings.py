@@ -94,7 +94,16 @@ class LLMSettings(_Section):
     model: str = ""
     timeout_seconds: float = 60.0
     max_tokens: int = 4096
-    json_mode: bool = True
+    json_mode: bool = True  # False: never send response_format (as structured_output "off")
+    # "auto" probes json_schema, then json_object, then nothing, once per endpoint (docs/llm.md).
+    structured_output: Literal["auto", "json_schema", "json_object", "off"] = "auto"
+    # "auto": the server's tool calling, the JSON action protocol once the server refuses tools.
+    tool_calling: Literal["auto", "native", "json"] = "auto"
+    retries: Annotated[int, Field(ge=0)] = 2  # per call, on timeouts, lost connections, 429, 5xx
+    retry_backoff_seconds: Annotated[float, Field(ge=0)] = 1.0  # doubled after each retry
+    concurrency: Annotated[int, Field(ge=0)] = 0  # requests in flight; 0 no cap (one-slot servers: 1)
+    # The largest max_tokens a truncated reply (finish_reason "length") is retried with.
+    max_tokens_cap: Annotated[int, Field(ge=1)] = 8192
 
 
 class PipelineSettings(_Section):

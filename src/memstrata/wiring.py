@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +17,7 @@ from memstrata.engines.offline import (
 from memstrata.errors import ConfigError, MissingExtraError
 from memstrata.interchange.migrate.copy import MigrationReport, Progress, copy_memory
 from memstrata.leftovers import remove_stale_temporaries
+from memstrata.models import Degradations
 from memstrata.ports import (
     ChatModel,
     Clock,
@@ -49,6 +50,8 @@ class Parts:
     deduplicator: Deduplicator
     upper: UpperLayers | None
     read_only: bool = False
+    # What the engines got by without (status shows it); shared by the chat model and the engines.
+    degradations: Degradations = field(default_factory=Degradations)
 
 
 def is_database_url(location: str | Path) -> bool:
@@ -89,42 +92,73 @@ def _postgres(url: str, read_only: bool) -> PostgresStore:
     return PostgresStore(url, read_only=read_only)
 
 
-def chat_model(settings: Settings) -> ChatModel:
+def chat_model(settings: Settings, degradations: Degradations | None = None) -> ChatModel:
     from memstrata.llm.openai_compat import OpenAIChatModel
 
     s = settings.llm
     if not (s.base_url and s.model):
         raise ConfigError("the llm engine needs llm.base_url and llm.model (MEMSTRATA_LLM__BASE_URL, ...)")
-    return OpenAIChatModel(s.base_url, s.api_key, s.model, s.timeout_seconds, s.max_tokens, s.json_mode)
+    return OpenAIChatModel(
+        s.base_url,
+        s.api_key,
+        s.model,
+        s.timeout_seconds,
+        s.max_tokens,
+        s.json_mode,
+        structured_output=s.structured_output,
+        retries=s.retries,
+        backoff_seconds=s.retry_backoff_seconds,
+        concurrency=s.concurrency,
+        degradations=degradations,
+    )
 
 
-def engines(settings: Settings, model: ChatModel | None = None) -> tuple[Extractor, Deduplicator]:
+def engines(
+    settings: Settings, model: ChatModel | None = None, degradations: Degradations | None = None
+) -> tuple[Extractor, Deduplicator]:
     if settings.pipeline.engine == "offline" and model is None:
         return OfflineExtractor(), OfflineDeduplicator()
     from memstrata.engines.llm.l1 import LLMDeduplicator, LLMExtractor
 
-    chat = model or chat_model(settings)
-    return LLMExtractor(chat), LLMDeduplicator(chat)
+    chat = model or chat_model(settings, degradations)
+    # The first reply budget is the model's own (llm.max_tokens for the OpenAI-compatible one);
+    # a truncated reply is asked again with more, up to the cap.
+    extractor = LLMExtractor(
+        chat,
+        degradations=degradations,
+        max_tokens_cap=max(settings.llm.max_tokens_cap, settings.llm.max_tokens),
+    )
+    return extractor, LLMDeduplicator(chat, degradations=degradations)
 
 
-def writers(settings: Settings, model: ChatModel | None = None) -> tuple[SceneWriter, PersonaWriter]:
+def writers(
+    settings: Settings, model: ChatModel | None = None, degradations: Degradations | None = None
+) -> tuple[SceneWriter, PersonaWriter]:
     """The L2/L3 engine: offline by default, the llm one with a model (as for L1)."""
     if settings.pipeline.engine == "offline" and model is None:
         return OfflineSceneWriter(), OfflinePersonaWriter(settings.persona.max_chars)
     from memstrata.engines.llm.l2 import LLMSceneWriter
     from memstrata.engines.llm.l3 import LLMPersonaWriter
 
-    chat = model or chat_model(settings)
-    return LLMSceneWriter(chat, settings.persona), LLMPersonaWriter(chat, settings.persona)
+    chat = model or chat_model(settings, degradations)
+    protocol = settings.llm.tool_calling
+    return (
+        LLMSceneWriter(chat, settings.persona, tool_calling=protocol, degradations=degradations),
+        LLMPersonaWriter(chat, settings.persona, tool_calling=protocol, degradations=degradations),
+    )
 
 
 def upper_layers(
-    settings: Settings, location: str | Path, model: ChatModel | None = None, store: Store | None = None
+    settings: Settings,
+    location: str | Path,
+    model: ChatModel | None = None,
+    store: Store | None = None,
+    degradations: Degradations | None = None,
 ) -> UpperLayers:
     """The L2/L3 stores (files under ``<data dir>/profiles``, or the rows of the PostgreSQL
     ``store`` opened on ``location``) and the L2/L3 writers."""
     p = settings.persona
-    scene_writer, persona_writer = writers(settings, model)
+    scene_writer, persona_writer = writers(settings, model, degradations)
     if is_database_url(location):
         from memstrata.stores.postgres.store import PostgresStore
 
@@ -170,18 +204,21 @@ def assemble(
     chosen = embedder_from_settings(settings.embedding) if embedder == "settings" else embedder
     if isinstance(chosen, str):
         raise ConfigError(f"embedder must be an Embedder, None or 'settings', not {chosen!r}")
-    extractor, deduplicator = engines(settings, chat)
+    counts = Degradations()
+    if chat is None and settings.pipeline.engine == "llm":
+        chat = chat_model(settings, counts)  # one model (and one probe of the server) for all stages
+    extractor, deduplicator = engines(settings, chat, counts)
     where = store_location(settings, location)
     store = open_store(where, read_only=read_only, wait=wait, url=advertise_url)
     try:
         if not read_only and not is_database_url(where):  # the one writer now: nobody is mid-write
             remove_stale_temporaries(data_dir(where))
         vectors = VectorState(store.index, chosen, writable=not read_only)
-        upper = upper_layers(settings, where, chat, store)
+        upper = upper_layers(settings, where, chat, store, counts)
     except BaseException:
         store.close()
         raise
-    return Parts(store, clock or SystemClock(), vectors, extractor, deduplicator, upper, read_only)
+    return Parts(store, clock or SystemClock(), vectors, extractor, deduplicator, upper, read_only, counts)
 
 
 def migrate(

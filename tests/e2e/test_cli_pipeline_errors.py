@@ -5,6 +5,7 @@ a scripted OpenAI-compatible server on 127.0.0.1; everything else is real (files
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,8 @@ def invoke(*args: str, server: ScriptedOpenAIServer | None = None) -> tuple[int,
             "MEMSTRATA_PIPELINE__ENGINE": "llm",
             "MEMSTRATA_LLM__BASE_URL": server.base_url,
             "MEMSTRATA_LLM__MODEL": "cli-test-model",
+            # Each scripted fault must reach the stage (no per-call retry uses up the script).
+            "MEMSTRATA_LLM__RETRIES": "0",
         }
     r = runner.invoke(app, list(args), env=env)
     return r.exit_code, r.output
@@ -103,6 +106,23 @@ def test_import_names_an_l2_failure_and_exits_1(
     [tenant] = status_json(data)["tenants"]
     assert tenant["l2_attempts"] == 1 and "scene model down" in tenant["l2_error"]
     assert tenant["l2_cursor"] == 0 and tenant["l2_fire_at"] is not None  # retried later
+
+
+def test_an_l1_failure_is_no_progress_and_the_import_says_what_failed(
+    tmp_path: Path, seed: Path, openai_server: ScriptedOpenAIServer
+) -> None:
+    data = tmp_path / "data"
+    for _ in range(3):  # the import's run, then run_all's retry and the close's (due or not)
+        openai_server.enqueue_chat("I am sorry, I cannot help with that.")  # prose: no JSON
+
+    code, out = invoke("--data-dir", str(data), "import", str(seed), server=openai_server)
+
+    assert code == 1, out
+    text = words(out)
+    assert re.search(r"L1 extraction [━ ]*0/1", text), text  # not "1/1": nothing was extracted
+    assert re.search(r"L1 extraction failed [━ ]*1/1", text), text
+    assert re.search(r"extracted 0 sessions into 0 new atoms, \d+ failed runs", text), text
+    assert "pipeline error L1 maya/default/" in text and "ParseError: no JSON value" in text
 
 
 def test_import_names_an_l3_failure_and_exits_1(

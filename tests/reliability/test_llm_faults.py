@@ -85,7 +85,8 @@ FAILURES = [
 @pytest.fixture
 def memory(home: Path, clock: FakeClock, openai_server: ScriptedOpenAIServer) -> Iterator[Memory]:
     """Memory with the LLM engine on the loopback server, a 0.5 s client timeout, no embedder."""
-    chat = OpenAIChatModel(openai_server.base_url, "", MODEL, timeout_seconds=CLIENT_TIMEOUT)
+    # No per-call retries: each scripted fault must reach the scheduler, which retries the stage.
+    chat = OpenAIChatModel(openai_server.base_url, "", MODEL, timeout_seconds=CLIENT_TIMEOUT, retries=0)
     # L2 kept far off: every run_pending and every request here is L1's.
     pipeline = {"l2_delay_after_l1_seconds": 86_400}
     with Memory.open(home, clock=clock, embedder=None, chat_model=chat, pipeline=pipeline) as mem:
@@ -157,7 +158,7 @@ def test_a_failed_extraction_writes_nothing_and_the_retry_stores_each_atom_once(
 
     failed, retried = openai_server.bodies()
     assert failed["messages"] == retried["messages"]  # the same window, nothing skipped
-    assert retried["model"] == MODEL and retried["response_format"] == {"type": "json_object"}
+    assert retried["model"] == MODEL and retried["response_format"]["type"] == "json_schema"
     assert all(f"[{mid}]" in retried["messages"][1]["content"] for mid, _, _ in TURNS)
 
     memory.end_session(SESSION)  # nothing is pending: no call, nothing stored again

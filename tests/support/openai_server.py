@@ -61,6 +61,7 @@ class _Scripted:
     text: str = ""
     tool_calls: tuple[tuple[str, str], ...] = ()
     delay: float = 0.0
+    finish_reason: str | None = None
 
 
 @dataclass(slots=True)
@@ -117,9 +118,12 @@ class ScriptedOpenAIServer:
         """The JSON bodies of the requests made to one endpoint."""
         return [r.body for r in self.requests if r.endpoint == endpoint]
 
-    def enqueue_chat(self, text: str, *, tool_calls: Sequence[tuple[str, str]] = ()) -> None:
-        """Queue a chat reply; ``tool_calls`` are ``(name, arguments JSON)`` pairs."""
-        self._push("chat", _Scripted(text=text, tool_calls=tuple(tool_calls)))
+    def enqueue_chat(
+        self, text: str, *, tool_calls: Sequence[tuple[str, str]] = (), finish_reason: str | None = None
+    ) -> None:
+        """Queue a chat reply; ``tool_calls`` are ``(name, arguments JSON)`` pairs; ``finish_reason``
+        ``"length"`` plays a reply cut at max_tokens."""
+        self._push("chat", _Scripted(text=text, tool_calls=tuple(tool_calls), finish_reason=finish_reason))
 
     def enqueue_error(
         self, status: int, body: Mapping[str, Any] | str, *, endpoint: Endpoint = "chat"
@@ -213,7 +217,7 @@ def _chat_completion(body: Mapping[str, Any], item: _Scripted) -> dict[str, Any]
             {
                 "index": 0,
                 "message": message,
-                "finish_reason": "tool_calls" if item.tool_calls else "stop",
+                "finish_reason": item.finish_reason or ("tool_calls" if item.tool_calls else "stop"),
             }
         ],
         "usage": {

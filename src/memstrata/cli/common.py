@@ -20,6 +20,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from memstrata.errors import MemstrataError
+from memstrata.models import Status
 from memstrata.settings import load_settings
 from memstrata.sync import Memory
 
@@ -160,3 +161,10 @@ def emit(
     for r in records:
         table.add_row(*(str(get(r)) for _, get in columns))
     console.print(table)
+
+
+def print_degradations(status: Status) -> None:
+    """One line naming what the engines got by without (status and import show it)."""
+    if status.degradations:
+        counts = ", ".join(f"{name} {count}" for name, count in status.degradations.items())
+        console.print(f"[yellow]degraded[/yellow] engine: {counts}", soft_wrap=True)

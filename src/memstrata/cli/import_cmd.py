@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from memstrata import json_input
-from memstrata.cli.common import DataDir, console, fail_cleanly, open_memory
+from memstrata.cli.common import DataDir, console, fail_cleanly, open_memory, print_degradations
 from memstrata.interchange import TdaiImportReport, parse_import
 from memstrata.models import Status
 
@@ -100,8 +100,12 @@ def _import_seed(
         f"imported {r.sessions} sessions: {r.stored} messages stored, {r.duplicates} already present, "
         f"{r.dropped} dropped as noise; {status.atoms} memory atoms in store"
     )
+    if process:
+        failed = f", {r.failed} failed runs (see below)" if r.failed else ""
+        console.print(f"extracted {r.extracted} sessions into {r.atoms} new atoms{failed}")
     for note in r.degradations:
         console.print(f"[yellow]note[/yellow] {escape(note)}", soft_wrap=True)
+    print_degradations(status)
     _exit_on_pipeline_errors(status)
 
 

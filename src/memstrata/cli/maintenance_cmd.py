@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from memstrata.cli.common import DataDir, Format, console, emit, iso, open_memory
+from memstrata.cli.common import DataDir, Format, console, emit, iso, open_memory, print_degradations
 from memstrata.models import TenantStatus
 
 
@@ -40,6 +40,7 @@ def status(
         )
     for note in ([st.vectors_note] if st.vectors_note else []) + list(st.problems):
         console.print(f"[yellow]degraded[/yellow] {escape(note)}", soft_wrap=True)
+    print_degradations(st)
     emit(
         list(st.sessions),
         fmt,

@@ -88,7 +88,9 @@ class FacadeCore:
             tenants.hold if tenants else None,
             tenants.on_removed if tenants else None,
         )
-        self._pipeline = Pipeline(parts.store, self._scheduler, tenants, backlog, parts.clock, sweeper)
+        self._pipeline = Pipeline(
+            parts.store, self._scheduler, tenants, backlog, parts.clock, sweeper, parts.degradations
+        )
         self._recorder = Recorder(
             parts.store,
             parts.clock,

@@ -19,6 +19,7 @@ from memstrata.models import (
     NewMessage,
     Tenant,
 )
+from memstrata.pipeline.l1.scheduler import L1Tally
 
 CAPTURE_BATCH = 500
 # Tenants whose sessions are extracted at once during an import. Two kept both cores busy on the
@@ -46,13 +47,16 @@ class ImportMethods(FacadeCore):
                 if on_progress:
                     on_progress("L0 capture", done, total)
         if process:
-            await self._extract_in_lanes(sessions, on_progress)
-            await self._run_all()  # then L2 scenes and L3 personas of every tenant with new atoms
+            tally = await self._extract_in_lanes(sessions, on_progress)
+            upper = await self._run_all()  # then L2 scenes and L3 personas of every tenant with new atoms
+            report.extracted = tally.runs - tally.failed + upper.l1 - upper.l1_failed
+            report.failed = tally.failed + upper.l1_failed + upper.upper_failed
+            report.atoms = tally.atoms + upper.atoms
         return report
 
     async def _extract_in_lanes(
         self, sessions: Sequence[ImportSession], on_progress: ops.Progress | None
-    ) -> None:
+    ) -> L1Tally:
         """End every session, in order within a tenant (a later session's facts supersede an
         earlier one's), tenants side by side: one tenant's extraction (Python, one core) then
         overlaps another's embedding (numpy, off the GIL)."""
@@ -60,20 +64,24 @@ class ImportMethods(FacadeCore):
         for s in sessions:
             by_tenant.setdefault(s.tenant, []).append(s)
         lanes = asyncio.Semaphore(IMPORT_LANES)
-        ended = 0
+        # Progress says what happened: sessions extracted, and failed ones on a bar of their own
+        # (a failed session is recorded in status and retried; it is not "done").
+        tally = L1Tally()
 
         async def lane(group: list[ImportSession]) -> None:
-            nonlocal ended
             async with lanes:
                 for s in group:
-                    await self._end_session(s.tenant, s.session_key)
-                    ended += 1
+                    failed = tally.failed
+                    await self._scheduler.flush([(s.tenant, s.session_key)], tally)
                     if on_progress:
-                        on_progress("L1 extraction", ended, len(sessions))
+                        on_progress("L1 extraction", tally.runs - tally.failed, len(sessions))
+                        if tally.failed > failed:
+                            on_progress("L1 extraction failed", tally.failed, len(sessions))
 
         async with asyncio.TaskGroup() as tasks:
             for group in by_tenant.values():
                 tasks.create_task(lane(group))
+        return tally
 
     @operation(ops.ImportTdai)
     async def import_tdai(self, op: ops.ImportTdai) -> TdaiImportReport:

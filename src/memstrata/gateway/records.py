@@ -194,6 +194,11 @@ class StatusOut(Wire):
     query_embedding: QueryEmbeddingOut | None = Field(
         default=None, description="How search queries were embedded: batched passes, cache hits."
     )
+    degradations: dict[str, int] = Field(
+        default_factory=dict,
+        description="What the engines got by without since the server started, by name "
+        "(structured_output_fallback, context_shrunk, truncated_replies, dropped_items, ...).",
+    )
 
 
 class ErasedOut(Wire):
@@ -233,11 +238,17 @@ class ImportOut(Wire):
     repeated: int
     dropped: int
     degradations: list[str]
+    extracted: int = Field(0, description="Sessions extracted by L1 (with processing).")
+    failed: int = Field(0, description="L1 sessions and L2/L3 tenants whose run failed (see status).")
+    atoms: int = Field(0, description="Atoms L1 made.")
 
 
 class RunAllOut(Wire):
-    l1: int
-    upper: int
+    l1: int = Field(description="L1 session runs attempted.")
+    upper: int = Field(description="L2 and L3 runs attempted.")
+    l1_failed: int = Field(0, description="L1 runs that failed (recorded in status, retried later).")
+    atoms: int = Field(0, description="Atoms L1 committed in this call.")
+    upper_failed: int = Field(0, description="Tenants whose L2 or L3 run is failing after this call.")
 
 
 class DeletedOut(BaseModel):

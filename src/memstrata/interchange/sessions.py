@@ -20,7 +20,9 @@ class ImportSession:
 
 @dataclass(slots=True)
 class ImportReport:
-    """What ``import_sessions`` stored, per message outcome (see ``CaptureResult``)."""
+    """What ``import_sessions`` stored, per message outcome (see ``CaptureResult``), and what
+    processing did: sessions ``extracted``, runs that ``failed`` (L1 sessions and L2/L3 tenants,
+    each recorded in ``status`` and retried later) and the ``atoms`` L1 made."""
 
     sessions: int = 0
     stored: int = 0
@@ -28,6 +30,9 @@ class ImportReport:
     repeated: int = 0
     dropped: int = 0
     degradations: list[str] = field(default_factory=list)
+    extracted: int = 0
+    failed: int = 0
+    atoms: int = 0
 
     def add(self, r: CaptureResult) -> None:
         self.stored += len(r.stored)

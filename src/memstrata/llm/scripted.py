@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memstrata.errors import ModelError
-from memstrata.models import ChatMessage, ChatReply, ToolSpec
+from memstrata.models import ChatMessage, ChatReply, ResponseSchema, ToolSpec
 
 Reply = str | ChatReply
 Responder = Callable[[Sequence[ChatMessage]], Reply]
@@ -29,6 +29,8 @@ class ScriptedCall:
     messages: tuple[ChatMessage, ...]
     json_mode: bool
     tools: tuple[ToolSpec, ...]
+    schema: ResponseSchema | None = None
+    max_tokens: int | None = None
 
 
 class ScriptedChatModel:
@@ -58,10 +60,12 @@ class ScriptedChatModel:
         messages: Sequence[ChatMessage],
         *,
         json_mode: bool = False,
+        schema: ResponseSchema | None = None,
         tools: Sequence[ToolSpec] = (),
+        max_tokens: int | None = None,
     ) -> ChatReply:
         """Record the call, then answer with the next queued reply (or the responder's)."""
-        self.calls.append(ScriptedCall(tuple(messages), json_mode, tuple(tools)))
+        self.calls.append(ScriptedCall(tuple(messages), json_mode, tuple(tools), schema, max_tokens))
         if self._queue:
             reply = self._queue.popleft()
         elif self.responder is not None:

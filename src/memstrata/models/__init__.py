@@ -8,9 +8,11 @@ forgetting  what erasing a tenant, a retention sweep and an export report
 engine_io   what engines see and answer: windows, drafts, dedup, consolidation, persona requests
 chat        chat messages, tool calls and replies
 keys        a server's scoped API keys (stored as digests)
+degradations  counts of what an engine got by without (for status)
 """
 
-from memstrata.models.chat import ChatMessage, ChatReply, ToolCall, ToolSpec
+from memstrata.models.chat import ChatMessage, ChatReply, ResponseSchema, ToolCall, ToolSpec
+from memstrata.models.degradations import Degradations
 from memstrata.models.engine_io import (
     AtomDraft,
     ConsolidationResult,
@@ -49,6 +51,7 @@ __all__ = [
     "Counts",
     "DedupAction",
     "DedupDecision",
+    "Degradations",
     "Erased",
     "ExportReport",
     "ExtractionWindow",
@@ -63,6 +66,7 @@ __all__ = [
     "Persona",
     "QueryEmbeddingStatus",
     "Reach",
+    "ResponseSchema",
     "Role",
     "Scene",
     "SceneEntry",

@@ -30,8 +30,21 @@ class ToolSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class ResponseSchema:
+    """The JSON schema a reply must follow (a pydantic model's ``model_json_schema()``), for
+    servers that constrain their output to it (``response_format`` of type ``json_schema``)."""
+
+    name: str
+    schema: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class ChatReply:
+    """The first choice of a completion. ``finish_reason`` is ``length`` when the reply was cut at
+    ``max_tokens`` (its JSON is then usually incomplete)."""
+
     content: str
     tool_calls: tuple[ToolCall, ...] = ()
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    finish_reason: str = "stop"

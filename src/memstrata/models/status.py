@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from memstrata.models.records import Tenant
 
@@ -64,7 +65,7 @@ class Status:
     what the store found wrong (unreadable files, mirrors out of step, embedding failures, a
     failing retention sweep); ``last_sweep`` is when the retention sweep last ran;
     ``query_embedding``: how search queries were embedded (batched, cached), None without an
-    embedder."""
+    embedder; ``degradations`` counts what the engines got by without since the memory opened."""
 
     sessions: tuple[SessionStatus, ...]
     messages: int
@@ -78,6 +79,10 @@ class Status:
     problems: tuple[str, ...] = ()
     last_sweep: int | None = None  # when the retention sweep last ran, ms
     query_embedding: QueryEmbeddingStatus | None = None
+
+    # What the engines got by without, by name (see ``models.degradations``): a server without
+    # structured outputs, prompts shrunk to fit the context, truncated replies, dropped items.
+    degradations: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

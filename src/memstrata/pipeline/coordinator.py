@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from memstrata.errors import ConfigError
 from memstrata.forgetting.sweep import Sweeper
-from memstrata.models import Status, Tenant
+from memstrata.models import Degradations, Status, Tenant
 from memstrata.pipeline.embedding import EmbeddingBacklog
-from memstrata.pipeline.l1.scheduler import Scheduler
+from memstrata.pipeline.l1.scheduler import L1Tally, Scheduler
 from memstrata.pipeline.upper.scheduler import TenantScheduler
 from memstrata.ports import Clock, Store
 from memstrata.recall.heat import HeatLedger
@@ -32,10 +32,21 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True, slots=True)
 class RunAllReport:
-    """Runs attempted by ``run_all``, per layer."""
+    """What ``run_all`` did, per layer: runs attempted (``l1`` sessions, ``upper`` L2 and L3
+    runs), how many failed (each is recorded in ``status`` and retried later) and the atoms L1
+    committed. ``l1`` is 0 when every session was already extracted (by ``end_session`` or the
+    background loop): ``atoms`` then is 0 too, and the store's count is in ``status``."""
 
     l1: int
     upper: int  # L2 and L3 runs
+    l1_failed: int = 0
+    atoms: int = 0
+    upper_failed: int = 0  # tenants whose L2 or L3 run is failing after this call
+
+    @property
+    def ok(self) -> bool:
+        """Nothing failed."""
+        return not (self.l1_failed or self.upper_failed)
 
 
 class Pipeline:
@@ -49,8 +60,10 @@ class Pipeline:
         embedding: EmbeddingBacklog,
         clock: Clock,
         sweeper: Sweeper | None = None,
+        degradations: Degradations | None = None,
     ) -> None:
         self._store = store
+        self.degradations = degradations if degradations is not None else Degradations()
         self.sessions = sessions
         self.tenants = tenants
         self.embedding = embedding
@@ -121,11 +134,15 @@ class Pipeline:
             await self._sweep_due()
             while await asyncio.to_thread(functools.partial(self.embedding.drain, force=True)):
                 pass
-            l1 = await self.sessions.flush()
+            tally = L1Tally()
+            await self.sessions.flush(tally=tally)
             if self.tenants is None:
-                return RunAllReport(l1, 0)
+                return RunAllReport(tally.runs, 0, tally.failed, tally.atoms)
             known = await asyncio.to_thread(self.known_tenants)
-            return RunAllReport(l1, await self.tenants.flush(known))
+            upper = await self.tenants.flush(known)
+            states = await asyncio.to_thread(self.tenants.status)
+            failing = {t.tenant for t in states if t.l2_error or t.l3_error}
+            return RunAllReport(tally.runs, upper, tally.failed, tally.atoms, len(failing & set(known)))
 
     async def _sweep_due(self) -> int:
         """Run the retention sweep when it is due; 1 when it removed or flagged anything. A failure
@@ -179,6 +196,7 @@ class Pipeline:
             problems=tuple(problems),
             last_sweep=self.sweeper.last_run() if self.sweeper is not None else None,
             query_embedding=vectors.queries.status() if vectors.queries is not None else None,
+            degradations=self.degradations.snapshot(),
         )
 
     def known_tenants(self) -> list[Tenant]:

@@ -8,6 +8,7 @@ from typing import Protocol, runtime_checkable
 from memstrata.models import (
     ChatMessage,
     ChatReply,
+    ResponseSchema,
     ToolSpec,
     Vectors,
 )
@@ -64,12 +65,22 @@ class QueryFirstEmbedder(Embedder, Protocol):
 
 
 class ChatModel(Protocol):
-    """One chat completion. Raises ``ModelError`` on timeout, HTTP error or connection failure."""
+    """One chat completion. Raises ``ModelError`` on timeout, HTTP error or connection failure,
+    ``ContextLengthError`` when the prompt does not fit the model's context and
+    ``ToolsUnsupportedError`` when the server refuses ``tools``.
+
+    ``json_mode`` asks for a JSON reply; ``schema`` (implies JSON) the reply's JSON schema, which
+    a server that supports structured outputs enforces and any other may ignore: the caller
+    still validates. ``max_tokens`` overrides the model's own cap for this call (a truncated reply
+    says ``finish_reason="length"``).
+    """
 
     async def complete(
         self,
         messages: Sequence[ChatMessage],
         *,
         json_mode: bool = False,
+        schema: ResponseSchema | None = None,
         tools: Sequence[ToolSpec] = (),
+        max_tokens: int | None = None,
     ) -> ChatReply: ...

@@ -205,9 +205,12 @@ def test_pipeline_control_reindex_and_import(http: httpx.Client, user: str) -> N
     }
     report = http.post("/v1/import", json={"data": seed, "process": True, "user_id": user}).json()
     assert report["stored"] == 1 and report["sessions"] == 1
+    assert (report["extracted"], report["failed"]) == (1, 0) and report["atoms"] >= 1
     assert http.get("/v1/counts", params={"user_id": user}).json()["atoms"] >= 1
     assert http.post("/v1/pipeline/run", json={}).json()["runs"] >= 0
-    assert set(http.post("/v1/pipeline/run-all").json()) == {"l1", "upper"}
+    ran = http.post("/v1/pipeline/run-all").json()
+    assert set(ran) == {"l1", "upper", "l1_failed", "atoms", "upper_failed"}
+    assert (ran["l1"], ran["atoms"], ran["l1_failed"]) == (0, 0, 0)  # the import extracted it all
     assert http.post("/v1/persona/request", json={"reason": "test", "user_id": user}).json() == {"ok": True}
     assert http.post("/v1/reindex").json()["embedded"] >= 0
     assert http.post("/v1/repair").json() == {"repaired": []}  # nothing broken

@@ -113,7 +113,7 @@ async def test_http_500_is_a_model_error_that_names_status_model_and_url_but_not
     openai_server: ScriptedOpenAIServer,
 ) -> None:
     openai_server.enqueue_error(500, f"upstream broke while using key {API_KEY}")
-    async with aclosing(OpenAIChatModel(openai_server.base_url, API_KEY, "test-model")) as chat:
+    async with aclosing(OpenAIChatModel(openai_server.base_url, API_KEY, "test-model", retries=0)) as chat:
         with pytest.raises(ModelError) as caught:
             await chat.complete(HELLO)
 
@@ -122,13 +122,13 @@ async def test_http_500_is_a_model_error_that_names_status_model_and_url_but_not
     assert "test-model" in message
     assert openai_server.base_url in message
     assert API_KEY not in message
-    assert len(openai_server.requests) == 1  # no SDK retries: the scheduler owns them
+    assert len(openai_server.requests) == 1  # no SDK retries; the adapter's own are off here
 
 
 async def test_timeout_is_a_model_error_and_returns_quickly(openai_server: ScriptedOpenAIServer) -> None:
     openai_server.enqueue_delay(10, "too late")
     async with aclosing(
-        OpenAIChatModel(openai_server.base_url, "", "test-model", timeout_seconds=0.5)
+        OpenAIChatModel(openai_server.base_url, "", "test-model", timeout_seconds=0.5, retries=0)
     ) as chat:
         started = time.monotonic()
         with pytest.raises(ModelError, match="timed out"):
@@ -140,7 +140,7 @@ async def test_unreachable_server_is_a_model_error() -> None:
     with socket.socket() as sock:  # a port that was free a moment ago: nothing listens there
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    async with aclosing(OpenAIChatModel(f"http://127.0.0.1:{port}/v1", "", "test-model")) as chat:
+    async with aclosing(OpenAIChatModel(f"http://127.0.0.1:{port}/v1", "", "test-model", retries=0)) as chat:
         with pytest.raises(ModelError, match="cannot connect"):
             await chat.complete(HELLO)
 
@@ -163,11 +163,11 @@ async def test_rejected_response_format_is_retried_without_it_and_never_sent_aga
 async def test_a_400_that_persists_without_response_format_keeps_json_mode(
     model: OpenAIChatModel, openai_server: ScriptedOpenAIServer
 ) -> None:
-    openai_server.enqueue_error(400, "context too long")
-    openai_server.enqueue_error(400, "context too long")
+    openai_server.enqueue_error(400, "messages[0].content: bad value")
+    openai_server.enqueue_error(400, "messages[0].content: bad value")
     openai_server.enqueue_chat("{}")
 
-    with pytest.raises(ModelError, match="HTTP 400: context too long"):
+    with pytest.raises(ModelError, match="HTTP 400: messages"):
         await model.complete(HELLO, json_mode=True)
     await model.complete(HELLO, json_mode=True)
 

@@ -16,7 +16,15 @@ from typing import Any
 from pydantic import BaseModel, Field, field_validator
 
 from memstrata.engines.llm.parsing import as_list, field_guide, parse_json, validate_items
-from memstrata.models import Atom, AtomDraft, ChatMessage, DedupAction, DedupDecision
+from memstrata.models import (
+    Atom,
+    AtomDraft,
+    ChatMessage,
+    DedupAction,
+    DedupDecision,
+    Degradations,
+    ResponseSchema,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -39,7 +47,7 @@ class DedupChoice(BaseModel):
     merged_content: str | None = Field(
         None,
         description="for merge only: one standalone statement combining the new memory and the "
-        "targets, keeping every name and date; else null",
+        "targets, keeping every name and date, in the language they are written in; else null",
     )
 
     @field_validator("action", mode="before")
@@ -56,6 +64,16 @@ class DedupChoice(BaseModel):
         if not isinstance(values, list):
             return value
         return [str(v).strip() for v in values if v is not None]
+
+
+class DedupReply(BaseModel):
+    """The whole reply, as a server with structured outputs is asked to constrain it."""
+
+    decisions: list[DedupChoice] = Field(description="one decision per new memory shown")
+
+
+# Sent with every dedup call; a server without structured outputs ignores it.
+SCHEMA = ResponseSchema("dedup_decisions", DedupReply.model_json_schema())
 
 
 SYSTEM_PROMPT = f"""\
@@ -88,7 +106,9 @@ def dedup_messages(drafts: Sequence[AtomDraft], candidates: Sequence[Sequence[At
     return [ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", "\n\n".join(blocks))]
 
 
-def parse_decisions(reply: str, candidates: Sequence[Sequence[Atom]]) -> list[DedupDecision]:
+def parse_decisions(
+    reply: str, candidates: Sequence[Sequence[Atom]], counts: Degradations | None = None
+) -> list[DedupDecision]:
     """Decisions from the model's reply, one at most per draft index, in index order.
 
     Dropped (logged): invalid items, indexes of drafts that had no candidates, repeated indexes.
@@ -100,7 +120,9 @@ def parse_decisions(reply: str, candidates: Sequence[Sequence[Atom]]) -> list[De
     data = parse_json(reply)
     if isinstance(data, dict) and "index" in data:
         data = [data]  # a single decision
-    choices = validate_items(as_list(data, "decisions", reply=reply), DedupChoice, what="dedup decisions")
+    choices = validate_items(
+        as_list(data, "decisions", reply=reply), DedupChoice, what="dedup decisions", counts=counts
+    )
     decisions: dict[int, DedupDecision] = {}
     for choice in choices:
         shown = 0 <= choice.index < len(candidates) and bool(candidates[choice.index])

@@ -14,10 +14,20 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from memstrata.engines.llm.language import RULE as LANGUAGE_RULE
+from memstrata.engines.llm.language import language_line
 from memstrata.engines.llm.parsing import as_list, field_guide, parse_json, validate_items
-from memstrata.models import AtomDraft, AtomType, ChatMessage, ExtractionWindow, Message
+from memstrata.models import (
+    AtomDraft,
+    AtomType,
+    ChatMessage,
+    Degradations,
+    ExtractionWindow,
+    Message,
+    ResponseSchema,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -130,6 +140,7 @@ message they appear in. Write the absolute date into the content and into metada
 4. Keep specifics: names, places, numbers, titles, dates. Skip greetings and small talk. Never \
 invent facts; an AI assistant's suggestions are not facts about anyone.
 5. Group the memories into scene segments, one per topic of the conversation.
+6. {LANGUAGE_RULE}
 
 Answer with JSON only:
 {{"scenes": [{{"scene_name": "...", "memories": [{{"content": "...", "type": "persona", \
@@ -144,6 +155,51 @@ Memory fields:
 """
 
 
+class SchemaDates(BaseModel):
+    """The metadata the schema allows: a small model given a free-form object fills it with
+    invented keys until its reply is cut off."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    activity_start: str | None = Field(None, max_length=32, description="ISO 8601 date or time")
+    activity_end: str | None = Field(None, max_length=32, description="ISO 8601 date or time")
+
+
+def _said(name: str) -> str | None:
+    return ExtractedMemory.model_fields[name].description
+
+
+class SchemaMemory(BaseModel):
+    """``ExtractedMemory`` as the schema bounds it (lengths and counts keep a reply finite)."""
+
+    content: str = Field(min_length=1, max_length=400, description=_said("content"))
+    type: AtomType = Field(description=_said("type"))
+    priority: int = Field(50, description=_said("priority"))
+    source_message_ids: list[str] = Field(
+        default_factory=list, max_length=10, description=_said("source_message_ids")
+    )
+    metadata: SchemaDates | None = Field(None, description=_said("metadata"))
+
+
+class SchemaSegment(SceneSegment):
+    """``SceneSegment`` with its memories typed: the shape the JSON schema asks for."""
+
+    scene_name: str = Field("", max_length=60)
+    memories: list[SchemaMemory] = Field(max_length=12, description="the memories of this topic")
+
+
+class ExtractionReply(BaseModel):
+    """The whole reply, as a server with structured outputs is asked to constrain it."""
+
+    scenes: list[SchemaSegment] = Field(
+        max_length=8, description="one segment per topic; [] when nothing is worth remembering"
+    )
+
+
+# Sent with every extraction call; a server without structured outputs ignores it.
+SCHEMA = ResponseSchema("memory_extraction", ExtractionReply.model_json_schema())
+
+
 def format_message(message: Message) -> str:
     """``[id] (ISO time, weekday) speaker: text``: the weekday helps resolve 'last Friday'."""
     when = datetime.fromtimestamp(message.timestamp / 1000, tz=UTC)
@@ -154,6 +210,9 @@ def format_message(message: Message) -> str:
 def extraction_messages(window: ExtractionWindow) -> list[ChatMessage]:
     """The chat to send for one window: the rules, then the background and the new messages."""
     parts: list[str] = []
+    if line := language_line(m.content for m in window.new):
+        parts.append(line.rstrip("\n"))
+        parts.append("")
     if window.background:
         parts.append("BACKGROUND (earlier messages, context only: do NOT extract memories from these):")
         parts.extend(format_message(m) for m in window.background)
@@ -163,7 +222,9 @@ def extraction_messages(window: ExtractionWindow) -> list[ChatMessage]:
     return [ChatMessage("system", SYSTEM_PROMPT), ChatMessage("user", "\n".join(parts))]
 
 
-def parse_extraction(reply: str, window: ExtractionWindow) -> list[AtomDraft]:
+def parse_extraction(
+    reply: str, window: ExtractionWindow, counts: Degradations | None = None
+) -> list[AtomDraft]:
     """Drafts from the model's reply. Invalid items are dropped (logged); raises ``ParseError``
     when the reply holds no usable JSON at all.
 
@@ -174,12 +235,12 @@ def parse_extraction(reply: str, window: ExtractionWindow) -> list[AtomDraft]:
     if isinstance(data, dict) and "memories" in data:
         data = [data]  # a single scene segment
     segments = validate_items(
-        _segment_items(as_list(data, "scenes", reply=reply)), SceneSegment, what="scenes"
+        _segment_items(as_list(data, "scenes", reply=reply)), SceneSegment, what="scenes", counts=counts
     )
     new_ids = [m.id for m in window.new]
     drafts: list[AtomDraft] = []
     for segment in segments:
-        for memory in validate_items(segment.memories, ExtractedMemory, what="memories"):
+        for memory in validate_items(segment.memories, ExtractedMemory, what="memories", counts=counts):
             drafts.append(
                 AtomDraft(
                     type=memory.type,

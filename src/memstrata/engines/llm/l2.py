@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from memstrata.engines.llm.l2_prompt import consolidation_messages
 from memstrata.engines.llm.sandbox import Sandbox
-from memstrata.engines.llm.tool_loop import persona_requests, run_tools
+from memstrata.engines.llm.tool_loop import Protocol, persona_requests, run_tools
 from memstrata.layers.l2.names import FOLDER
-from memstrata.models import ConsolidationResult
+from memstrata.models import ConsolidationResult, Degradations
 from memstrata.ports import ChatModel, ConsolidationRequest
 from memstrata.settings import PersonaSettings
 
@@ -22,9 +22,19 @@ class LLMSceneWriter:
     Raises ``ModelError`` when the model fails and ``EngineError`` when the loop times out.
     """
 
-    def __init__(self, model: ChatModel, settings: PersonaSettings) -> None:
+    def __init__(
+        self,
+        model: ChatModel,
+        settings: PersonaSettings,
+        *,
+        tool_calling: Protocol = "auto",
+        degradations: Degradations | None = None,
+    ) -> None:
         self.model = model
         self.settings = settings
+        # "auto" becomes "json" once a loop found the server without tool calling: not probed again.
+        self.tool_calling: Protocol = tool_calling
+        self.degradations = degradations if degradations is not None else Degradations()
 
     async def consolidate(self, request: ConsolidationRequest) -> ConsolidationResult:
         """One tool loop for the batch (none for an empty batch with no scene to rewrite)."""
@@ -56,5 +66,8 @@ class LLMSceneWriter:
             sandbox,
             max_steps=self.settings.tool_max_steps,
             time_limit=self.settings.tool_timeout_seconds,
+            protocol=self.tool_calling,
+            counts=self.degradations,
         )
+        self.tool_calling = result.protocol
         return ConsolidationResult(persona_requests=persona_requests(result.texts))

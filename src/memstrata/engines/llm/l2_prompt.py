@@ -7,6 +7,7 @@ Input: a ``ConsolidationRequest`` (the batch, the current scenes). Output: tool 
 
 from __future__ import annotations
 
+from memstrata.engines.llm.language import language_line
 from memstrata.layers.l2.scene_file import META_END, META_START, format_time
 from memstrata.models import Atom, ChatMessage
 from memstrata.ports import ConsolidationRequest
@@ -39,7 +40,9 @@ first merge 2-4 similar scenes into one and delete the others by writing exactly
 "## Preferences", "## Timeline" (dated events as "- **YYYY-MM-DD** what happened", oldest first), \
 "## Instructions". Name people instead of writing "the user"; write dates out; no XML or HTML tags.
 5. File names: lowercase words joined by hyphens, ending in .md.
-6. When a change matters for the person's overall profile (identity, relationships, work, values, \
+6. Write the summary and the body in the language the memory atoms are written in (Chinese atoms \
+make a Chinese scene); never translate names, places or quotes.
+7. When a change matters for the person's overall profile (identity, relationships, work, values, \
 a standing instruction), end your final answer with \
 [PERSONA_UPDATE_REQUEST]one-line reason[/PERSONA_UPDATE_REQUEST].
 When you are done, answer with one line saying what you changed, and call no tool."""
@@ -68,7 +71,8 @@ def consolidation_messages(request: ConsolidationRequest) -> list[ChatMessage]:
     else:
         head = f"There are no scenes yet (at most {request.max_scenes})."
     atoms = "\n".join(atom_line(a) for a in request.atoms)
-    user = f"{head}\n\nNew memory atoms to consolidate ({len(request.atoms)}):\n{atoms}"
+    language = language_line(a.content for a in request.atoms).replace("memory", "scene text")
+    user = f"{language}{head}\n\nNew memory atoms to consolidate ({len(request.atoms)}):\n{atoms}"
     if rewrite := _rewrite_section(request):
         user += rewrite
     return [

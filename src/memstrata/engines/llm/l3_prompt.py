@@ -10,6 +10,7 @@ per person, by section, most telling first, dated where they change, within the 
 from __future__ import annotations
 
 from memstrata.engines.llm.l2_prompt import atom_line
+from memstrata.engines.llm.language import language_line
 from memstrata.models import ChatMessage
 from memstrata.ports import PersonaRequest
 
@@ -28,7 +29,9 @@ to come, with their dates). In a bullet, join short facts with "; ". Put the mos
 first, say each fact once, and add the month and year to a fact that can change (a job, a home, a \
 relationship): "works as a nurse at the city hospital (May 2023)". One-off events (a trip, a \
 party, a bad day) belong in the scenes, not here. End with "## Instructions for the assistant", \
-listing every standing instruction. Stay within {max_chars} characters. No XML or HTML tags. Do \
+listing every standing instruction. Write in the language the scenes and memories are written in \
+(translate the headings too: a Chinese profile has Chinese headings), never translating names or \
+places. Stay within {max_chars} characters. No XML or HTML tags. Do \
 not write a scene navigation: the system appends it.
 When you are done, answer with one line saying what you changed, and call no tool."""
 
@@ -43,7 +46,9 @@ def persona_messages(request: PersonaRequest, max_chars: int = 800) -> list[Chat
     """The system rules (with the body's character budget) and what to write from."""
     changed = [s for s in request.scenes if s.name in request.changed][:CHANGED_SCENES]
     others = [s for s in request.scenes if s not in changed]
-    parts = [FIRST if request.first else INCREMENTAL]
+    language = language_line([*(s.body for s in changed), *(a.content for a in request.atoms)])
+    parts = [language.replace("every memory", "persona.md").strip()] if language else []
+    parts.append(FIRST if request.first else INCREMENTAL)
     if request.reasons:
         parts.append("Why now: " + "; ".join(request.reasons))
     if not request.first:

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import pydantic
 
 from memstrata.errors import ParseError
+from memstrata.models import Degradations
 
 logger = logging.getLogger(__name__)
 
@@ -63,8 +64,11 @@ def as_list(data: Any, key: str, *, reply: str) -> list[Any]:
     )
 
 
-def validate_items(items: Iterable[Any], model: type[M], *, what: str) -> list[M]:
-    """Each item validated as ``model``; invalid items are dropped and counted in one warning."""
+def validate_items(
+    items: Iterable[Any], model: type[M], *, what: str, counts: Degradations | None = None
+) -> list[M]:
+    """Each item validated as ``model``; invalid items are dropped, logged in one warning and
+    counted in ``counts`` as ``dropped_items`` (one bad item costs only itself)."""
     valid: list[M] = []
     problems: list[str] = []
     for position, item in enumerate(items):
@@ -75,6 +79,8 @@ def validate_items(items: Iterable[Any], model: type[M], *, what: str) -> list[M
             where = ".".join(str(part) for part in first["loc"]) or "item"
             problems.append(f"#{position} {where}: {first['msg']}")
     if problems:
+        if counts is not None:
+            counts.add("dropped_items", len(problems))
         logger.warning(
             "dropped %d of %d %s from the model's reply: %s",
             len(problems),

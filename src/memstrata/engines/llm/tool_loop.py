@@ -5,6 +5,11 @@ The model gets four tools over a ``Sandbox``: ``list_files``, ``read_file``, ``w
 too big, bad arguments) is answered with ``error: ...`` so the model can correct itself, and still
 counts. The loop ends when the model answers without tool calls, after ``max_steps`` steps (what
 was written stays), or raises ``EngineError`` when ``time_limit`` seconds pass.
+
+``protocol`` says how tools are called: ``native`` (the server's tool calling), ``json`` (the JSON
+action protocol of ``json_actions``, for servers without it) or ``auto`` (native, switching to
+JSON for good when the server refuses ``tools``; counted as ``tool_protocol_json``). An action
+written as text in a native loop is run too (counted as ``text_tool_calls``).
 """
 
 from __future__ import annotations
@@ -14,13 +19,15 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
 from memstrata import json_input
+from memstrata.engines.llm import json_actions
 from memstrata.engines.llm.sandbox import Sandbox
-from memstrata.errors import EngineError, InputError
-from memstrata.models import ChatMessage, ToolCall, ToolSpec
+from memstrata.errors import EngineError, InputError, ToolsUnsupportedError
+from memstrata.models import ChatMessage, ChatReply, Degradations, ToolCall, ToolSpec
 from memstrata.ports import ChatModel
 
 log = logging.getLogger(__name__)
@@ -53,6 +60,7 @@ _TOOLS: dict[str, tuple[str, type[BaseModel]]] = {
 TOOL_SPECS = tuple(
     ToolSpec(name, description, model.model_json_schema()) for name, (description, model) in _TOOLS.items()
 )
+Protocol = Literal["auto", "native", "json"]
 
 
 @dataclass(slots=True)
@@ -63,6 +71,7 @@ class LoopResult:
     steps: int = 0
     written: list[str] = field(default_factory=list)
     stopped: bool = False  # hit the step limit
+    protocol: Protocol = "auto"  # "json" once the loop spoke the JSON action protocol
 
 
 def persona_requests(texts: Sequence[str]) -> tuple[str, ...]:
@@ -100,36 +109,93 @@ async def run_tools(
     *,
     max_steps: int,
     time_limit: float,
+    protocol: Protocol = "auto",
+    counts: Degradations | None = None,
 ) -> LoopResult:
     """Drive the model until it stops calling tools. Raises ``ModelError`` (from the model) and
     ``EngineError`` on timeout."""
-    result = LoopResult()
+    result = LoopResult(protocol=protocol)
+    loop = _Loop(model, sandbox, max_steps, result, counts if counts is not None else Degradations())
     try:
         async with asyncio.timeout(time_limit):
-            await _loop(model, list(messages), sandbox, max_steps, result)
+            await loop.run(list(messages))
     except TimeoutError:
         raise EngineError(f"the tool loop did not finish within {time_limit:g} s") from None
     result.written = list(sandbox.written)
     return result
 
 
-async def _loop(
-    model: ChatModel, history: list[ChatMessage], sandbox: Sandbox, max_steps: int, result: LoopResult
-) -> None:
-    while True:
-        reply = await model.complete(history, tools=TOOL_SPECS)
-        history.append(ChatMessage("assistant", reply.content, tool_calls=reply.tool_calls))
-        result.texts.append(reply.content)
-        if not reply.tool_calls:
-            return
-        for call in reply.tool_calls:
-            if result.steps >= max_steps:
-                answer = "error: tool step limit reached; this call was not run"
-            else:
-                result.steps += 1
-                answer = await asyncio.to_thread(call_tool, sandbox, call)
-            history.append(ChatMessage("tool", answer, tool_call_id=call.id))
-        if result.steps >= max_steps:
-            log.warning("tool loop stopped after %d steps; keeping what was written", result.steps)
-            result.stopped = True
-            return
+class _Loop:
+    """One run of the loop: ask, run the calls, answer them, until the model is done."""
+
+    def __init__(
+        self, model: ChatModel, sandbox: Sandbox, max_steps: int, result: LoopResult, counts: Degradations
+    ) -> None:
+        self.model = model
+        self.sandbox = sandbox
+        self.max_steps = max_steps
+        self.result = result
+        self.counts = counts
+
+    async def run(self, history: list[ChatMessage]) -> None:
+        if self.result.protocol == "json":
+            history = _with_guide(history)
+        while True:
+            reply = await self._ask(history)
+            if reply is None:  # the server refused tools: speak JSON from now on
+                history = _with_guide(history)
+                continue
+            self.result.texts.append(reply.content)
+            calls, native, done = self._calls(reply)
+            history.append(ChatMessage("assistant", reply.content, tool_calls=tuple(calls) if native else ()))
+            for call in calls:
+                answer = await self._run(call)
+                if native:
+                    history.append(ChatMessage("tool", answer, tool_call_id=call.id))
+                else:
+                    history.append(ChatMessage("user", f"TOOL RESULT ({call.name}): {answer}"))
+            if done or not calls:
+                return
+            if self.result.steps >= self.max_steps:
+                log.warning("tool loop stopped after %d steps; keeping what was written", self.result.steps)
+                self.result.stopped = True
+                return
+
+    async def _ask(self, history: list[ChatMessage]) -> ChatReply | None:
+        if self.result.protocol == "json":
+            return await self.model.complete(history, json_mode=True, schema=json_actions.SCHEMA)
+        try:
+            return await self.model.complete(history, tools=TOOL_SPECS)
+        except ToolsUnsupportedError:
+            if self.result.protocol == "native":
+                raise
+            log.warning("the chat model refused tools; using the JSON action protocol")
+            self.counts.add("tool_protocol_json")
+            self.result.protocol = "json"
+            return None
+
+    def _calls(self, reply: ChatReply) -> tuple[list[ToolCall], bool, bool]:
+        """The reply's calls, whether they are the server's own, and whether the model is done."""
+        if reply.tool_calls:
+            return list(reply.tool_calls), True, False
+        found = json_actions.actions_in(reply.content, set(_TOOLS))
+        if found is None:
+            return [], False, True
+        calls, summary = found
+        if calls and self.result.protocol != "json":
+            self.counts.add("text_tool_calls")
+        return calls, False, summary is not None
+
+    async def _run(self, call: ToolCall) -> str:
+        if self.result.steps >= self.max_steps:
+            return "error: tool step limit reached; this call was not run"
+        self.result.steps += 1
+        return await asyncio.to_thread(call_tool, self.sandbox, call)
+
+
+def _with_guide(history: list[ChatMessage]) -> list[ChatMessage]:
+    """The history with the JSON protocol's instructions added to its system message."""
+    guide = json_actions.guide(TOOL_SPECS)
+    if history and history[0].role == "system":
+        return [ChatMessage("system", history[0].content + "\n" + guide), *history[1:]]
+    return [ChatMessage("system", guide.lstrip("\n")), *history]

@@ -14,6 +14,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from functools import partial
 
 from memstrata.errors import ConflictError
@@ -28,6 +29,17 @@ log = logging.getLogger(__name__)
 Key = tuple[Tenant, str]
 _HOLD_TRIES = 20  # session_held: claims of a session another process runs, this far apart
 _HOLD_WAIT_SECONDS = 0.25
+
+
+@dataclass(slots=True)
+class L1Tally:
+    """What a set of L1 runs did, for reports and progress: runs that ran (a session another
+    process holds, or one not due, is no run), runs that failed, atoms they committed (a run that
+    failed part-way counts the windows it committed)."""
+
+    runs: int = 0
+    failed: int = 0
+    atoms: int = 0
 
 
 class Scheduler:
@@ -95,12 +107,13 @@ class Scheduler:
             await asyncio.gather(*(self.run_session(t, k) for t, k in due))
             ran += len(due)
 
-    async def flush(self, keys: list[Key] | None = None) -> int:
-        """Run L1 now on what is pending, due or not: every session with a backlog, or ``keys``."""
+    async def flush(self, keys: list[Key] | None = None, tally: L1Tally | None = None) -> int:
+        """Run L1 now on what is pending, due or not: every session with a backlog, or ``keys``.
+        Returns the sessions run; ``tally`` (if given) adds what they did."""
         if keys is None:
             backlog = await asyncio.to_thread(self._store.pipeline.backlog)
             keys = [(t, k) for t, k, _ in backlog]
-        await asyncio.gather(*(self.run_session(t, k, force=True) for t, k in keys))
+        await asyncio.gather(*(self.run_session(t, k, force=True, tally=tally) for t, k in keys))
         return len(keys)
 
     async def flush_touched(self, within: float | None = None) -> int:
@@ -142,7 +155,9 @@ class Scheduler:
             f"session {session_key!r} is being processed elsewhere: try again", tenant=str(tenant)
         )
 
-    async def run_session(self, tenant: Tenant, session_key: str, *, force: bool = False) -> L1Report | None:
+    async def run_session(
+        self, tenant: Tenant, session_key: str, *, force: bool = False, tally: L1Tally | None = None
+    ) -> L1Report | None:
         """One L1 run of the session (when due, or ``force``). Returns its report, or None when it
         did not run or failed (the failure is recorded in the session state and retried)."""
         async with self._runs.hold((tenant, session_key)):
@@ -155,11 +170,17 @@ class Scheduler:
                     state = await asyncio.to_thread(self._store.pipeline.session, tenant, session_key)
                     if not force and not rules.is_due(state, self._clock.now_ms()):
                         return None
+                    if tally is not None:
+                        tally.runs += 1
                     report = await self._l1.run(tenant, session_key, progress)
                     await asyncio.to_thread(self._succeeded, tenant, session_key)
             except Exception as exc:  # noqa: BLE001 - every failure is recorded, logged and retried
                 await self._record_failure(tenant, session_key, exc)
                 report = None
+                if tally is not None:
+                    tally.failed += 1
+            if tally is not None:
+                tally.atoms += progress.atoms
             # Windows committed before a failure count too: their atoms need L2 all the same.
             if progress.atoms and self._on_atoms is not None:
                 await asyncio.to_thread(self._on_atoms, tenant)

@@ -98,7 +98,8 @@ async def test_the_request_names_the_model_the_new_ids_and_marks_background(
 
     [body] = openai_server.bodies()
     assert body["model"] == "extract-model"
-    assert body["response_format"] == {"type": "json_object"}
+    assert body["response_format"]["type"] == "json_schema"
+    assert body["response_format"]["json_schema"]["name"] == "memory_extraction"
     system, user = body["messages"][0]["content"], body["messages"][1]["content"]
     assert "activity_start" in system  # the field guide made it into the prompt
     background, new = user.split("NEW MESSAGES")

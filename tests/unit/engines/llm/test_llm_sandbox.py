@@ -18,7 +18,16 @@ from memstrata.engines.llm.l2 import LLMSceneWriter
 from memstrata.engines.llm.l3 import LLMPersonaWriter
 from memstrata.errors import EngineError
 from memstrata.llm.scripted import ScriptedChatModel
-from memstrata.models import Atom, AtomType, ChatMessage, ChatReply, Tenant, ToolCall, ToolSpec
+from memstrata.models import (
+    Atom,
+    AtomType,
+    ChatMessage,
+    ChatReply,
+    ResponseSchema,
+    Tenant,
+    ToolCall,
+    ToolSpec,
+)
 from memstrata.ports import ConsolidationRequest, PersonaRequest
 from memstrata.settings import PersonaSettings
 from memstrata.stores.files.folder import DirectoryFolder
@@ -165,7 +174,13 @@ async def test_the_loop_stops_after_the_step_limit_and_keeps_what_was_written(pr
 
 class SlowModel:
     async def complete(
-        self, messages: Sequence[ChatMessage], *, json_mode: bool = False, tools: Sequence[ToolSpec] = ()
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        json_mode: bool = False,
+        schema: ResponseSchema | None = None,
+        tools: Sequence[ToolSpec] = (),
+        max_tokens: int | None = None,
     ) -> ChatReply:
         await asyncio.sleep(30)
         return ChatReply("late")

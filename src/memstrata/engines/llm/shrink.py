@@ -1,0 +1,109 @@
+"""Fitting an extraction window to what a real model can take.
+
+Two limits meet an extraction call on a real server: the model's context (the server answers
+``ContextLengthError``) and the reply budget (the reply stops with ``finish_reason="length"``,
+its JSON cut off). Neither fails the window while there is a smaller way to ask:
+
+- too long a prompt: half the background (the most recent half stays), then none, then the new
+  messages split in two windows (the second sees the first as background), then, for one message
+  alone, its text cut in half in the prompt only (L0 keeps it whole);
+- a truncated reply: asked once more with twice the tokens (up to the cap), then the window
+  split; a single message's truncated reply is parsed as far as it goes.
+
+Each step is counted in ``degradations``: ``context_shrunk``, ``window_split``,
+``message_cut``, ``truncated_replies``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Awaitable, Callable
+
+from memstrata.errors import ContextLengthError
+from memstrata.models import AtomDraft, ChatReply, Degradations, ExtractionWindow
+
+logger = logging.getLogger(__name__)
+
+Ask = Callable[[ExtractionWindow, int | None], Awaitable[ChatReply]]
+Parse = Callable[[ChatReply, ExtractionWindow], list[AtomDraft]]
+MAX_CUTS = 6  # a message halved six times keeps 1/64 of its text: past that it is not the size
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Budget:
+    """The reply tokens to ask for first (None: the model's own) and the most to ask for."""
+
+    first: int | None
+    cap: int
+
+
+async def fit_window(
+    window: ExtractionWindow, ask: Ask, parse: Parse, counts: Degradations, budget: Budget, cuts: int = 0
+) -> list[AtomDraft]:
+    """The drafts of ``window``, asked as often and as small as it takes. Raises
+    ``ContextLengthError`` only when a message cut ``MAX_CUTS`` times still does not fit."""
+    tokens = budget.first
+    grew = False
+    while True:
+        try:
+            reply = await ask(window, tokens)
+        except ContextLengthError:
+            smaller = _less_background(window)
+            if smaller is not None:
+                counts.add("context_shrunk")
+                logger.info("prompt too long: retrying with %d background messages", len(smaller.background))
+                window = smaller
+                continue
+            if len(window.new) > 1:
+                counts.add("window_split")
+                return await _split(window, ask, parse, counts, budget)
+            if cuts >= MAX_CUTS:
+                raise
+            counts.add("message_cut")
+            return await fit_window(_cut(window), ask, parse, counts, budget, cuts + 1)
+        if reply.finish_reason != "length":
+            return parse(reply, window)
+        counts.add("truncated_replies")
+        used = tokens or reply.completion_tokens  # 0: the budget is unknown, so it cannot grow
+        if not grew and used and used * 2 <= budget.cap:
+            logger.info("reply cut at %d tokens: asking again with %d", used, used * 2)
+            tokens, grew = used * 2, True
+            continue
+        if len(window.new) > 1:
+            counts.add("window_split")
+            return await _split(window, ask, parse, counts, dataclasses.replace(budget, first=tokens))
+        return parse(reply, window)  # one message: keep what the cut reply holds
+
+
+async def _split(
+    window: ExtractionWindow, ask: Ask, parse: Parse, counts: Degradations, budget: Budget
+) -> list[AtomDraft]:
+    """Both halves of the new messages, in order; the second half sees the first as background."""
+    half = len(window.new) // 2
+    first, second = window.new[:half], window.new[half:]
+    keep = len(window.background)
+    before = dataclasses.replace(window, new=first)
+    after = dataclasses.replace(
+        window, new=second, background=(window.background + first)[-keep:] if keep else ()
+    )
+    logger.info("splitting a window of %d messages in %d + %d", len(window.new), len(first), len(second))
+    return [
+        *await fit_window(before, ask, parse, counts, budget),
+        *await fit_window(after, ask, parse, counts, budget),
+    ]
+
+
+def _less_background(window: ExtractionWindow) -> ExtractionWindow | None:
+    """The window with the older half of its background dropped; None when it has none."""
+    if not window.background:
+        return None
+    keep = len(window.background) // 2
+    return dataclasses.replace(window, background=window.background[-keep:] if keep else ())
+
+
+def _cut(window: ExtractionWindow) -> ExtractionWindow:
+    """The one new message with the first half of its text, for the prompt only."""
+    (message,) = window.new
+    cut = dataclasses.replace(message, content=message.content[: max(1, len(message.content) // 2)])
+    return dataclasses.replace(window, new=(cut,))
