@@ -55,7 +55,7 @@ def test_recall_speaks_the_conversations_language(memory_with_xiaowang: Memory) 
 def test_the_demo_runs_in_chinese(tmp_path: Path) -> None:
     r = CliRunner().invoke(
         app,
-        ["demo", "--lang", "zh", "--keep", str(tmp_path / "d")],
+        ["demo", "--lang", "zh", "--dir", str(tmp_path / "d")],
         env={"MEMSTRATA_EMBEDDING__PROVIDER": "none"},
     )
     assert r.exit_code == 0, r.output

@@ -40,14 +40,14 @@ def test_a_fact_said_in_one_session_reaches_the_prompt_of_a_later_one(
         model="gpt-test",
         messages=[
             {"role": "system", "content": "You are a helpful assistant."},
-            {"role": "user", "content": "Which city does my sister Ana live in now?"},
+            {"role": "user", "content": "Where does my sister Ana keep her bees now?"},
         ],
     )
     sent = upstream.requests[-1].json["messages"]
     assert sent[0]["content"].startswith("You are a helpful assistant.")
     assert "<relevant-memories>" in sent[1]["content"]
     assert "Lisbon" in sent[1]["content"]
-    assert sent[1]["content"].endswith("Which city does my sister Ana live in now?")
+    assert sent[1]["content"].endswith("Where does my sister Ana keep her bees now?")
 
 
 def test_three_resends_store_each_message_once_and_clean(

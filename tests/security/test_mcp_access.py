@@ -36,6 +36,12 @@ def payload(result: Any) -> Any:
     return json.loads(text(result))
 
 
+def found_nothing(result: Any) -> bool:
+    """A search tool's answer when nothing matched: it says so in words (the model must see it)."""
+    answer = payload(result)
+    return isinstance(answer, str) and answer.startswith("No ") and answer.endswith(": nothing found.")
+
+
 @asynccontextmanager
 async def session(
     s: Secured, key: str, mode: str = "auto", **headers: str
@@ -69,7 +75,7 @@ async def test_alices_key_naming_bob_in_a_header_gets_nothing_from_any_tool(secu
 async def test_alices_key_alone_searches_alices_memory_only(secured: Secured) -> None:
     async with session(secured, secured.alice) as (client, _):
         for name, arguments in SEARCHES:
-            assert payload(await client.call_tool(name, arguments)) == []
+            assert found_nothing(await client.call_tool(name, arguments)), name
         missing = await client.call_tool("read_scene", {"path": f"scene_blocks/{secured.bob_scene}"})
         assert missing.is_error
         context = payload(await client.call_tool("recall", {"query": "what does Bob play?"}))
@@ -82,7 +88,7 @@ async def test_an_mcp_session_stays_with_the_tenant_it_began_with(secured: Secur
     with secured.admin() as admin:
         key = admin.post("/v1/keys", json={"tenants": [["bob", None], ["carol", None]]}).json()["secret"]
     async with session(secured, key, "legacy", x_memstrata_user_id="carol") as (client, http):
-        assert payload(await client.call_tool("memory_search", {"query": "cello"})) == []
+        assert found_nothing(await client.call_tool("memory_search", {"query": "cello"}))
         http.headers["x-memstrata-user-id"] = "bob"
         moved = await client.call_tool("memory_search", {"query": "cello"})
         assert moved.is_error and "belongs to tenant 'carol'" in text(moved)
@@ -98,7 +104,7 @@ async def test_the_turn_limit_is_counted_per_tenant(secured: Secured) -> None:
         fourth = await bob.call_tool("memory_search", turn)
         assert fourth.is_error and "at most 3" in text(fourth)
     async with session(secured, secured.alice) as (alice, _):
-        assert payload(await alice.call_tool("memory_search", turn)) == []
+        assert found_nothing(await alice.call_tool("memory_search", turn))
 
 
 async def test_a_tenant_id_over_512_characters_is_refused_and_creates_nothing(secured: Secured) -> None:

@@ -30,6 +30,7 @@ class Route:
 MSG = [{"role": "user", "content": "I moved to Lisbon.", "id": "alice-probe"}]
 NATIVE = [
     Route("POST", "/v1/capture", {"messages": MSG}),
+    Route("POST", "/v1/remember", {"text": "Alice plays the cello."}),
     Route("POST", "/v1/recall", {"query": "cello"}),
     Route("POST", "/v1/turns/before-prompt", {"prompt": "cello?"}),
     Route("POST", "/v1/turns/committed", {"messages": MSG}),
