@@ -122,7 +122,8 @@ def test_an_off_topic_query_finds_nothing_on_any_text_surface(
 def test_an_empty_or_missing_capture_is_one_input_error_on_every_surface(
     server: LiveServer, http: httpx.Client, user: str, tmp_path: Path
 ) -> None:
-    for given in ([], None):
+    nothing: tuple[list[object] | None, ...] = ([], None)
+    for given in nothing:
         answer = http.post("/v1/capture", json={"messages": given, "user_id": user})
         assert answer.status_code == 422, answer.text
         assert answer.json()["error"]["field"] == "messages"
