@@ -4,7 +4,7 @@ naming the argument, never a traceback from deep inside."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memstrata.errors import InputError
@@ -65,6 +65,19 @@ def min_score(value: float | None, settings: Settings) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
         raise InputError(f"must be a number between 0 and 1, got {value!r}", item="min_score")
     return float(value)
+
+
+def messages(value: object) -> list[Any]:
+    """The messages of one capture: a non-empty list. ``[]`` and ``None`` are the same mistake
+    (nothing to store, usually an upstream bug) and get the same ``InputError`` on every surface
+    (the library, HTTP's 422, the HTTP client), rather than an empty result on one and an error on
+    another."""
+    if value is None or isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence):
+        shown = "None" if value is None else type(value).__name__
+        raise InputError(f"must be a list of messages, got {shown}", item="messages")
+    if not value:
+        raise InputError("must hold at least one message, got an empty list", item="messages")
+    return list(value)
 
 
 def note(text: object) -> str:

@@ -23,9 +23,11 @@ from memstrata.cli import (
     serve_cmd,
 )
 from memstrata.cli.common import DataDir
+from memstrata.cli.help import PlainHelpGroup
 
 app = typer.Typer(
     name="memstrata",
+    cls=PlainHelpGroup,
     help="Layered long-term memory for LLM agents.",
     no_args_is_help=True,
     add_completion=False,

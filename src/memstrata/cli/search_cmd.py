@@ -22,7 +22,7 @@ def search(
     query: Annotated[str, typer.Argument(help="What to look for.")],
     user: User = "default",
     agent: Agent = "default",
-    limit: Annotated[int, typer.Option("--limit", "-n")] = 10,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many hits.")] = 10,
     layers: Annotated[str, typer.Option("--layers", help="Comma-separated: L1, L0.")] = ",".join(
         DEFAULT_LAYERS
     ),

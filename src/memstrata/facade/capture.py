@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from memstrata import arguments as args
 from memstrata import operations as ops
 from memstrata.facade.core import FacadeCore, operation
 from memstrata.layers.l0.recorder import CaptureResult
@@ -10,4 +11,5 @@ from memstrata.layers.l0.recorder import CaptureResult
 class CaptureMethods(FacadeCore):
     @operation(ops.Capture)
     async def capture(self, op: ops.Capture) -> CaptureResult:
-        return await self._capture(op.messages, op.session_key, op.session_id, op.user_id, op.agent_id)
+        given = args.messages(op.messages)
+        return await self._capture(given, op.session_key, op.session_id, op.user_id, op.agent_id)

@@ -26,7 +26,7 @@ from starlette.exceptions import HTTPException
 from starlette.routing import Match, Route
 
 from memstrata.errors import ConfigError, MemstrataError
-from memstrata.gateway import console
+from memstrata.gateway import api_docs, console
 from memstrata.gateway.access import StoreKeys
 from memstrata.gateway.context import RecentStatus, scope_tenant
 from memstrata.gateway.errors import Problem, field_of, problem_of, render
@@ -115,7 +115,10 @@ def create_app(
         description="Layered long-term memory for LLM agents: the native API under /v1, "
         "TencentDB-Agent-Memory compatible routes, and MCP at /mcp.",
         lifespan=lifespan,
+        docs_url=None,  # api_docs serves the pages with local assets (FastAPI's load a CDN)
+        redoc_url=None,
     )
+    api_docs.mount(app)
     app.state.store_name = (
         "postgresql" if settings.store.url.startswith(("postgres://", "postgresql://")) else "sqlite"
     )

@@ -2,7 +2,8 @@
 
     RequestIds   every request gets an id (a sane ``x-request-id`` is kept), echoed in the
                  response header and in error bodies; one log line per request
-    BearerAuth   ``Authorization: Bearer <key>`` on every path but health, when a key is
+    BearerAuth   ``Authorization: Bearer <key>`` on every path but health and the docs
+                 (``/docs``, ``/redoc``, their assets, ``/openapi.json``), when a key is
                  configured; attaches the key's principal (``access``); health is open, and
                  answers details only to the admin key
     SingleTenant a tenant field named twice (query, JSON body, header) is a 400: every
@@ -26,6 +27,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from memstrata.gateway.access import ADMIN, NOBODY, KeyRing, attach
+from memstrata.gateway.api_docs import is_docs
 from memstrata.gateway.errors import Problem, render
 
 Scope = MutableMapping[str, Any]
@@ -126,6 +128,10 @@ class BearerAuth:
             bearer = scheme.lower() == "bearer" and token.strip()
             found = await self.keyring.principal_for(token.strip()) if bearer else None
             attach(scope, found or NOBODY)
+            await self.app(scope, receive, send)
+            return
+        if is_docs(path) and scope.get("method") in ("GET", "HEAD"):
+            attach(scope, NOBODY)  # the docs are open, the API they describe is not (api_docs)
             await self.app(scope, receive, send)
             return
         if path.startswith(SELF_AUTHENTICATED):

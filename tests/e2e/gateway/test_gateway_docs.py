@@ -87,3 +87,27 @@ def test_the_example_agent_loop_with_a_scripted_model(
     with Memory.open(tmp_path / "mem", read_only=True) as mem:
         stored = [m.content for m in mem.messages(user_id="maya")]
     assert stored == [lines[0], replies[0], lines[1], replies[1]]  # once each, the prompts clean
+
+
+def test_the_browsable_docs_work_offline_and_open_while_the_api_stays_closed(server: LiveServer) -> None:
+    assert server.api_key, "the module's server has a key"
+    for page in ("/docs", "/redoc"):
+        answer = httpx.get(server.url + page)  # a browser: no Authorization header
+        assert answer.status_code == 200 and answer.headers["content-type"].startswith("text/html")
+        html = answer.text
+        assert "http://" not in html and "https://" not in html, f"{page} loads something from outside"
+        assets = re.findall(r"""(?:src|href|spec-url)=["']([^"']+)["']""", html)
+        assets += re.findall(r"""url: ?["']([^"']+)["']""", html)  # Swagger UI's schema and redirect
+        assert any(a.endswith(".js") for a in assets) and "/openapi.json" in assets
+        for asset in assets:
+            assert asset.startswith("/"), f"{page} names a non-local asset {asset!r}"
+            loaded = httpx.get(server.url + asset)
+            assert loaded.status_code == 200 and loaded.content, asset
+    schema = httpx.get(server.url + "/openapi.json").json()
+    assert schema["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
+    assert schema["security"] == [{"bearer": []}]  # "Authorize" on the page sends the key
+    assert schema["paths"]["/v1/health"]["get"]["security"] == []
+    # The API the docs describe stays closed without the key, and opens with it.
+    assert httpx.get(server.url + "/v1/status").status_code == 401
+    assert httpx.post(server.url + "/docs").status_code == 401  # only reading the docs is open
+    assert httpx.get(server.url + "/v1/status", headers=server.headers()).status_code == 200

@@ -18,7 +18,7 @@ from tests.support.live_server import LiveServer
 TWO_MIB = 2 * 1024 * 1024
 
 
-@pytest.mark.parametrize("path", ["/v1/status", "/v1/messages", "/openapi.json", "/mcp"])
+@pytest.mark.parametrize("path", ["/v1/status", "/v1/messages", "/v1/atoms", "/mcp"])
 def test_every_route_but_health_needs_the_key(server: LiveServer, path: str) -> None:
     missing = httpx.get(server.url + path)
     wrong = httpx.get(server.url + path, headers={"authorization": "Bearer wrong-key"})

@@ -7,12 +7,14 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from mcp import Client
 
-from memstrata import Memory
+from memstrata import InputError, Memory
 from memstrata.client import MemoryClient
 from memstrata.embeddings.hashing import HashingEmbedder
 from tests.e2e.gateway.conftest import KEY
@@ -115,3 +117,22 @@ def test_an_off_topic_query_finds_nothing_on_any_text_surface(
         [sys.executable, "-m", "memstrata", *args], capture_output=True, text=True, env=env, timeout=120
     )
     assert done.returncode == 0 and "No memories match" in done.stdout
+
+
+def test_an_empty_or_missing_capture_is_one_input_error_on_every_surface(
+    server: LiveServer, http: httpx.Client, user: str, tmp_path: Path
+) -> None:
+    nothing: tuple[list[object] | None, ...] = ([], None)
+    for given in nothing:
+        answer = http.post("/v1/capture", json={"messages": given, "user_id": user})
+        assert answer.status_code == 422, answer.text
+        assert answer.json()["error"]["field"] == "messages"
+        with MemoryClient(server.url, api_key=KEY) as client, pytest.raises(InputError) as over_client:
+            client.capture(given, user_id=user)  # type: ignore[arg-type]
+        assert over_client.value.item == "messages"
+        with Memory.open(tmp_path / "own", embedder=None) as mem:
+            with pytest.raises(InputError) as in_library:
+                mem.capture(given, user_id=user)  # type: ignore[arg-type]
+            assert in_library.value.item == "messages"
+            assert mem.status().messages == 0
+    assert http.get("/v1/messages", params={"user_id": user}).json() == []

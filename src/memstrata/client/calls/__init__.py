@@ -22,7 +22,8 @@ R = TypeVar("R")
 
 # Arguments that are records or need a spelling of their own on the wire, per operation.
 _ENCODERS: dict[tuple[type[ops.Operation[Any]], str], Callable[[Any], Any]] = {
-    (ops.Capture, "messages"): lambda ms: [message(m) for m in ms],
+    # None goes as null: the server's 422 names the field, as it does for an empty list.
+    (ops.Capture, "messages"): lambda ms: None if ms is None else [message(m) for m in ms],
     (ops.TurnCommitted, "messages"): lambda ms: [turn_message(m) for m in ms],
     (ops.Search, "layers"): lambda ls: [str(x.value if isinstance(x, enum.Enum) else x).upper() for x in ls],
 }

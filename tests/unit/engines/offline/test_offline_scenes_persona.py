@@ -328,3 +328,20 @@ async def test_a_scene_that_still_holds_its_topic_keeps_its_name(tmp_path: Path)
     result = await consolidate(tmp_path, [cooking(3), cooking(4), hiking(5)], {"outdoors.md": first})
     assert "outdoors.md" in result.placed.values()
     assert "outdoors.md" in listing(tmp_path)
+
+
+async def test_a_scene_filled_with_keyword_labelled_atoms_drifts_by_their_words(tmp_path: Path) -> None:
+    # The demo's case: climbing atoms labelled with keyword pairs (no topic in the label) piled
+    # into a scene named for a pipeline; their words say fitness, so the scene takes that name.
+    first = [atom(1, "Ann's Airflow pipeline broke again.", "airflow-pipeline")]
+    (tmp_path / "pipeline.md").write_text("# Pipeline\n")
+    later = [
+        atom(2, "Ann loves bouldering, it clears her head.", "bouldering-clears"),
+        atom(3, "Ann has been climbing since 2019.", "climbing-long"),
+        atom(4, "Ann plans to climb in Sintra with Ines.", "sintra-weekend"),
+    ]
+    result = await consolidate(tmp_path, later, {"pipeline.md": first})
+    assert set(result.placed.values()) == {"fitness.md"}
+    assert set(result.placed) == {"a1", "a2", "a3", "a4"}  # the members move with the name
+    assert text(tmp_path / "pipeline.md").startswith(DELETED)
+    assert "Ann has been climbing since 2019." in text(tmp_path / "fitness.md")

@@ -25,13 +25,15 @@ _TOPICS: dict[str, str] = {
     "books": "book books read reading novel author library poem poetry literature",
     "writing": "write writing writer wrote blog journal story stories screenplay script essay",
     "work": "job work working career office boss colleague coworker company business promotion interview "
-    "internship project client salary hired startup manager",
+    "internship project client salary hired startup manager engineer engineering pipeline deadline "
+    "meeting meetings",
     "education": "school college university class classes course study studying degree student teacher "
     "exam graduate graduation lecture homework edu",
     "health": "health doctor hospital sick illness therapy therapist mental injury injured pain medicine "
     "surgery diet allergic allergy anxiety depression stress counseling",
     "fitness": "run running ran race marathon gym yoga swim swimming workout exercise fitness training "
-    "soccer basketball football tennis baseball sport sports bike biking cycling team",
+    "soccer basketball football tennis baseball sport sports bike biking cycling team climb climbing "
+    "climber bouldering boulder",
     "travel": "trip travel traveling travelled vacation holiday flight fly visit visited abroad tour "
     "country city cities road journey",
     "outdoors": "camping camp hike hiking mountain mountains beach lake forest park nature trail outdoors "
@@ -97,6 +99,15 @@ def _fallback(words: list[str]) -> str:
     """The two longest distinctive words, alphabetical on ties, in a fixed order."""
     chosen = sorted(set(words), key=lambda w: (-len(w), w))[:2]
     return "-".join(sorted(chosen)) if chosen else FALLBACK_SCENE
+
+
+def topics_in(text: str, ignore: Iterable[str] = ()) -> frozenset[str]:
+    """The topics the words of ``text`` name (``Maya loves bouldering`` -> fitness), whatever
+    label the text was given: a keyword label (``bouldering-clears``, an LLM's ``climbing-trip``)
+    still says its topic through its words."""
+    skip = {w.lower() for w in ignore}
+    found = (_topic_of(w) for w in lower_words(text) if w not in skip and len(w) > 2)
+    return frozenset(t for t in found if t is not None)
 
 
 def scene_name(text: str, ignore: Iterable[str] = ()) -> str:

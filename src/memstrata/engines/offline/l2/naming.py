@@ -5,6 +5,10 @@ A scene is founded under one of its atoms' label words, which can be a pair of k
 (``allergic-lisbon``, ``pipeline``) that later content no longer fits. When a scene changes and
 half or more of its atoms carry one topic of the topic lexicon while its name is no topic (or a
 topic fewer than a third of them carry), it takes that topic's name, if no other scene has it.
+
+An atom carries a topic through its label's words or through its own words: a keyword label
+(``bouldering-clears``, made when the lexicon lacked the word, or an LLM's ``climbing-trip``)
+names no topic, and judged by labels alone a scene filling with such atoms never drifted.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from memstrata.engines.offline.l1.labels import TOPIC_NAMES as ENGLISH_TOPICS
+from memstrata.engines.offline.l1.labels import topics_in
 from memstrata.engines.offline.l2.topics import tokens
 from memstrata.engines.offline.lang.zh.topics import TOPICS as CHINESE_TOPICS
 from memstrata.layers.l2.names import stem_of
@@ -23,9 +28,14 @@ TOPIC_SHARE = 0.5  # of a scene's atoms carrying one topic: the scene is about i
 KEPT_SHARE = 1 / 3  # of a scene's atoms still carrying its topic name: the name still fits
 
 
+def carried(a: Atom, skip: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The topics ``a`` carries: its label's topic words and the topics its content's words name."""
+    return frozenset(t for t in tokens(a, skip) if t in TOPIC_NAMES) | topics_in(a.content, skip)
+
+
 def main_topic(members: Sequence[Atom], skip: frozenset[str] = frozenset()) -> str | None:
-    """The topic at least ``TOPIC_SHARE`` of ``members`` carry in their labels (ties: alphabetical)."""
-    counts = Counter(t for a in members for t in tokens(a, skip) if t in TOPIC_NAMES)
+    """The topic at least ``TOPIC_SHARE`` of ``members`` carry (ties: alphabetical)."""
+    counts = Counter(t for a in members for t in carried(a, skip))
     if not counts:
         return None
     best, n = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -39,7 +49,7 @@ def better_name(name: str, members: Sequence[Atom], skip: frozenset[str] = froze
     if best is None or best == stem:
         return None
     if stem in TOPIC_NAMES:
-        carrying = sum(1 for a in members if stem in tokens(a, skip))
+        carrying = sum(1 for a in members if stem in tokens(a, skip) or stem in carried(a, skip))
         if carrying >= KEPT_SHARE * len(members):
             return None
     return best
