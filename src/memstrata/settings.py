@@ -183,6 +183,10 @@ class ServerSettings(_Section):
     # Each request (headers and body) must arrive within this long, or the connection is closed.
     request_read_timeout_seconds: Annotated[float, Field(gt=0)] = 30.0
     max_connections: Annotated[int, Field(ge=1)] = 1000  # past it, requests get 503
+    # How long a thread keeps the GIL while another waits for it (Python's own default is 5 ms). A
+    # query's forward pass takes the GIL back between ~100 numpy kernels; each time the event loop
+    # or a pipeline thread holds it, the query waits up to this long (docs/benchmarks.md, issue 28).
+    gil_switch_ms: Annotated[float, Field(gt=0, le=100)] = 1.0
 
 
 class TurnSettings(_Section):

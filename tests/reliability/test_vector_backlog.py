@@ -67,3 +67,35 @@ def test_records_that_lost_their_vectors_in_a_crash_get_them_back_on_the_next_ru
         mem.run_pending()
         assert mem.status().unembedded == 0
     assert vectors(home) == total
+
+
+class CountingEmbedder(FlakyEmbedder):
+    """Records how many texts each embed call was given."""
+
+    def __init__(self, dimensions: int) -> None:
+        super().__init__(dimensions)
+        self.calls: list[int] = []
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if not self.down:
+            self.calls.append(len(texts))
+        return super().embed(texts)
+
+
+def test_the_backlog_embeds_many_tenants_records_in_one_pass(home: Path, clock: FakeClock) -> None:
+    embedder = CountingEmbedder(64)
+    with Memory.open(home, clock=clock, embedder=embedder) as mem:
+        embedder.down = True
+        for user in ("ana", "ben", "caro"):
+            mem.capture(chat(2), session_key="s", user_id=user)
+        mem.delete_messages(["m1"], user_id="ben")  # deleted before its vector was made
+        embedder.down = False
+        clock.advance(31)
+        mem.run_pending()
+        assert embedder.calls[0] == 5  # one pass for three tenants, the forgotten message left out
+        assert mem.status().unembedded == 0
+        found = {
+            user: {h.id for h in mem.search("guitars", mode="vector", layers=("L0",), user_id=user).hits}
+            for user in ("ana", "ben", "caro")
+        }
+        assert found == {"ana": {"m0", "m1"}, "ben": {"m0"}, "caro": {"m0", "m1"}}

@@ -5,10 +5,10 @@ No torch, no network, no extra: the weights (int8, 26 MB) and vocabulary live in
 sentence-transformers' all-MiniLM-L6-v2 to cosine >= 0.999 (tested when both are installed).
 
 Speed choices, each measured (docs/design.md, "Embeddings"):
-- one text padded only to a multiple of 4 tokens (the row blocks BLAS' kernels take), and a short
-  input's layers split in halves across two cores (``halves.py``); a batch is sorted by length
+- one text padded only to a multiple of 4 tokens (the row blocks BLAS' kernels take), and a
+  query's layers split in halves across two cores (``halves.py``); a batch is sorted by length
   and cut into groups padded only to their own longest text (attention and pooling masked), at
-  most ``_TOKEN_BUDGET`` tokens per group;
+  most ``_TOKEN_BUDGET`` tokens per group, each run on a low-priority batch worker;
 - input capped at the model's 256 word pieces (tokenizing stops there), so memory does not grow
   with text length;
 - BLAS runs single-threaded during an embed: on a busy 2-core machine OpenBLAS' own threads wait
@@ -103,20 +103,17 @@ class LocalEmbedder:
             return out
         encoded = [tokenizer.encode(text) for text in texts]
         groups = list(_groups(encoded, split=True))
-        # One short group (a turn's messages) has no batch parallelism to use: each layer is split
-        # in two halves across the cores instead.
-        short = len(groups) == 1 and _WORKERS > 1 and sum(map(len, encoded)) <= _SPLIT_ABOVE
-        pair = on_two_cores if short else None
 
         def run(rows: list[int]) -> Vectors:
             with _passes:
-                return model.encode([encoded[i] for i in rows], pair, GATE.pause)
+                return model.encode([encoded[i] for i in rows], None, GATE.pause)
 
         with _failures():
-            if len(groups) == 1 or _WORKERS == 1:
-                results: Iterator[Vectors] = map(run, groups)
-            else:
-                results = _executor().map(run, groups)
+            # Every group on the low-priority batch workers, even a turn's one short group: run in
+            # the caller's thread (and in halves on both cores, as queries are) it competed with
+            # requests at their priority, and a server makes such passes for every capture
+            # (bench/gateway_load.py with the local model: docs/benchmarks.md, issue 28).
+            results: Iterator[Vectors] = map(run, groups) if _WORKERS == 1 else _executor().map(run, groups)
             for rows, vectors in zip(groups, results, strict=True):
                 out[rows] = vectors
         return out

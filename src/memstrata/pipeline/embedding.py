@@ -33,11 +33,20 @@ def fill_missing(store: Store, embedder: Embedder, layer: Layer, after: int, lim
     Returns (records embedded, the seq to continue after). Raises ``EmbeddingError``."""
     done = 0
     while done < limit and (batch := store.index.missing_vectors(layer, after, min(BATCH, limit - done))):
-        for tenant in dict.fromkeys(t for t, _ in batch):
-            seqs = [seq for t, seq in batch if t == tenant]
-            store.index.put_vectors(
-                tenant, layer, seqs, embedder.embed(vector_texts(store, tenant, layer, seqs))
-            )
+        # One forward pass for the whole batch, whatever tenants it spans: a server's captures come
+        # from many agents at once, and one embed call per tenant made ~50 two-message passes a
+        # second at 50 clients, each too small for the batch workers and so run at the requests'
+        # priority (bench/gateway_load.py with the local model, docs/benchmarks.md).
+        texts = {
+            t: vector_texts(store, t, layer, [seq for u, seq in batch if u == t])
+            for t in dict.fromkeys(t for t, _ in batch)
+        }
+        rows = embedder.embed([text for by_seq in texts.values() for text in by_seq.values()])
+        start = 0
+        for tenant, by_seq in texts.items():
+            if by_seq:
+                store.index.put_vectors(tenant, layer, list(by_seq), rows[start : start + len(by_seq)])
+            start += len(by_seq)
         done += len(batch)
         after = batch[-1][1]
     return done, after

@@ -9,8 +9,9 @@ from memstrata.ports import Store
 from memstrata.retrieval.documents import atom_vector_text, message_vector_text
 
 
-def vector_texts(store: Store, tenant: Tenant, layer: Layer, seqs: Sequence[int]) -> list[str]:
-    """The texts the vectors of these records are made from, in ``seqs`` order."""
+def vector_texts(store: Store, tenant: Tenant, layer: Layer, seqs: Sequence[int]) -> dict[int, str]:
+    """The texts the vectors of these records are made from, by seq, in ``seqs`` order; a record
+    deleted meanwhile (forgotten, expired) is left out, so it gets no vector."""
     if layer == Layer.L0:
-        return [message_vector_text(m) for m in store.messages.by_seq(tenant, seqs)]
-    return [atom_vector_text(a) for a in store.atoms.by_seq(tenant, seqs)]
+        return {m.seq: message_vector_text(m) for m in store.messages.by_seq(tenant, seqs)}
+    return {a.seq: atom_vector_text(a) for a in store.atoms.by_seq(tenant, seqs)}
