@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -78,7 +79,7 @@ def test_the_whole_pipeline_runs_on_postgres_and_writes_no_file(
 
 def test_scene_and_persona_edits_on_postgres_keep_backups_that_read_back(postgres_url: str) -> None:
     with Memory.open(postgres_url, clock=FakeClock(), embedder=HashingEmbedder(64)) as mem:
-        who = {"user_id": "edith"}
+        who: dict[str, Any] = {"user_id": "edith"}
         mem.write_scene("garden.md", "# Garden\n- Edith grows tomatoes.", summary="garden", **who)
         mem.write_scene("garden.md", "# Garden\n- Edith grows roses.", **who)
         mem.delete_scene("scene_blocks/garden.md", **who)
