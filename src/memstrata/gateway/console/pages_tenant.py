@@ -24,8 +24,9 @@ router = APIRouter()
 
 
 @router.get("/t/{user_id}")
-async def overview(request: Request, view: Viewing, t: PageTenant) -> Response:
-    found = await views.overview(memory(request), t, kept(request))
+async def overview(request: Request, view: Viewing, t: PageTenant, backup: str | None = None) -> Response:
+    """``backup``: a persona backup to compare with the persona (a diff below it)."""
+    found = await views.overview(memory(request), t, kept(request), backup or None)
     return page(request, view, "overview.html", t=t, o=found)
 
 
@@ -38,8 +39,11 @@ async def edit_persona(request: Request, view: Viewing, t: PageTenant) -> Respon
 
 
 @router.get("/t/{user_id}/scenes/{name}")
-async def scene(request: Request, view: Viewing, t: PageTenant, name: str) -> Response:
-    found = await views.scene_view(memory(request), t, name, kept(request))
+async def scene(
+    request: Request, view: Viewing, t: PageTenant, name: str, backup: str | None = None
+) -> Response:
+    """``backup``: one of the scene's backups to compare with the scene (a diff below the list)."""
+    found = await views.scene_view(memory(request), t, name, kept(request), backup or None)
     return page(request, view, "scene.html", t=t, s=found)
 
 
