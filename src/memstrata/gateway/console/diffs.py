@@ -40,14 +40,8 @@ def diff(old: str, new: str, context: int = CONTEXT) -> Diff:
     matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
     for group in matcher.get_grouped_opcodes(context):
         first, last = group[0], group[-1]
-        rows.append(
-            DiffLine(
-                "hunk",
-                None,
-                None,
-                f"@@ -{first[1] + 1},{last[2] - first[1]} +{first[3] + 1},{last[4] - first[3]} @@",
-            )
-        )
+        where = f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@"
+        rows.append(DiffLine("hunk", None, None, where))
         for tag, i1, i2, j1, j2 in group:
             if tag == "equal":
                 rows += [
@@ -60,6 +54,14 @@ def diff(old: str, new: str, context: int = CONTEXT) -> Diff:
             removed += i2 - i1
             added += j2 - j1
     return Diff(tuple(rows), added, removed)
+
+
+def _range(start: int, stop: int) -> str:
+    """A hunk's line range as ``diff -u`` writes it: ``start,length``, ``start`` for one line."""
+    length = stop - start
+    if length == 1:
+        return str(start + 1)
+    return f"{start + 1 if length else start},{length}"
 
 
 def scene_text(summary: str, body: str) -> str:
