@@ -166,6 +166,37 @@ def test_edit_an_atom_then_pin_and_delete_it(tab: Watched) -> None:
     assert "rides to work" not in tab.page.locator("ul.atoms").inner_text()
 
 
+def test_edit_a_scene_then_see_its_backup_and_the_diff(tab: Watched) -> None:
+    tab.log_in()
+    tab.goto("/ui/t/maya")
+    tab.page.locator("nav[aria-labelledby=scenes-h] a").last.click()  # not the screenshot's scene
+    listed = tab.page.locator("ol.backup-list > li").count()
+    tab.page.click("summary:has-text('Edit this scene')")
+    old = tab.page.input_value("#scene-content")
+    gone = next(line for line in old.splitlines() if line.strip())
+    new = (
+        old.replace(gone, "- Maya keeps a sourdough starter called Bubbles.", 1)
+        + "\n- Maya bakes on Sundays."
+    )
+    tab.page.fill("#scene-content", new)
+    tab.page.click("button:has-text('Save the scene')")
+    tab.page.wait_for_load_state()
+    assert "Bubbles" in tab.page.locator("article.doc").inner_text()
+    backups = tab.page.locator("ol.backup-list > li")
+    assert backups.count() == listed + 1  # the edit backed the scenes up first
+    assert "1 line removed, 2 added" in backups.first.inner_text()
+    backups.first.locator("a").click()
+    assert "#diff" in tab.page.url
+    diff = tab.page.locator("figure.diff")
+    assert diff.is_visible()
+    removed = diff.locator("tr.del").all_inner_texts()
+    added = diff.locator("tr.add").all_inner_texts()
+    assert any(gone.strip() in r for r in removed), removed
+    assert any("Bubbles" in a for a in added) and any("bakes on Sundays" in a for a in added), added
+    assert "aria-current" in (tab.page.locator("ol.backup-list > li").first.evaluate("e => e.outerHTML"))
+    look(tab, "scene-diff")
+
+
 def test_import_then_forget_a_scratch_tenant(tab: Watched, tmp_path: Path) -> None:
     tab.log_in()
     scratch = tmp_path / "scratch.json"

@@ -89,3 +89,60 @@ def test_scene_membership_is_replaced_whole_per_tenant(empty_store: Store) -> No
     empty_store.members.replace(A, {"a2": "work.md"})
     assert empty_store.members.get(A) == {"a2": "work.md"}
     assert empty_store.members.get(B) == {"a1": "other.md"}
+
+
+def test_a_scenes_backups_list_the_snapshots_holding_it_newest_first(empty_scene_store: SceneStore) -> None:
+    empty_scene_store.save(A, scene("work.md", "# Work v1"))
+    first = empty_scene_store.backup(A)
+    empty_scene_store.save(A, scene("work.md", "# Work v2"))
+    empty_scene_store.save(A, scene("pets.md", "# Pets"))
+    second = empty_scene_store.backup(A)
+    work = empty_scene_store.backups(A, "work.md")
+    assert [b.id for b in work] == [second, first]
+    assert work[0].made_at >= work[1].made_at > NOW
+    assert [b.id for b in empty_scene_store.backups(A, "pets.md")] == [second]  # not in the first one
+    assert empty_scene_store.backups(B, "work.md") == []
+    assert empty_scene_store.backups(A, "none.md") == []
+
+
+def test_a_backup_reads_back_the_scene_as_it_was(empty_scene_store: SceneStore) -> None:
+    empty_scene_store.save(A, scene("work.md", "# Work v1"))
+    snapshot = empty_scene_store.backup(A)
+    empty_scene_store.save(A, scene("work.md", "# Work v2"))
+    text = empty_scene_store.read_backup(A, snapshot, "work.md") or ""
+    assert "# Work v1" in text and "v2" not in text and "summary of work.md" in text
+    assert empty_scene_store.read_backup(A, snapshot, "pets.md") is None  # the snapshot lacks it
+    assert empty_scene_store.read_backup(B, snapshot, "work.md") is None  # another tenant's
+    for bad in ("scenes-999999", "persona-1", "../../x", "scenes-1/../../x", ""):
+        assert empty_scene_store.read_backup(A, bad, "work.md") is None
+    with pytest.raises(StoreError):
+        empty_scene_store.backups(A, "../work.md")
+
+
+def test_a_pruned_scene_backup_is_neither_listed_nor_read(empty_scene_store: SceneStore) -> None:
+    empty_scene_store.save(A, scene("work.md"))
+    first = empty_scene_store.backup(A)
+    for _ in range(3):  # the fixture keeps 3
+        empty_scene_store.backup(A)
+    assert first not in [b.id for b in empty_scene_store.backups(A, "work.md")]
+    assert len(empty_scene_store.backups(A, "work.md")) == 3
+    assert empty_scene_store.read_backup(A, first, "work.md") is None
+
+
+def test_the_personas_backups_list_newest_first_and_read_back(empty_persona_store: PersonaStore) -> None:
+    assert empty_persona_store.backups(A) == []
+    empty_persona_store.write(A, "v1")
+    first = empty_persona_store.backup(A)
+    empty_persona_store.write(A, "v2")
+    second = empty_persona_store.backup(A)
+    empty_persona_store.write(A, "v3")
+    assert [b.id for b in empty_persona_store.backups(A)] == [second, first]
+    assert first is not None and second is not None
+    assert empty_persona_store.read_backup(A, first) == "v1"
+    assert empty_persona_store.read_backup(A, second) == "v2"
+    assert empty_persona_store.read_backup(B, first) is None
+    for bad in ("persona-999999", "scenes-1", "../persona.md", ""):
+        assert empty_persona_store.read_backup(A, bad) is None
+    empty_persona_store.backup(A)  # the fixture keeps 2: the first goes
+    assert first not in [b.id for b in empty_persona_store.backups(A)]
+    assert empty_persona_store.read_backup(A, first) is None

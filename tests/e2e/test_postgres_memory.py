@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -74,6 +75,24 @@ def test_the_whole_pipeline_runs_on_postgres_and_writes_no_file(
     with Memory.open(postgres_url, read_only=True, embedder=None) as reader:  # a second process
         assert [a.id for a in reader.atoms(user_id="caroline", limit=200)] == [a.id for a in atoms]
         assert reader.persona(user_id="caroline") == persona
+
+
+def test_scene_and_persona_edits_on_postgres_keep_backups_that_read_back(postgres_url: str) -> None:
+    with Memory.open(postgres_url, clock=FakeClock(), embedder=HashingEmbedder(64)) as mem:
+        who: dict[str, Any] = {"user_id": "edith"}
+        mem.write_scene("garden.md", "# Garden\n- Edith grows tomatoes.", summary="garden", **who)
+        mem.write_scene("garden.md", "# Garden\n- Edith grows roses.", **who)
+        mem.delete_scene("scene_blocks/garden.md", **who)
+        backups = mem.scene_backups("garden.md", **who)
+        bodies = [mem.read_scene_backup("garden.md", b.id, **who).body for b in backups]
+        mem.write_persona("Edith gardens.", **who)
+        mem.write_persona("Edith gardens and paints.", **who)
+        persona_backups = mem.persona_backups(**who)
+        before = mem.read_persona_backup(persona_backups[0].id, **who)
+    assert [b.id.startswith("scenes-") for b in backups] == [True, True]
+    assert bodies == ["# Garden\n- Edith grows roses.", "# Garden\n- Edith grows tomatoes."]  # newest first
+    assert len(persona_backups) == 1 and before.body.strip() == "Edith gardens."
+    assert before.updated == persona_backups[0].made_at
 
 
 def test_store_url_setting_selects_postgres(postgres_url: str, monkeypatch: pytest.MonkeyPatch) -> None:

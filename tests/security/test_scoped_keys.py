@@ -17,14 +17,15 @@ from tests.security.conftest import ADMIN_KEY, Secured, bobs_holdings
 @dataclass(frozen=True)
 class Route:
     method: str
-    path: str  # {message}, {atom}, {scene}: bob's records
+    path: str  # {message}, {atom}, {scene}: bob's records; {backup}: a backup id
     body: dict[str, Any] | None = None  # None: the tenant goes in the query string
     tdam: bool = False
     query_only: bool = False  # the tenant is taken from the query alone (never from headers)
 
     @property
     def key(self) -> tuple[str, str]:
-        return self.method, self.path.format(message="{message_id}", atom="{atom_id}", scene="{path}")
+        names = {"message": "{message_id}", "atom": "{atom_id}", "scene": "{path}", "backup": "{backup_id}"}
+        return self.method, self.path.format(**names)
 
 
 MSG = [{"role": "user", "content": "I moved to Lisbon.", "id": "alice-probe"}]
@@ -53,8 +54,12 @@ NATIVE = [
     Route("GET", "/v1/scenes/{scene}"),
     Route("PUT", "/v1/scenes/{scene}", {"content": "overwritten"}),
     Route("DELETE", "/v1/scenes/{scene}"),
+    Route("GET", "/v1/scenes/{scene}/backups"),
+    Route("GET", "/v1/scenes/{scene}/backups/{backup}"),
     Route("GET", "/v1/persona"),
     Route("PUT", "/v1/persona", {"body": "overwritten"}),
+    Route("GET", "/v1/persona/backups"),
+    Route("GET", "/v1/persona/backups/{backup}"),
     Route("POST", "/v1/persona/request", {}),
     Route(
         "POST",
@@ -145,7 +150,7 @@ SPELLINGS = {
 
 def _fill(value: Any, s: Secured) -> Any:
     if isinstance(value, str):
-        return value.format(message=s.bob_message, atom=s.bob_atom, scene=s.bob_scene)
+        return value.format(message=s.bob_message, atom=s.bob_atom, scene=s.bob_scene, backup="scenes-1")
     if isinstance(value, list):
         return [_fill(v, s) for v in value]
     if isinstance(value, dict):

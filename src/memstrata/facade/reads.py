@@ -9,10 +9,12 @@ from memstrata import operations as ops
 from memstrata.errors import NotFoundError
 from memstrata.facade.core import FacadeCore, operation
 from memstrata.layers.l2 import names as scene_names
+from memstrata.layers.l2.scene_file import parse_scene
 from memstrata.layers.l3 import persona_doc
 from memstrata.models import (
     Atom,
     AtomFilter,
+    Backup,
     Message,
     MessageFilter,
     Persona,
@@ -68,6 +70,53 @@ class ReadMethods(FacadeCore):
             if scene.name == name:
                 return scene
         raise NotFoundError("scene", op.path, tenant=str(tenant))
+
+    @operation(ops.SceneBackups)
+    async def scene_backups(self, op: ops.SceneBackups) -> list[Backup]:
+        name = scene_names.from_path(op.path)
+        tenant = args.tenant(op.user_id, op.agent_id)
+        return await asyncio.to_thread(self._upper.scenes.backups, tenant, name) if self._upper else []
+
+    @operation(ops.ReadSceneBackup)
+    async def read_scene_backup(self, op: ops.ReadSceneBackup) -> Scene:
+        name = scene_names.from_path(op.path)
+        tenant = args.tenant(op.user_id, op.agent_id)
+
+        def read() -> Scene | None:
+            if self._upper is None:
+                return None
+            made = next((b for b in self._upper.scenes.backups(tenant, name) if b.id == op.backup_id), None)
+            text = self._upper.scenes.read_backup(tenant, op.backup_id, name) if made else None
+            return parse_scene(name, text, made.made_at) if made and text is not None else None
+
+        found = await asyncio.to_thread(read)
+        if found is None:
+            raise NotFoundError("scene backup", f"{op.backup_id}/{name}", tenant=str(tenant))
+        return found
+
+    @operation(ops.PersonaBackups)
+    async def persona_backups(self, op: ops.PersonaBackups) -> list[Backup]:
+        tenant = args.tenant(op.user_id, op.agent_id)
+        return await asyncio.to_thread(self._upper.persona.backups, tenant) if self._upper else []
+
+    @operation(ops.ReadPersonaBackup)
+    async def read_persona_backup(self, op: ops.ReadPersonaBackup) -> Persona:
+        tenant = args.tenant(op.user_id, op.agent_id)
+
+        def read() -> Persona | None:
+            if self._upper is None:
+                return None
+            made = next((b for b in self._upper.persona.backups(tenant) if b.id == op.backup_id), None)
+            text = self._upper.persona.read_backup(tenant, op.backup_id) if made else None
+            if made is None or text is None:
+                return None
+            body, navigation = persona_doc.split(text)
+            return Persona(tenant, body, navigation, made.made_at)
+
+        found = await asyncio.to_thread(read)
+        if found is None:
+            raise NotFoundError("persona backup", op.backup_id, tenant=str(tenant))
+        return found
 
     @operation(ops.Tenants)
     async def tenants(self, op: ops.Tenants) -> list[Tenant]:

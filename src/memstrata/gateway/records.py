@@ -131,6 +131,13 @@ class PersonaOut(Wire):
     updated: int
 
 
+class BackupOut(Wire):
+    """A backup of a scene or the persona: its id, and when it was made (epoch ms)."""
+
+    id: str
+    made_at: int
+
+
 class CountsOut(Wire):
     messages: int
     atoms: int

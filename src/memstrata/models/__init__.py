@@ -2,7 +2,7 @@
 
 records     Tenant, Message, Atom (L0, L1) and their enums
 search      filters per layer, scored store primitives, hits and results
-scenes      Scene, SceneEntry (L2), Persona (L3)
+scenes      Scene, SceneEntry (L2), Persona (L3), Backup (of either)
 state       durable pipeline state: SessionState (L1), TenantState (L2/L3), SweepState
 forgetting  what erasing a tenant, a retention sweep and an export report
 engine_io   what engines see and answer: windows, drafts, dedup, consolidation, persona requests
@@ -23,7 +23,7 @@ from memstrata.models.engine_io import (
 from memstrata.models.forgetting import Erased, ExportReport, ForgetReport, SweepReport
 from memstrata.models.keys import ApiKey, IssuedKey, Reach
 from memstrata.models.records import DEFAULT, Atom, AtomType, Layer, Message, NewMessage, Role, Tenant
-from memstrata.models.scenes import FileProblem, Persona, Scene, SceneEntry
+from memstrata.models.scenes import Backup, FileProblem, Persona, Scene, SceneEntry
 from memstrata.models.search import (
     DEFAULT_LAYERS,
     AtomFilter,
@@ -45,6 +45,7 @@ __all__ = [
     "AtomDraft",
     "AtomFilter",
     "AtomType",
+    "Backup",
     "ChatMessage",
     "ChatReply",
     "ConsolidationResult",

@@ -46,6 +46,15 @@ class Persona:
 
 
 @dataclass(frozen=True, slots=True)
+class Backup:
+    """A copy of a scene or the persona that a store took before a write replaced it: ``id`` reads
+    it back (``scenes-...``, ``persona-...``: opaque, sorting by age), ``made_at`` when (ms)."""
+
+    id: str
+    made_at: int
+
+
+@dataclass(frozen=True, slots=True)
 class FileProblem:
     """A scene, index or persona file that could not be used: never parsed, never injected.
 

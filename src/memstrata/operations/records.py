@@ -14,6 +14,7 @@ from memstrata.models import DEFAULT, Atom, Message, Scene, SceneEntry, Tenant
 from memstrata.operations.base import (
     AtomTypeName,
     Document,
+    Id,
     Ids,
     Key,
     Limit,
@@ -107,6 +108,56 @@ class ReadScene(Operation[Scene]):
 
 
 @dataclass(frozen=True, slots=True)
+class SceneBackups(Operation[list[m.Backup]]):
+    """The backups holding a scene, newest first. Each is a copy of the tenant's scene folder, taken
+    before an L2 run and before ``write_scene`` replaces or ``delete_scene`` deletes a scene; the
+    newest ``persona.scene_backup_count`` are kept. Empty for a scene no backup holds."""
+
+    ROUTE: ClassVar[Route] = Route("GET", "/v1/scenes/{path}/backups")
+    path: str
+    _: KW_ONLY
+    user_id: str = DEFAULT
+    agent_id: str = DEFAULT
+
+
+@dataclass(frozen=True, slots=True)
+class ReadSceneBackup(Operation[Scene]):
+    """A scene as the backup ``backup_id`` (from ``scene_backups``) holds it, parsed. Raises
+    ``NotFoundError`` when that backup is gone (pruned) or does not hold the scene."""
+
+    ROUTE: ClassVar[Route] = Route("GET", "/v1/scenes/{path}/backups/{backup_id}")
+    path: str
+    backup_id: Id
+    _: KW_ONLY
+    user_id: str = DEFAULT
+    agent_id: str = DEFAULT
+
+
+@dataclass(frozen=True, slots=True)
+class PersonaBackups(Operation[list[m.Backup]]):
+    """The persona's backups, newest first: copies taken before an L3 run and before
+    ``write_persona`` replaces it; the newest ``persona.backup_count`` are kept."""
+
+    ROUTE: ClassVar[Route] = Route("GET", "/v1/persona/backups")
+    _: KW_ONLY
+    user_id: str = DEFAULT
+    agent_id: str = DEFAULT
+
+
+@dataclass(frozen=True, slots=True)
+class ReadPersonaBackup(Operation[m.Persona]):
+    """The persona as the backup ``backup_id`` (from ``persona_backups``) holds it, body and
+    navigation apart; ``updated`` is when the backup was made. Raises ``NotFoundError`` when it
+    is gone (pruned)."""
+
+    ROUTE: ClassVar[Route] = Route("GET", "/v1/persona/backups/{backup_id}")
+    backup_id: Id
+    _: KW_ONLY
+    user_id: str = DEFAULT
+    agent_id: str = DEFAULT
+
+
+@dataclass(frozen=True, slots=True)
 class Tenants(Operation[list[Tenant]]):
     """Every tenant with messages or scenes in this memory."""
 
@@ -184,7 +235,8 @@ class DeleteAtoms(Operation[list[str]]):
 @dataclass(frozen=True, slots=True)
 class WriteScene(Operation[Scene]):
     """Create or replace a scene (``scene_blocks/<name>.md`` or ``<name>.md``, a normalised
-    name). ``create=False`` raises ``NotFoundError`` when it does not exist."""
+    name). ``create=False`` raises ``NotFoundError`` when it does not exist. Replacing a scene
+    backs up the scene folder first (``scene_backups``)."""
 
     ROUTE: ClassVar[Route] = Route("PUT", "/v1/scenes/{path}")
     path: str
@@ -201,7 +253,8 @@ class WriteScene(Operation[Scene]):
 
 @dataclass(frozen=True, slots=True)
 class DeleteScene(Operation[bool]):
-    """Delete a scene file and its index entry; False when there was no such scene."""
+    """Delete a scene file and its index entry (the scene folder is backed up first); False when
+    there was no such scene."""
 
     ROUTE: ClassVar[Route] = Route("DELETE", "/v1/scenes/{path}", key="ok", missing=(False,))
     path: str
@@ -212,7 +265,8 @@ class DeleteScene(Operation[bool]):
 
 @dataclass(frozen=True, slots=True)
 class WritePersona(Operation[m.Persona]):
-    """Replace the tenant's persona body; the scene navigation is regenerated."""
+    """Replace the tenant's persona body (the current one is backed up first: ``persona_backups``);
+    the scene navigation is regenerated."""
 
     ROUTE: ClassVar[Route] = Route("PUT", "/v1/persona")
     body: Document

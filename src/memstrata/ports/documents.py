@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from memstrata.models import (
+    Backup,
     FileProblem,
     Scene,
     SceneEntry,
@@ -73,6 +74,16 @@ class SceneStore(Protocol):
         Raises ``StoreError`` when the snapshot is gone."""
         ...
 
+    def backups(self, tenant: Tenant, name: str) -> list[Backup]:
+        """The snapshots that hold scene ``name`` (a normalised name), newest first. Never writes."""
+        ...
+
+    def read_backup(self, tenant: Tenant, snapshot: str, name: str) -> str | None:
+        """Scene ``name``'s document (META block and body) as ``snapshot`` holds it; None when
+        there is no such snapshot (pruned, never made, not an id) or it does not hold that scene.
+        Never writes."""
+        ...
+
     def tenants(self) -> list[Tenant]:
         """Tenants that have a profile folder."""
         ...
@@ -124,6 +135,15 @@ class PersonaStore(Protocol):
 
     def restore(self, tenant: Tenant, snapshot: str | None) -> None:
         """Put ``persona.md`` back as in ``snapshot`` (None: remove it, there was none)."""
+        ...
+
+    def backups(self, tenant: Tenant) -> list[Backup]:
+        """The persona's snapshots, newest first. Never writes."""
+        ...
+
+    def read_backup(self, tenant: Tenant, snapshot: str) -> str | None:
+        """The persona document as ``snapshot`` holds it; None when there is no such snapshot
+        (pruned, never made, not an id). Never writes."""
         ...
 
     def problems(self, tenant: Tenant) -> list[FileProblem]:

@@ -243,6 +243,57 @@ def test_scene_and_persona_edits_go_through_the_facade(
     assert "Lives in Lisbon." in admin.get("/ui/t/maya").text
 
 
+def test_a_console_edit_leaves_a_backup_whose_diff_shows_the_removed_and_added_lines(
+    admin: httpx.Client, console_with_two_tenants: LiveServer
+) -> None:
+    api = httpx.Client(
+        base_url=console_with_two_tenants.url, headers={"authorization": f"Bearer {ADMIN_KEY}"}, timeout=60
+    )
+    name = api.get("/v1/scenes", params={"user_id": "li-wei"}).json()[0]["name"]
+    before = api.get(f"/v1/scenes/{name}", params={"user_id": "li-wei"}).json()
+    listed = len(api.get(f"/v1/scenes/{name}/backups", params={"user_id": "li-wei"}).json())
+    page = admin.get(f"/ui/t/li-wei/scenes/{name}").text
+    body = "- 李伟住在苏州。\n- <script>alert(1)</script> likes tea"
+    edited = admin.post(
+        f"/ui/t/li-wei/scenes/{name}", data={"csrf": csrf_of(page), "summary": "", "content": body}
+    )
+    assert edited.status_code == 303
+    backups = api.get(f"/v1/scenes/{name}/backups", params={"user_id": "li-wei"}).json()
+    assert len(backups) == listed + 1  # the edit backed the scenes up first
+    newest = backups[0]["id"]
+    assert (
+        api.get(f"/v1/scenes/{name}/backups/{newest}", params={"user_id": "li-wei"}).json()["body"]
+        == (before["body"])
+    )
+    page = admin.get(f"/ui/t/li-wei/scenes/{name}").text
+    assert f"backup={newest}#diff" in page and "Backups of the scene" in page
+    diff = admin.get(f"/ui/t/li-wei/scenes/{name}", params={"backup": newest}).text
+    removed = re.findall(r'<del><span class="sign">−</span>(.*?)</del>', diff)
+    added = re.findall(r'<ins><span class="sign">\+</span>(.*?)</ins>', diff)
+    first_old = next(line for line in before["body"].splitlines() if line.strip())
+    assert first_old.replace("<", "&lt;").replace(">", "&gt;") in removed
+    assert "- 李伟住在苏州。" in added
+    assert "- &lt;script&gt;alert(1)&lt;/script&gt; likes tea" in added  # escaped, never markup
+    assert "<script>alert" not in diff
+    gone = admin.get(f"/ui/t/li-wei/scenes/{name}", params={"backup": "scenes-19700101T000000000000Z"})
+    assert gone.status_code == 200 and "is gone" in gone.text
+    api.close()
+
+
+def test_a_console_persona_edit_leaves_a_backup_with_a_diff(admin: httpx.Client) -> None:
+    overview = admin.get("/ui/t/li-wei").text
+    first = admin.post("/ui/t/li-wei/persona", data={"csrf": csrf_of(overview), "body": "李伟喜欢龙井茶。"})
+    assert first.status_code == 303
+    admin.post("/ui/t/li-wei/persona", data={"csrf": csrf_of(overview), "body": "李伟喜欢碧螺春。"})
+    overview = admin.get("/ui/t/li-wei").text
+    assert "Backups of the persona" in overview
+    found = re.search(r'href="/ui/t/li-wei\?backup=([^"#]+)#diff"', overview)
+    assert found
+    diff = admin.get("/ui/t/li-wei", params={"backup": found.group(1)}).text
+    assert '<del><span class="sign">−</span>李伟喜欢龙井茶。</del>' in diff
+    assert '<ins><span class="sign">+</span>李伟喜欢碧螺春。</ins>' in diff
+
+
 def test_export_downloads_every_layer_and_run_now_answers(admin: httpx.Client) -> None:
     import io
     import zipfile

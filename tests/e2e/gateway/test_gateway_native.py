@@ -49,8 +49,12 @@ NATIVE_ROUTES = {
     ("GET", "/v1/scenes/{path}"),
     ("PUT", "/v1/scenes/{path}"),
     ("DELETE", "/v1/scenes/{path}"),
+    ("GET", "/v1/scenes/{path}/backups"),
+    ("GET", "/v1/scenes/{path}/backups/{backup_id}"),
     ("GET", "/v1/persona"),
     ("PUT", "/v1/persona"),
+    ("GET", "/v1/persona/backups"),
+    ("GET", "/v1/persona/backups/{backup_id}"),
     ("GET", "/v1/health"),
     ("GET", "/v1/status"),
     ("GET", "/v1/tenants"),
@@ -167,6 +171,44 @@ def test_scenes_write_read_list_delete(http: httpx.Client, user: str) -> None:
     assert http.delete("/v1/scenes/pets.md", params={"user_id": user}).status_code == 200
     assert http.delete("/v1/scenes/pets.md", params={"user_id": user}).status_code == 404
     assert http.get("/v1/scenes/pets.md", params={"user_id": user}).status_code == 404
+
+
+def test_replacing_or_deleting_a_scene_backs_it_up_and_the_backup_reads_back(
+    http: httpx.Client, user: str
+) -> None:
+    who = {"user_id": user}
+    http.put("/v1/scenes/pets.md", json={"content": "# Pets\n\nBiscuit is a dog.", "summary": "pets", **who})
+    assert http.get("/v1/scenes/pets.md/backups", params=who).json() == []  # created: nothing replaced
+    http.put("/v1/scenes/pets.md", json={"content": "# Pets\n\nBiscuit is a beagle.", **who})
+    backups = http.get("/v1/scenes/scene_blocks%2Fpets.md/backups", params=who).json()
+    assert len(backups) == 1 and backups[0]["id"] and backups[0]["made_at"] > 0
+    old = http.get(f"/v1/scenes/pets.md/backups/{backups[0]['id']}", params=who).json()
+    assert old["body"] == "# Pets\n\nBiscuit is a dog." and old["summary"] == "pets"
+    assert http.get("/v1/scenes/pets.md", params=who).json()["body"].endswith("beagle.")
+    assert http.delete("/v1/scenes/pets.md", params=who).status_code == 200
+    after = http.get("/v1/scenes/pets.md/backups", params=who).json()
+    assert len(after) == 2 and after[1] == backups[0]  # newest first
+    last = http.get(f"/v1/scenes/pets.md/backups/{after[0]['id']}", params=who).json()
+    assert last["body"].endswith("beagle.")  # the deleted scene stays readable
+    for bad in ("scenes-0", "persona-1", "nope"):
+        gone = http.get(f"/v1/scenes/pets.md/backups/{bad}", params=who)
+        assert gone.status_code == 404 and gone.json()["error"]["code"] == "not_found"
+    other = http.get(f"/v1/scenes/pets.md/backups/{after[0]['id']}", params={"user_id": f"{user}-x"})
+    assert other.status_code == 404  # another tenant's backup
+    assert http.get("/v1/scenes/..%2Fx.md/backups", params=who).status_code == 422
+
+
+def test_writing_the_persona_backs_up_the_one_it_replaces(http: httpx.Client, user: str) -> None:
+    who = {"user_id": user}
+    assert http.get("/v1/persona/backups", params=who).json() == []
+    http.put("/v1/persona", json={"body": "# Ann\n\nLikes tea.", **who})
+    assert http.get("/v1/persona/backups", params=who).json() == []  # there was none to keep
+    http.put("/v1/persona", json={"body": "# Ann\n\nLikes coffee.", **who})
+    backups = http.get("/v1/persona/backups", params=who).json()
+    assert len(backups) == 1
+    old = http.get(f"/v1/persona/backups/{backups[0]['id']}", params=who).json()
+    assert old["body"].strip() == "# Ann\n\nLikes tea." and old["updated"] == backups[0]["made_at"]
+    assert http.get("/v1/persona/backups/persona-x", params=who).status_code == 404
 
 
 def test_persona_write_and_read(http: httpx.Client, user: str) -> None:

@@ -177,7 +177,7 @@ class RecordEdits:
     ) -> Scene:
         """Create or replace ``scene_blocks/<name>.md``. ``content`` is the Markdown body, or a
         whole scene file (its META summary is used when ``summary`` is None). The pipeline keeps
-        ``created`` and ``heat``; ``updated`` is now."""
+        ``created`` and ``heat``; ``updated`` is now. A replaced scene is backed up first."""
         upper = self._need_upper(path)
         name = scene_names.from_path(path)
         meta, body = split_meta(content)
@@ -188,6 +188,8 @@ class RecordEdits:
         old = next((s for s in upper.scenes.load(tenant) if s.name == name), None)
         if old is None and not create:
             raise NotFoundError("scene", path, tenant=str(tenant))
+        if old is not None:
+            upper.scenes.backup(tenant)  # the version it replaces stays readable (scene_backups)
         now = self._now()
         scene = Scene(
             name=name,
@@ -206,6 +208,8 @@ class RecordEdits:
         a new L2 consolidation places them)."""
         upper = self._need_upper(path)
         name = scene_names.from_path(path)
+        if any(s.name == name for s in upper.scenes.load(tenant)):
+            upper.scenes.backup(tenant)  # a deleted scene stays readable in its backups
         removed = upper.scenes.remove(tenant, name)
         membership = self._store.members.get(tenant)
         if name in membership.values():
@@ -231,6 +235,7 @@ class RecordEdits:
         clean = persona_doc.strip_navigation(body)
         if not clean.strip():
             raise InputError("the persona body is empty", item="body")
+        upper.persona.backup(tenant)  # the persona it replaces stays readable (persona_backups)
         upper.persona.write(tenant, persona_doc.compose(clean, upper.scenes.index(tenant)))
         found = upper.persona.read(tenant)
         text, updated = found if found is not None else ("", self._now())

@@ -3,16 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from memstrata.gateway.console import views
 from memstrata.gateway.console.render import templates
 from memstrata.gateway.console.session import COOKIE
 from memstrata.gateway.console.web import (
-    Viewer,
+    Viewing,
     form,
     keyring,
     memory,
@@ -20,11 +18,9 @@ from memstrata.gateway.console.web import (
     recent_status,
     sessions,
     set_cookie,
-    viewer,
 )
 
 router = APIRouter()
-Viewing = Annotated[Viewer, Depends(viewer)]
 
 
 def _safe_next(target: str | None) -> str:

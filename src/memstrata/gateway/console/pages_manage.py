@@ -8,18 +8,17 @@ import json
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from starlette.datastructures import UploadFile
 
 from memstrata.errors import AccessError, InputError
 from memstrata.gateway.access import check
-from memstrata.gateway.console.pages_tenant import seen
 from memstrata.gateway.console.urls import tenant_url
 from memstrata.gateway.console.web import (
-    Viewer,
+    PageTenant,
+    Viewing,
     field,
     form,
     kept,
@@ -27,21 +26,18 @@ from memstrata.gateway.console.web import (
     page,
     redirect,
     sessions,
-    viewer,
 )
 from memstrata.gateway.context import who
 from memstrata.interchange import parse_import
 
 router = APIRouter()
-Viewing = Annotated[Viewer, Depends(viewer)]
 MAX_IMPORT_BYTES = 32 * 1024 * 1024
 
 
 @router.post("/t/{user_id}/run")
-async def run_now(request: Request, view: Viewing, user_id: str, agent: str | None = None) -> Response:
+async def run_now(request: Request, view: Viewing, t: PageTenant) -> Response:
     """Run the pipeline now: what is pending of every session, then L2 and L3 (the facade runs
     every tenant's due work together; the others' is theirs either way)."""
-    t = await seen(request, view, user_id, agent)
     await form(request, view)
     mem = memory(request)
     await mem.request_persona("asked from the console", **who(t))
@@ -81,9 +77,8 @@ async def import_file(request: Request, view: Viewing) -> Response:
 
 
 @router.get("/t/{user_id}/export")
-async def export(request: Request, view: Viewing, user_id: str, agent: str | None = None) -> Response:
+async def export(request: Request, view: Viewing, t: PageTenant) -> Response:
     """Every layer of the tenant as a zip of the JSONL export (``memstrata import`` reads it)."""
-    t = await seen(request, view, user_id, agent)
     with tempfile.TemporaryDirectory(prefix="memstrata-console-") as tmp:
         out = Path(tmp) / "export"
         await memory(request).export(out, format="jsonl", **who(t))
@@ -98,9 +93,8 @@ async def export(request: Request, view: Viewing, user_id: str, agent: str | Non
 
 
 @router.post("/t/{user_id}/forget")
-async def forget(request: Request, view: Viewing, user_id: str, agent: str | None = None) -> Response:
+async def forget(request: Request, view: Viewing, t: PageTenant) -> Response:
     """Erase the tenant for good; the form must repeat the user id, typed."""
-    t = await seen(request, view, user_id, agent)
     fields = await form(request, view)
     if field(fields, "confirm") != t.user_id:
         raise InputError(f"type the user id ({t.user_id}) to confirm", item="confirm")

@@ -4,17 +4,16 @@ messages (``/ui/t/{user_id}/messages``, ``.../messages/{id}``)."""
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
-from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from memstrata.errors import InputError
 from memstrata.gateway.console import records
-from memstrata.gateway.console.pages_tenant import seen
 from memstrata.gateway.console.urls import tenant_url
 from memstrata.gateway.console.web import (
-    Viewer,
+    PageTenant,
+    Viewing,
     field,
     form,
     kept,
@@ -22,12 +21,10 @@ from memstrata.gateway.console.web import (
     page,
     recent_status,
     redirect,
-    viewer,
 )
 from memstrata.gateway.context import who
 
 router = APIRouter()
-Viewing = Annotated[Viewer, Depends(viewer)]
 
 
 def day_ms(text: str | None, name: str, *, end: bool = False) -> int | None:
@@ -46,8 +43,7 @@ def day_ms(text: str | None, name: str, *, end: bool = False) -> int | None:
 async def atoms(
     request: Request,
     view: Viewing,
-    user_id: str,
-    agent: str | None = None,
+    t: PageTenant,
     type: str | None = None,
     scene: str | None = None,
     since: str | None = None,
@@ -57,7 +53,6 @@ async def atoms(
     superseded: bool = False,
     after: int = 0,
 ) -> Response:
-    t = await seen(request, view, user_id, agent)
     q = records.AtomQuery(
         type or None, scene or None, day_ms(since, "since"), day_ms(until, "until", end=True),
         pinned, expiring, superseded, after,
@@ -69,41 +64,29 @@ async def atoms(
 
 
 @router.get("/t/{user_id}/atoms/{atom_id}")
-async def atom(
-    request: Request, view: Viewing, user_id: str, atom_id: str, agent: str | None = None
-) -> Response:
-    t = await seen(request, view, user_id, agent)
+async def atom(request: Request, view: Viewing, t: PageTenant, atom_id: str) -> Response:
     found = await records.atom_view(memory(request), t, atom_id, kept(request))
     return page(request, view, "atom.html", t=t, a=found)
 
 
 @router.post("/t/{user_id}/atoms/{atom_id}/edit")
-async def edit_atom(
-    request: Request, view: Viewing, user_id: str, atom_id: str, agent: str | None = None
-) -> Response:
+async def edit_atom(request: Request, view: Viewing, t: PageTenant, atom_id: str) -> Response:
     """A corrected atom: a new version supersedes it (the old one stays readable)."""
-    t = await seen(request, view, user_id, agent)
     fields = await form(request, view)
     new = await memory(request).update_atom(atom_id, content=field(fields, "content"), **who(t))
     return redirect(request, view, tenant_url(t, f"/atoms/{new.id}"))
 
 
 @router.post("/t/{user_id}/atoms/{atom_id}/pin")
-async def pin_atom(
-    request: Request, view: Viewing, user_id: str, atom_id: str, agent: str | None = None
-) -> Response:
-    t = await seen(request, view, user_id, agent)
+async def pin_atom(request: Request, view: Viewing, t: PageTenant, atom_id: str) -> Response:
     fields = await form(request, view)
     await memory(request).pin_atom(atom_id, fields.get("pinned") == "1", **who(t))
     return redirect(request, view, tenant_url(t, f"/atoms/{atom_id}"))
 
 
 @router.post("/t/{user_id}/atoms/{atom_id}/ttl")
-async def atom_ttl(
-    request: Request, view: Viewing, user_id: str, atom_id: str, agent: str | None = None
-) -> Response:
+async def atom_ttl(request: Request, view: Viewing, t: PageTenant, atom_id: str) -> Response:
     """A time to live: an expiry date (the end of that day), or none to clear it."""
-    t = await seen(request, view, user_id, agent)
     fields = await form(request, view)
     expires = day_ms(field(fields, "expires", required=False), "expires", end=True)
     await memory(request).set_atom_ttl(atom_id, expires_at=expires, **who(t))
@@ -111,11 +94,8 @@ async def atom_ttl(
 
 
 @router.post("/t/{user_id}/atoms/{atom_id}/delete")
-async def delete_atom(
-    request: Request, view: Viewing, user_id: str, atom_id: str, agent: str | None = None
-) -> Response:
+async def delete_atom(request: Request, view: Viewing, t: PageTenant, atom_id: str) -> Response:
     """Delete the atom and its older versions."""
-    t = await seen(request, view, user_id, agent)
     await form(request, view)
     await memory(request).delete_atoms([atom_id], **who(t))
     return redirect(request, view, tenant_url(t, "/atoms"))
@@ -125,14 +105,12 @@ async def delete_atom(
 async def messages(
     request: Request,
     view: Viewing,
-    user_id: str,
-    agent: str | None = None,
+    t: PageTenant,
     session: str | None = None,
     since: str | None = None,
     until: str | None = None,
     after: int = 0,
 ) -> Response:
-    t = await seen(request, view, user_id, agent)
     found = await records.message_page(
         memory(request),
         t,
@@ -147,9 +125,6 @@ async def messages(
 
 
 @router.get("/t/{user_id}/messages/{message_id:path}")  # ids may hold "/" (LoCoMo's do)
-async def message(
-    request: Request, view: Viewing, user_id: str, message_id: str, agent: str | None = None
-) -> Response:
-    t = await seen(request, view, user_id, agent)
+async def message(request: Request, view: Viewing, t: PageTenant, message_id: str) -> Response:
     found = await records.message_view(memory(request), t, message_id, kept(request))
     return page(request, view, "message.html", t=t, m=found)

@@ -11,9 +11,20 @@ from typing import Any
 from memstrata.errors import NotFoundError
 from memstrata.gateway.access import Principal
 from memstrata.gateway.console.cache import TenantCache
+from memstrata.gateway.console.diffs import Diff, diff, scene_text
 from memstrata.gateway.console.render import day
 from memstrata.gateway.context import who
-from memstrata.models import Atom, Counts, Persona, Scene, SceneEntry, Status, Tenant, TenantStatus
+from memstrata.models import (
+    Atom,
+    Backup,
+    Counts,
+    Persona,
+    Scene,
+    SceneEntry,
+    Status,
+    Tenant,
+    TenantStatus,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,11 +45,30 @@ class TenantRow:
 
 
 @dataclass(frozen=True, slots=True)
+class BackupRow:
+    """A backup of a scene or the persona, and what changed from it to the current version."""
+
+    backup: Backup
+    change: Diff
+
+
+@dataclass(frozen=True, slots=True)
+class Backups:
+    """A document's backups, newest first, and the one the page shows the diff of (``?backup=``);
+    ``gone`` names a requested backup that no longer exists (pruned since the link was made)."""
+
+    rows: list[BackupRow] = field(default_factory=list)
+    chosen: BackupRow | None = None
+    gone: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Overview:
     persona: Persona | None
     scenes: list[SceneEntry]
     counts: Counts
     timeline: list[tuple[str, int, int]]  # (day, messages, atoms), oldest first
+    backups: Backups = field(default_factory=Backups)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +76,7 @@ class SceneView:
     scene: Scene
     entry: SceneEntry | None
     atoms: list[Atom] = field(default_factory=list)
+    backups: Backups = field(default_factory=Backups)
 
 
 def problems_of(state: TenantStatus | None, errors: list[str]) -> tuple[str, ...]:
@@ -89,9 +120,41 @@ def atom_day(atom: Atom, said: dict[str, str]) -> str:
     return day(atom.created_at)
 
 
-async def overview(mem: Any, tenant: Tenant, kept: TenantCache) -> Overview:
-    """The persona, its scenes (hottest first), counts per layer, and messages and atoms per day
-    (an atom on the day its source was said)."""
+def backups_of(rows: list[BackupRow], chosen: str | None) -> Backups:
+    found = next((r for r in rows if r.backup.id == chosen), None)
+    return Backups(rows, found, chosen if chosen and found is None else None)
+
+
+async def scene_backups(mem: Any, tenant: Tenant, scene: Scene, chosen: str | None) -> Backups:
+    """The scene's backups, each diffed against the scene as it is now."""
+    now = scene_text(scene.summary, scene.body)
+    rows = []
+    for b in await mem.scene_backups(scene.name, **who(tenant)):
+        try:
+            old = await mem.read_scene_backup(scene.name, b.id, **who(tenant))
+        except NotFoundError:  # pruned since it was listed
+            continue
+        rows.append(BackupRow(b, diff(scene_text(old.summary, old.body), now)))
+    return backups_of(rows, chosen)
+
+
+async def persona_backups(mem: Any, tenant: Tenant, persona: Persona | None, chosen: str | None) -> Backups:
+    """The persona's backups, each body diffed against the current body (the navigation is
+    regenerated from the scenes, so it is left out)."""
+    now = persona.body if persona is not None else ""
+    rows = []
+    for b in await mem.persona_backups(**who(tenant)):
+        try:
+            old = await mem.read_persona_backup(b.id, **who(tenant))
+        except NotFoundError:  # pruned since it was listed
+            continue
+        rows.append(BackupRow(b, diff(old.body, now)))
+    return backups_of(rows, chosen)
+
+
+async def overview(mem: Any, tenant: Tenant, kept: TenantCache, backup: str | None = None) -> Overview:
+    """The persona with its backups (``backup``: the one to diff), its scenes (hottest first),
+    counts per layer, and messages and atoms per day (an atom on the day its source was said)."""
     persona = await mem.persona(**who(tenant))
     scenes = sorted(await mem.scenes(**who(tenant)), key=lambda e: (-e.heat, e.name))
     counts = await mem.counts(**who(tenant))
@@ -99,15 +162,19 @@ async def overview(mem: Any, tenant: Tenant, kept: TenantCache) -> Overview:
     messages = Counter(said.values())
     atoms = Counter(atom_day(a, said) for a in await kept.atoms(mem, tenant, counts) if not a.superseded_by)
     timeline = [(d, messages.get(d, 0), atoms.get(d, 0)) for d in sorted(set(messages) | set(atoms))]
-    return Overview(persona, scenes, counts, timeline)
+    return Overview(persona, scenes, counts, timeline, await persona_backups(mem, tenant, persona, backup))
 
 
-async def scene_view(mem: Any, tenant: Tenant, name: str, kept: TenantCache) -> SceneView:
-    """A scene, its index entry and the current atoms it consolidates."""
+async def scene_view(
+    mem: Any, tenant: Tenant, name: str, kept: TenantCache, backup: str | None = None
+) -> SceneView:
+    """A scene, its index entry, the current atoms it consolidates, and its backups (``backup``:
+    the one to diff against the scene as it is now)."""
     scene = await mem.read_scene(name, **who(tenant))
     entry = next((e for e in await mem.scenes(**who(tenant)) if e.name == scene.name), None)
+    backups = await scene_backups(mem, tenant, scene, backup)
     ids = set(entry.atom_ids) if entry else set()
     if not ids:
-        return SceneView(scene, entry, [])
+        return SceneView(scene, entry, [], backups)
     every = await kept.atoms(mem, tenant, await mem.counts(**who(tenant)))
-    return SceneView(scene, entry, [a for a in every if a.id in ids and not a.superseded_by])
+    return SceneView(scene, entry, [a for a in every if a.id in ids and not a.superseded_by], backups)

@@ -1,5 +1,6 @@
-"""What every console route shares: who is looking (``Viewer``), the tenant a URL names, checked
-through ``gateway.access.check``, the forms' CSRF check, and rendering a template.
+"""What every console route shares: who is looking (``Viewer``, the ``Viewing`` dependency), the
+tenant a page's URL names (``PageTenant``: checked through ``gateway.access.check`` and known to
+the memory), the forms' CSRF check, and rendering a template.
 
 A scoped key that names another tenant gets 404, as if the tenant did not exist: the console
 never tells a key which other tenants there are.
@@ -8,14 +9,15 @@ never tells a key which other tenants there are.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Request
+from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from memstrata import arguments as args
 from memstrata.errors import AccessError, InputError, NotFoundError
 from memstrata.gateway.access import ADMIN, KeyRing, Principal, check
+from memstrata.gateway.console import views
 from memstrata.gateway.console.cache import TenantCache
 from memstrata.gateway.console.render import templates
 from memstrata.gateway.console.session import COOKIE, Session, Sessions
@@ -91,6 +93,9 @@ async def viewer(request: Request) -> Viewer:
     return Viewer(ADMIN, session, live.csrf(session), True, cookie)
 
 
+Viewing = Annotated[Viewer, Depends(viewer)]  # FastAPI resolves it once per request
+
+
 def tenant(view: Viewer, user_id: str, agent_id: str | None) -> Tenant:
     """The tenant a page URL names, if this viewer may see it; otherwise ``NotFoundError``."""
     t = args.tenant(user_id, agent_id or DEFAULT)
@@ -98,6 +103,18 @@ def tenant(view: Viewer, user_id: str, agent_id: str | None) -> Tenant:
         return check(view.principal, t)
     except AccessError:
         raise NotFoundError("tenant", user_id) from None
+
+
+async def page_tenant(request: Request, view: Viewing, user_id: str, agent: str | None = None) -> Tenant:
+    """The tenant of a page under ``/t/{user_id}`` (the agent is the ``agent`` query parameter;
+    absent: the default agent): one this viewer may reach (``tenant``) and this memory holds,
+    else ``NotFoundError`` (a 404 page) before the route reads or writes anything."""
+    t = tenant(view, user_id, agent)
+    await views.known(memory(request), t)
+    return t
+
+
+PageTenant = Annotated[Tenant, Depends(page_tenant)]
 
 
 async def form(request: Request, view: Viewer) -> dict[str, str]:

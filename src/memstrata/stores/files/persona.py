@@ -13,7 +13,7 @@ from pathlib import Path
 from memstrata.atomic import atomic_write, storage_errors
 from memstrata.errors import StoreError
 from memstrata.layers.l2.scene_file import strip_controls, text_problem
-from memstrata.models import FileProblem, Tenant
+from memstrata.models import Backup, FileProblem, Tenant
 from memstrata.stores.files import health, snapshots
 from memstrata.stores.files.folder import DirectoryFolder
 from memstrata.stores.files.layout import PERSONA, Layout, mtime_ms, remove_tree
@@ -84,6 +84,20 @@ class FilePersonaStore:
         if "/" in snapshot or not source.is_file():
             raise StoreError(f"persona snapshot {snapshot!r} does not exist")
         atomic_write(p, source.read_bytes())
+
+    def backups(self, tenant: Tenant) -> list[Backup]:
+        return [
+            Backup(p.name, snapshots.made_at(p))
+            for p in snapshots.newest_first(self.layout.backups(tenant), PREFIX)
+            if p.is_file() and not p.is_symlink()
+        ]
+
+    def read_backup(self, tenant: Tenant, snapshot: str) -> str | None:
+        found = snapshots.named(self.layout.backups(tenant), snapshot, PREFIX)
+        if found is None or not found.is_file():
+            return None
+        raw, problem = health.read_checked(found, text_problem)
+        return raw.decode("utf-8") if raw is not None and problem is None else None
 
     def erase(self, tenant: Tenant) -> int:
         """``persona.md`` and its backups (the scene store removes the folder itself)."""

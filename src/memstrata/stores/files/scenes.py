@@ -24,13 +24,23 @@ from memstrata.layers.l2.scene_file import (
     strip_controls,
     text_problem,
 )
-from memstrata.models import FileProblem, Scene, SceneEntry, Tenant
+from memstrata.models import Backup, FileProblem, Scene, SceneEntry, Tenant
 from memstrata.stores.files import health, snapshots
 from memstrata.stores.files.folder import DirectoryFolder
 from memstrata.stores.files.layout import INDEX, SCENES, Layout, mtime_ms, remove_tree
 
 log = logging.getLogger(__name__)
 INDEX_PATH = f".metadata/{INDEX}"
+SNAPSHOT = "scenes-"  # the names of scene-folder snapshots in .backup/
+
+
+def _normal(name: str) -> None:
+    if names.normalise(name) != name:
+        raise StoreError(f"not a normalised scene file name: {name!r}")
+
+
+def _regular(path: Path) -> bool:
+    return path.is_file() and not path.is_symlink()
 
 
 class FileSceneStore:
@@ -166,6 +176,22 @@ class FileSceneStore:
                 self._scene_dir(tenant), self.layout.index(tenant), self.layout.backups(tenant), snapshot
             )
 
+    def backups(self, tenant: Tenant, name: str) -> list[Backup]:
+        _normal(name)
+        return [
+            Backup(s.name, snapshots.made_at(s))
+            for s in snapshots.newest_first(self.layout.backups(tenant), SNAPSHOT)
+            if s.is_dir() and not s.is_symlink() and _regular(s / name)
+        ]
+
+    def read_backup(self, tenant: Tenant, snapshot: str, name: str) -> str | None:
+        _normal(name)
+        folder = snapshots.named(self.layout.backups(tenant), snapshot, SNAPSHOT)
+        if folder is None or not folder.is_dir() or not _regular(folder / name):
+            return None
+        raw, problem = health.read_checked(folder / name, text_problem)
+        return raw.decode("utf-8") if raw is not None and problem is None else None
+
     def tenants(self) -> list[Tenant]:
         return self.layout.tenants()
 
@@ -194,7 +220,7 @@ class FileSceneStore:
                 continue
             kept_as = health.set_aside(p, backups)
             good = health.newest_readable(
-                (s / p.name for s in snapshots.newest_first(backups, "scenes-")), scene_problem
+                (s / p.name for s in snapshots.newest_first(backups, SNAPSHOT)), scene_problem
             )
             if good is not None:
                 atomic_write(p, good.read_bytes())

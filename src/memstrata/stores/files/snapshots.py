@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import shutil
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from memstrata.atomic import atomic_write
@@ -17,11 +18,14 @@ from memstrata.errors import StoreError
 
 log = logging.getLogger(__name__)
 INDEX_FILE = "scene_index.json"
+_STAMP = "%Y%m%dT%H%M%S%fZ"
+_STAMPED = re.compile(r"-(\d{8}T\d{12}Z)(?:-\d+)?(?:\.md)?$")
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def stamp(folder: Path, prefix: str, suffix: str = "") -> Path:
     """A new, unused ``<prefix>-<UTC time to the microsecond>[-n]<suffix>`` path in ``folder``."""
-    base = f"{prefix}-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%fZ')}"
+    base = f"{prefix}-{datetime.now(UTC).strftime(_STAMP)}"
     candidate, n = folder / f"{base}{suffix}", 2
     while candidate.exists():
         candidate, n = folder / f"{base}-{n}{suffix}", n + 1
@@ -98,6 +102,25 @@ def newest_first(backups: Path, prefix: str) -> list[Path]:
     if not backups.is_dir():
         return []
     return sorted((p for p in backups.iterdir() if p.name.startswith(prefix)), reverse=True)
+
+
+def made_at(backup: Path) -> int:
+    """When a backup was made (ms): the time stamp ``stamp`` put in its name, else (a name
+    without one) its modification time."""
+    found = _STAMPED.search(backup.name)
+    if found is None:
+        return backup.stat().st_mtime_ns // 1_000_000
+    made = datetime.strptime(found.group(1), _STAMP).replace(tzinfo=UTC)
+    return (made - _EPOCH) // timedelta(milliseconds=1)
+
+
+def named(backups: Path, snapshot: str, prefix: str) -> Path | None:
+    """The backup ``snapshot`` names in ``backups`` (one of ``prefix``), or None: an id that is
+    not such a name (a path, a hidden or another kind's file) never reaches outside."""
+    if not snapshot.startswith(prefix) or any(c in snapshot for c in "/\\\0"):
+        return None
+    path = backups / snapshot
+    return None if path.is_symlink() or not path.exists() else path
 
 
 def prune(backups: Path, prefix: str, keep: int) -> None:

@@ -9,7 +9,7 @@ import time
 import psycopg
 
 from memstrata.errors import StoreError
-from memstrata.models import Tenant
+from memstrata.models import Backup, Tenant
 from memstrata.stores.postgres.db import Row
 
 
@@ -43,17 +43,29 @@ def prune(c: psycopg.Connection[Row], table: str, tenant: Tenant, keep: int) -> 
     )
 
 
+def number_of(snapshot: str, prefix: str) -> int | None:
+    """The row number a snapshot id ``<prefix><n>`` names; None for any other text."""
+    number = snapshot.removeprefix(prefix)
+    ok = snapshot.startswith(prefix) and number.isascii() and number.isdigit() and len(number) < 19
+    return int(number) if ok else None
+
+
+def as_backups(rows: list[Row], prefix: str) -> list[Backup]:
+    """Snapshot rows (``n``, ``made_at``) as backups, in their order."""
+    return [Backup(f"{prefix}{r['n']}", int(r["made_at"])) for r in rows]
+
+
 def snapshot_row(
     c: psycopg.Connection[Row], table: str, cols: str, tenant: Tenant, snapshot: str, prefix: str
 ) -> Row:
     """The snapshot row ``snapshot`` names. Raises ``StoreError`` when it is gone (or never was)."""
-    number = snapshot.removeprefix(prefix)
+    number = number_of(snapshot, prefix)
     found = (
         c.execute(
             f"SELECT {cols} FROM {table} WHERE n = %s AND user_id = %s AND agent_id = %s",
-            (int(number), tenant.user_id, tenant.agent_id),
+            (number, tenant.user_id, tenant.agent_id),
         ).fetchone()
-        if snapshot.startswith(prefix) and number.isdigit()
+        if number is not None
         else None
     )
     if found is None:

@@ -9,9 +9,9 @@ import logging
 from memstrata.layers.folder import check_name, clean_text
 from memstrata.layers.l2.scene_file import strip_controls, text_problem
 from memstrata.layers.l3.persona_doc import FILE
-from memstrata.models import FileProblem, Tenant
+from memstrata.models import Backup, FileProblem, Tenant
 from memstrata.stores.files.health import ProblemLog
-from memstrata.stores.postgres.backups import now_ms, prune, set_aside, snapshot_row
+from memstrata.stores.postgres.backups import as_backups, now_ms, number_of, prune, set_aside, snapshot_row
 from memstrata.stores.postgres.db import Database, Row
 
 log = logging.getLogger(__name__)
@@ -106,6 +106,25 @@ class PostgresPersonaStore:
                 return
             found = snapshot_row(c, "persona_snapshots", "text", tenant, snapshot, PREFIX)
             c.execute(_UPSERT, (tenant.user_id, tenant.agent_id, found["text"], now_ms()))
+
+    def backups(self, tenant: Tenant) -> list[Backup]:
+        found = self._db.query(
+            "SELECT n, made_at FROM persona_snapshots WHERE user_id = %s AND agent_id = %s ORDER BY n DESC",
+            (tenant.user_id, tenant.agent_id),
+        )
+        return as_backups(found, PREFIX)
+
+    def read_backup(self, tenant: Tenant, snapshot: str) -> str | None:
+        number = number_of(snapshot, PREFIX)
+        found = (
+            self._db.query(
+                "SELECT text FROM persona_snapshots WHERE n = %s AND user_id = %s AND agent_id = %s",
+                (number, tenant.user_id, tenant.agent_id),
+            )
+            if number is not None
+            else []
+        )
+        return str(found[0]["text"]) if found else None
 
     def erase(self, tenant: Tenant) -> int:
         """The persona row, its snapshots and its set-aside copies."""

@@ -22,9 +22,9 @@ from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l2 import names
 from memstrata.layers.l2.names import FOLDER
 from memstrata.layers.l2.scene_file import is_soft_deleted, parse_scene, render_scene, scene_problem
-from memstrata.models import FileProblem, Scene, SceneEntry, Tenant
+from memstrata.models import Backup, FileProblem, Scene, SceneEntry, Tenant
 from memstrata.stores.files.health import ProblemLog
-from memstrata.stores.postgres.backups import now_ms, prune, set_aside, snapshot_row
+from memstrata.stores.postgres.backups import as_backups, now_ms, number_of, prune, set_aside, snapshot_row
 from memstrata.stores.postgres.db import Database, Row
 
 log = logging.getLogger(__name__)
@@ -209,6 +209,26 @@ class PostgresSceneStore:
             entries = scene_index.from_json(found["index"]) if found["index"] else []
             _replace_index(c, tenant, entries)
 
+    def backups(self, tenant: Tenant, name: str) -> list[Backup]:
+        _normal(name)
+        found = self._db.query(
+            "SELECT n, made_at FROM scene_snapshots WHERE user_id = %s AND agent_id = %s AND scenes ? %s "
+            "ORDER BY n DESC",
+            (tenant.user_id, tenant.agent_id, name),
+        )
+        return as_backups(found, PREFIX)
+
+    def read_backup(self, tenant: Tenant, snapshot: str, name: str) -> str | None:
+        _normal(name)
+        number = number_of(snapshot, PREFIX)
+        if number is None:
+            return None
+        found = self._db.query(
+            "SELECT scenes ->> %s AS text FROM scene_snapshots WHERE n = %s AND user_id = %s AND agent_id = %s",
+            (name, number, tenant.user_id, tenant.agent_id),
+        )
+        return str(found[0]["text"]) if found and found[0]["text"] is not None else None
+
     def tenants(self) -> list[Tenant]:
         found = self._db.query(
             "SELECT user_id, agent_id FROM scenes UNION SELECT user_id, agent_id FROM scene_index "
@@ -265,6 +285,11 @@ class PostgresSceneStore:
                 upsert_scene(c, tenant, name, r["text"])
                 return f"{PREFIX}{r['n']}"
         return None
+
+
+def _normal(name: str) -> None:
+    if names.normalise(name) != name:
+        raise StoreError(f"not a normalised scene file name: {name!r}")
 
 
 def _replace_index(c: psycopg.Connection[Row], tenant: Tenant, entries: Sequence[SceneEntry]) -> None:
