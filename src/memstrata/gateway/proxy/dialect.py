@@ -15,7 +15,7 @@ id (``layers.host_turns``) and are stored once.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -96,6 +96,22 @@ class Dialect(Protocol):
 
 def joined(parts: Sequence[str]) -> str:
     return "\n".join(p for p in parts if p)
+
+
+def content_text(content: Any, part_types: Collection[str]) -> str:
+    """The text of a message's content: a string as it is, or the text of its parts whose
+    ``type`` is one of ``part_types`` (images, audio, tool results and the rest skipped)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return joined(
+        [
+            p["text"]
+            for p in content
+            if isinstance(p, dict) and p.get("type") in part_types and isinstance(p.get("text"), str)
+        ]
+    )
 
 
 def canonical(value: Any) -> str:
