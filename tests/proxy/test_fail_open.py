@@ -34,7 +34,10 @@ def test_a_closed_store_still_returns_the_upstream_answer(home: Path, upstream: 
             assert "<relevant-memories>" not in upstream.requests[-1].body.decode()
             counted = server.app.state.proxy.stats
             assert counted.recall_degraded + counted.recall_failures == 1  # recall said what it left out
-            assert wait_for(lambda: counted.capture_failures == 1)  # the capture after the answer, counted
+            # Both captures fail, counted: the prompt's beside the call, then the answer's (which
+            # carries the prompt again, since it was not stored).
+            assert wait_for(lambda: counted.capture_failures == 2)
+            assert counted.prompts_captured == counted.captured == 1  # the first turn's
             assert httpx.get(server.url + "/v1/status").status_code == 503  # the store is closed, says so
         finally:
             server.app.state.memory = kept
