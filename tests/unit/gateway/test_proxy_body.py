@@ -111,6 +111,6 @@ def _changed(before: dict[str, Any], after: dict[str, Any]) -> list[Any]:
 def _span(parsed: Any, value: Any) -> tuple[int, int]:
     found = parsed.items.get(id(value))
     if found is not None and found[1] is value:
-        return tuple(found[0])  # type: ignore[return-value]
+        return tuple(found[0])
     key = next(k for k, v in parsed.body.items() if v is value)
-    return tuple(parsed.members[key])  # type: ignore[return-value]
+    return tuple(parsed.members[key])
