@@ -6,8 +6,9 @@
   byte-identical between turns and the provider's prompt cache keeps hitting on everything
   before the latest turn. Scene heat reorders the navigation between recalls; that alone does
   not change the block.
-- The **memories** (recall's hits, re-cut to ``proxy.memory_chars`` by recall's own line
-  selection) go before the text of the turn's prompt. Within one turn (an agent's tool loop
+- The **memories** (recall's own block when it fits in ``proxy.memory_chars``, else its hits
+  re-cut to that by recall's own line selection: the cut costs ~1 ms on the request's path, so
+  it is not redone when it would change nothing) go before the text of the turn's prompt. Within one turn (an agent's tool loop
   resends the same prompt at the same position) they are reused, so the loop's requests stay
   byte-identical too and recall runs once.
 
@@ -140,5 +141,7 @@ class Injector:
         room = self._settings.proxy.memory_chars
         if room <= 0 or not result.hits:
             return ""
+        if len(result.prepend_context) <= room and len(relevant(result.hits)) == len(result.hits):
+            return result.prepend_context  # recall's own block fits: not cut again on the way
         given = persona_of(result.system_context)
         return memories_block(relevant(result.hits), room, self._budgets, given=given).block
