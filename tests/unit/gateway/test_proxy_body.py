@@ -114,3 +114,23 @@ def _span(parsed: Any, value: Any) -> tuple[int, int]:
         return tuple(found[0])
     key = next(k for k, v in parsed.body.items() if v is value)
     return tuple(parsed.members[key])
+
+
+def test_the_parts_beside_the_new_text_part_stay_the_clients_text() -> None:
+    # The prompt carries an image: the memories' text part goes before the prompt's text, and
+    # the image (its "\/" escapes, which json.dumps would not write) is copied, not re-encoded.
+    image = '{"type": "image_url", "image_url": {"url": "data:image\\/png;base64,iVBORw0KGgo="}}'
+    text = (
+        '{"model": "m", "messages": [{"role": "user", "name": "ana", "content": '
+        f'[{{"type": "text", "text": "What is in it?"}}, {image}]}}]}}'
+    )
+    parsed = read_body(text.encode())
+    assert parsed is not None
+    chat = OpenAIChat()
+    out = chat.inject(parsed.body, chat.read(parsed.body, ToolPolicy()), INJECTION)
+    sent = write_body(parsed, out).decode()
+    assert image in sent and '"name":"ana"' in sent  # members: the client's value text
+    assert json.loads(sent) == json.loads(json.dumps(out))
+    parts = json.loads(sent)["messages"][1]["content"]  # the system message was put first
+    assert [p["type"] for p in parts] == ["text", "text", "image_url"]
+    assert parts[0]["text"] == INJECTION.memories

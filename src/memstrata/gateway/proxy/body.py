@@ -54,25 +54,67 @@ def write_body(parsed: Parsed, out: Body) -> bytes:
     if not parsed.text:
         return _fresh(out).encode("ascii")
     text, members, original = parsed.text, parsed.members, parsed.body
-    parts = []
-    for key, value in out.items():
+    pieces: list[str] = []  # joined once at the end: a large transcript is copied once
+    for n, (key, value) in enumerate(out.items()):
+        pieces += ("," if n else "{", _fresh(key), ":")
         span = members.get(key)
         if span is not None and original.get(key) is value:
-            written = text[span[0] : span[1]]
-        elif isinstance(value, list) and isinstance(original.get(key), list):
-            written = "[" + ",".join(_element(parsed, v) for v in value) + "]"
+            pieces.append(text[span[0] : span[1]])
+        elif isinstance(value, list) and isinstance(was := original.get(key), list):
+            shift = len(value) - len(was)  # elements inserted before (a system message first)
+            for i, v in enumerate(value):
+                pieces.append("," if i else "[")
+                _element(parsed, v, was, i - shift, pieces)
+            pieces.append("]" if value else "[]")
         else:
-            written = _fresh(value)
-        parts.append(f"{_fresh(key)}:{written}")
-    return ("{" + ",".join(parts) + "}").encode("utf-8")
+            pieces.append(_fresh(value))
+    pieces.append("}" if out else "{}")
+    return "".join(pieces).encode("utf-8")
 
 
-def _element(parsed: Parsed, value: Any) -> str:
+def _element(parsed: Parsed, value: Any, was: list[Any], at: int, pieces: list[str]) -> None:
     found = parsed.items.get(id(value))
     if found is not None and found[1] is value:
-        start, end = found[0]
-        return parsed.text[start:end]
-    return _fresh(value)
+        pieces.append(parsed.text[found[0][0] : found[0][1]])
+        return
+    source = was[at] if 0 <= at < len(was) else None
+    if isinstance(value, dict) and isinstance(source, dict) and _copy_of(value, source):
+        _copied(parsed, value, source, pieces)
+    else:
+        pieces.append(_fresh(value))
+
+
+def _copy_of(value: Body, source: Body) -> bool:
+    """Whether ``value`` is ``source`` copied with one member replaced (what dialects do)."""
+    return value.keys() == source.keys() and sum(value[k] is not v for k, v in source.items()) <= 1
+
+
+def _copied(parsed: Parsed, value: Body, source: Body, pieces: list[str]) -> None:
+    """A copy of an element with one member replaced (the message the memories went into):
+    the members it shares with ``source``, and the shared parts of a list member (the images
+    beside the new text part), in the client's text; only the rest encoded."""
+    found = parsed.items.get(id(source))
+    if found is None:
+        pieces.append(_fresh(value))
+        return
+    text = parsed.text
+    spans = _member_spans(text, found[0][0])
+    for n, (key, member) in enumerate(value.items()):
+        pieces += ("," if n else "{", _fresh(key), ":")
+        found_span, was = spans.get(key), source.get(key)
+        span, elements = found_span if found_span is not None else (None, None)
+        if span is not None and was is member:
+            pieces.append(text[span[0] : span[1]])
+        elif elements is not None and isinstance(member, list) and isinstance(was, list):
+            inner = dict(zip(map(id, was), zip(elements, was, strict=True), strict=True))
+            for i, m in enumerate(member):
+                pieces.append("," if i else "[")
+                got = inner.get(id(m))
+                pieces.append(text[got[0][0] : got[0][1]] if got is not None and got[1] is m else _fresh(m))
+            pieces.append("]" if member else "[]")
+        else:
+            pieces.append(_fresh(member))
+    pieces.append("}" if value else "{}")
 
 
 def _fresh(value: Any) -> str:
@@ -134,11 +176,47 @@ def _array(text: str, at: int, items: dict[int, tuple[Span, Any]]) -> tuple[list
 
 
 def _ended(
-    text: str, at: int, body: Body, members: dict[str, Span], items: dict[int, tuple[Span, Any]]
+    text: str,
+    at: int,
+    body: Body,
+    members: dict[str, Span],
+    items: dict[int, tuple[Span, Any]],
 ) -> Parsed:
     if _skip(text, at) != len(text):
         raise JSONDecodeError("Extra data", text, at)
     return Parsed(body, text, members, items)
+
+
+def _member_spans(text: str, at: int) -> dict[str, tuple[Span, list[Span] | None]]:
+    """Where each member's value of the object at ``at`` (read once already) sits, and for an
+    array its elements (so the array is not scanned twice)."""
+    spans: dict[str, tuple[Span, list[Span] | None]] = {}
+    at = _skip(text, at + 1)
+    while text[at : at + 1] == '"':
+        key, at = scanstring(text, at + 1)
+        start = _skip(text, _skip(text, at) + 1)
+        elements = None
+        if text[start : start + 1] == "[":
+            elements, at = _element_spans(text, start)
+        else:
+            _, at = _SCAN(text, start)
+        spans[key] = ((start, at), elements)
+        at = _skip(text, at)
+        at = _skip(text, at + 1) if text[at : at + 1] == "," else at
+    return spans
+
+
+def _element_spans(text: str, at: int) -> tuple[list[Span], int]:
+    """Where each element of the array at ``at`` sits, and where the array ends."""
+    spans: list[Span] = []
+    at = _skip(text, at + 1)
+    while text[at : at + 1] not in ("]", ""):
+        start = at
+        _, at = _SCAN(text, start)
+        spans.append((start, at))
+        at = _skip(text, at)
+        at = _skip(text, at + 1) if text[at : at + 1] == "," else at
+    return spans, at + 1
 
 
 def _skip(text: str, at: int) -> int:
