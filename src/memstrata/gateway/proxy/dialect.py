@@ -55,6 +55,18 @@ class Turn:
         return self.messages[self.prompt_index].content if self.prompt_index is not None else ""
 
     @property
+    def new_from(self) -> int:
+        """Where this turn's part of the transcript starts: after the previous user message with
+        text (0 when there is none). The prompt is stored from there, so the previous answer as
+        the client has it goes in first, in order (when its own capture has not ended yet, or
+        never ran: a stream the client left), and is a duplicate otherwise."""
+        end = self.prompt_index if self.prompt_index is not None else len(self.messages)
+        before = (
+            i for i in range(end - 1, -1, -1) if self.messages[i].role == "user" and self.messages[i].content
+        )
+        return next(before, -1) + 1
+
+    @property
     def first_user(self) -> str:
         return next((m.content for m in self.messages if m.role == "user" and m.content), "")
 

@@ -123,9 +123,7 @@ class _Turn:
 
     async def _store_prompt(self) -> bool:
         t = self._turn
-        stored = await commit(
-            self._mem, self._state.stats, self._who, self._session, t.messages, t.prompt_index
-        )
+        stored = await commit(self._mem, self._state.stats, self._who, self._session, t.messages, t.new_from)
         self._state.stats.prompts_captured += stored
         return stored
 
@@ -138,7 +136,7 @@ class _Turn:
         # The answer alone is new, unless the prompt could not be stored: then it goes again.
         t = self._turn
         prompt_stored = await self.durable()
-        stored_before = len(t.messages) if prompt_stored else t.prompt_index
+        stored_before = len(t.messages) if prompt_stored else t.new_from
         messages = [*t.messages, *answer]
         if await commit(self._mem, self._state.stats, self._who, self._session, messages, stored_before):
             self._state.stats.captured += 1

@@ -50,9 +50,10 @@ class TappedStream(Response):
         self._stats = stats
         self._on_done = on_done
         self._before_end = before_end
+        self._forwarded: bool | None = None  # set when the upstream's answer has all been sent on
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        complete, left = False, False
+        left = False
         async with anyio.create_task_group() as group:
 
             async def watch() -> None:
@@ -64,16 +65,20 @@ class TappedStream(Response):
 
             group.start_soon(watch)
             try:
-                complete = await self._forward(send)
+                await self._forward(send)
             finally:
                 with anyio.CancelScope(shield=True):
                     await self._upstream.aclose()
                 group.cancel_scope.cancel()
+        # Complete: every byte of the upstream's answer went to the client. A client that leaves
+        # once it has read the last event (SDKs stop at ``[DONE]``), while the end waits for
+        # ``before_end``, has the whole answer.
+        complete = self._forwarded is True
         if left and not complete:
             self._stats.client_disconnects += 1
         await self._on_done(complete)
 
-    async def _forward(self, send: Any) -> bool:
+    async def _forward(self, send: Any) -> None:
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
         complete = True
         try:
@@ -88,6 +93,6 @@ class TappedStream(Response):
             complete = False
         for event in self._tap.close():
             self._accumulator.feed(event)
+        self._forwarded = complete
         await self._before_end()
         await send({"type": "http.response.body", "body": b"", "more_body": False})
-        return complete
