@@ -59,7 +59,13 @@ class TurnMethods(FacadeCore):
             # very position; a mark of another position is another turn's: dropped.
             same = mark is not None and mark.count == op.stored_before
             mark = PromptMark(mark.clean_text if same and mark else "", op.stored_before, now)
-        last = await asyncio.to_thread(self._store.messages.last, tenant, session_key)
+        # The session's last stored message is for the timestamp cursor: a host that says where
+        # the new messages start (``stored_before``) needs none (one store read less).
+        last = (
+            None
+            if op.stored_before is not None
+            else await asyncio.to_thread(self._store.messages.last, tenant, session_key)
+        )
         plan = host_turns.plan_commit(
             transcript,
             session_key=session_key,
