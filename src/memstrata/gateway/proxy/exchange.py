@@ -98,8 +98,9 @@ async def model_call(request: Request, dialect: Dialect, provider: Provider, pat
         content = write_body(parsed, dialect.inject(parsed.body, turn, injection))
     note = f"system={len(injection.system)}; memories={len(injection.memories)}; session={session}"
     log.info("proxy: %s %s injected %s", provider.family, path, note)
-    # The prompt is stored while the upstream works on the answer (never in its way), and the
-    # answer's end waits for it: ``_Turn.durable``.
+    # The prompt is stored while the upstream works on the answer, and the answer's end waits for
+    # it (``_Turn.durable``). Started before the request goes: a whole (non-streamed) answer's
+    # headers come only with the answer, and its generation is the time the store has.
     stored = _Turn(state, mem, who, session, turn) if capture else None
     sent = await _send(request, state, provider, path, content)
     if isinstance(sent, Response):
