@@ -213,9 +213,10 @@ class ProxySettings(_Section):
     # ~400 tokens, so with the persona and scene navigation (recall.persona_chars and
     # recall.navigation_chars) a turn costs well under 1,000 tokens.
     memory_chars: Annotated[int, Field(ge=0)] = 1600
-    # Recall is skipped (the request goes upstream without memories) past this; recall's own
-    # recall.timeout_ms applies inside it.
-    recall_timeout_ms: Annotated[int, Field(ge=1)] = 1000
+    # The model call waits this long for recall at most, then goes upstream without memories
+    # (counted): the first token is never later than this for memory's sake. Recall's p95 on a
+    # busy 2-core machine is 15-100 ms (docs/benchmarks.md); recall.timeout_ms applies inside it.
+    recall_timeout_ms: Annotated[int, Field(ge=1)] = 150
     capture_tools: bool = False  # store tool calls and tool results as conversation
     tool_chars: Annotated[int, Field(ge=40)] = 2000  # one stored tool call or result at most
     # Extra regular expressions: a request whose system prompt or latest user text matches one

@@ -4,14 +4,16 @@ in /v1/status."""
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import openai
 
 from memstrata.embeddings.hashing import HashingEmbedder
 from memstrata.memory import AsyncMemory
-from tests.proxy.conftest import proxy_settings, wait_for
+from tests.proxy.conftest import proxy_settings, stored, wait_for
 from tests.support.live_server import LiveServer
 from tests.support.llm_upstream import Reply, ScriptedUpstream
 
@@ -34,7 +36,10 @@ def test_a_closed_store_still_returns_the_upstream_answer(home: Path, upstream: 
             assert "<relevant-memories>" not in upstream.requests[-1].body.decode()
             counted = server.app.state.proxy.stats
             assert counted.recall_degraded + counted.recall_failures == 1  # recall said what it left out
-            assert wait_for(lambda: counted.capture_failures == 1)  # the capture after the answer, counted
+            # Both captures fail, counted: the prompt's beside the call, then the answer's (which
+            # carries the prompt again, since it was not stored).
+            assert wait_for(lambda: counted.capture_failures == 2)
+            assert counted.prompts_captured == counted.captured == 1  # the first turn's
             assert httpx.get(server.url + "/v1/status").status_code == 503  # the store is closed, says so
         finally:
             server.app.state.memory = kept
@@ -54,3 +59,70 @@ def test_recall_timing_out_sends_the_request_without_memories(home: Path, upstre
         assert status["recall_timeouts"] == 2
         assert status["requests"] == 2
         assert "<relevant-memories>" not in upstream.requests[-1].body.decode()
+
+
+class _SlowRecall:
+    """The server's memory with ``before_prompt`` made ``delay`` seconds late (everything else
+    as it is)."""
+
+    def __init__(self, mem: Any, delay: float) -> None:
+        self._mem, self._delay = mem, delay
+        self.late_done = 0
+
+    async def before_prompt(self, *args: Any, **kwargs: Any) -> Any:
+        await asyncio.sleep(self._delay)
+        try:
+            return await self._mem.before_prompt(*args, **kwargs)
+        finally:
+            self.late_done += 1
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._mem, name)
+
+
+def test_a_slow_recall_does_not_hold_the_upstream_request_past_the_recall_timeout(
+    home: Path, upstream: ScriptedUpstream
+) -> None:
+    with LiveServer(home, proxy=proxy_settings(upstream, recall_timeout_ms=200)) as server:
+        assert _ask(server, "My bike is blue.") == "Noted, thank you."  # a turn stored, recall quick
+        slow = _SlowRecall(server.app.state.memory, delay=3.0)
+        kept, server.app.state.memory = server.app.state.memory, slow
+        try:
+            upstream.enqueue(Reply(text="Blue, I think."))
+            asked = time.monotonic()
+            assert _ask(server, "What colour is my bike?") == "Blue, I think."
+            answered = time.monotonic()
+            sent = upstream.requests[-1]
+            # The upstream had the request once the proxy's recall timeout was over, not after
+            # the 3 s recall; the answer came back long before that recall ended.
+            assert sent.started - asked < 0.2 + 0.6
+            assert answered - asked < 1.5 and slow.late_done == 0
+            assert "<relevant-memories>" not in sent.body.decode()
+            status = httpx.get(server.url + "/v1/status").json()["proxy"]
+            assert status["recall_timeouts"] == 1  # counted as degraded
+            assert status["prompts_captured"] == 2  # the prompt was stored all the same
+            assert wait_for(lambda: slow.late_done == 1, 10)  # the late recall ran to its end
+        finally:
+            server.app.state.memory = kept
+        texts = [m["content"] for m in httpx.get(server.url + "/v1/messages").json()]
+        assert "What colour is my bike?" in texts and "Blue, I think." in texts
+
+
+def test_a_client_that_leaves_mid_stream_still_has_its_prompt_stored(
+    home: Path, upstream: ScriptedUpstream
+) -> None:
+    with LiveServer(home, proxy=proxy_settings(upstream)) as server:
+        upstream.enqueue(Reply(text=" ".join(f"w{i}" for i in range(100)), delay=0.05))
+        body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "I left early."}]}
+        headers = {"x-memstrata-session": "leaver"}
+        with (
+            httpx.Client() as client,
+            client.stream(
+                "POST", server.url + "/proxy/openai/v1/chat/completions", json=body, headers=headers
+            ) as r,
+        ):
+            for _ in r.iter_bytes():
+                break
+        assert wait_for(lambda: upstream.requests[-1].cancelled, 10)
+        got = stored(server, "leaver", want=1)
+        assert [(m["role"], m["content"]) for m in got] == [("user", "I left early.")]  # no answer

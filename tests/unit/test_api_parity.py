@@ -81,6 +81,8 @@ BODIES: dict[str, type[ops.Operation[Any]]] = {
     "MessagesQuery": ops.Messages,
     "AtomsQuery": ops.Atoms,
     "CountsQuery": ops.Counts,
+    "CreateKeyIn": ops.CreateKey,
+    "VerifyKeyIn": ops.VerifyKey,
 }
 
 

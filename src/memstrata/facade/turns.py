@@ -50,8 +50,22 @@ class TurnMethods(FacadeCore):
         session_key, user_id, agent_id = op.session_key, op.user_id, op.agent_id
         tenant = args.tenant(user_id, agent_id)
         transcript = [host_turns.as_turn_message(m, i) for i, m in enumerate(op.messages)]
-        mark = self._marks.pop((tenant, session_key), self._clock.now_ms())
-        last = await asyncio.to_thread(self._store.messages.last, tenant, session_key)
+        now = self._clock.now_ms()
+        mark = self._marks.pop((tenant, session_key), now)
+        if op.stored_before is not None:
+            if op.stored_before > len(transcript):
+                raise InputError("must be at most the number of messages", item="stored_before")
+            # The mark's clean prompt still replaces the turn's prompt when it was taken at this
+            # very position; a mark of another position is another turn's: dropped.
+            same = mark is not None and mark.count == op.stored_before
+            mark = PromptMark(mark.clean_text if same and mark else "", op.stored_before, now)
+        # The session's last stored message is for the timestamp cursor: a host that says where
+        # the new messages start (``stored_before``) needs none (one store read less).
+        last = (
+            None
+            if op.stored_before is not None
+            else await asyncio.to_thread(self._store.messages.last, tenant, session_key)
+        )
         plan = host_turns.plan_commit(
             transcript,
             session_key=session_key,

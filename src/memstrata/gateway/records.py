@@ -258,6 +258,23 @@ class RunAllOut(Wire):
     upper_failed: int = Field(0, description="Tenants whose L2 or L3 run is failing after this call.")
 
 
+class KeyOut(Wire):
+    """A scoped key as stored (never the key itself). Times are epoch milliseconds."""
+
+    id: str
+    label: str
+    tenants: list[list[str | None]] = Field(description="[user_id, agent_id or null] pairs.")
+    created_at: int
+    revoked_at: int | None = None
+
+
+class IssuedKeyOut(Wire):
+    """A new key: ``secret`` is the key, shown this once (only its digest is stored)."""
+
+    key: KeyOut
+    secret: str
+
+
 class DeletedOut(BaseModel):
     deleted: list[str] = Field(description="Ids deleted (for atoms: with their older versions).")
 

@@ -22,7 +22,7 @@ Id = Annotated[str, StringConstraints(min_length=1, max_length=512)]
 MAX_BATCH = 100  # messages per capture
 MAX_TRANSCRIPT = 5000  # messages per turn_committed
 TENANT = ("user_id", "agent_id")
-B = TypeVar("B", bound="OperationBody")
+B = TypeVar("B", bound="ArgumentsBody")
 Q = TypeVar("Q", bound="OperationQuery")
 
 
@@ -94,8 +94,8 @@ class EmptyIn(Body):
     pass
 
 
-class OperationBody(TenantBody):
-    """A body built from an operation's declaration (``request_model``)."""
+class ArgumentsBody(Body):
+    """A body built from an operation's declaration (``request_model``, ``admin_model``)."""
 
     ARGUMENTS: ClassVar[tuple[str, ...]] = ()
 
@@ -103,6 +103,15 @@ class OperationBody(TenantBody):
         """The operation's arguments (the tenant apart), as the facade takes them: nested
         models as plain dicts."""
         return {name: _plain(getattr(self, name)) for name in self.ARGUMENTS}
+
+
+class OperationBody(TenantBody, ArgumentsBody):
+    """The body of an operation acting for a tenant (``request_model``)."""
+
+
+class AdminBody(ArgumentsBody):
+    """The body of an operation that acts for no tenant (the key routes, ``admin_model``):
+    ``user_id`` / ``agent_id`` are unknown fields there."""
 
 
 def _plain(value: Any) -> Any:
@@ -151,6 +160,14 @@ def request_model(spec: type[ops.Operation[Any]], name: str, **wire: Any) -> typ
     """The JSON body of ``spec``'s route (see ``_fields``)."""
     fields = _fields(spec, wire)
     model: type[OperationBody] = create_model(name, __base__=OperationBody, **fields)
+    model.ARGUMENTS = tuple(fields)
+    return model
+
+
+def admin_model(spec: type[ops.Operation[Any]], name: str, **wire: Any) -> type[AdminBody]:
+    """The JSON body of an admin operation's route: ``request_model`` without the tenant."""
+    fields = _fields(spec, wire)
+    model: type[AdminBody] = create_model(name, __base__=AdminBody, **fields)
     model.ARGUMENTS = tuple(fields)
     return model
 
@@ -226,6 +243,16 @@ ImportIn = request_model(
 PinIn = request_model(ops.PinAtom, "PinIn")
 TtlIn = request_model(ops.SetAtomTtl, "TtlIn")
 RebuildIn = request_model(ops.RebuildScenes, "RebuildIn")
+# The wire's tenant pairs: JSON has no tuples, so each is a list of exactly two.
+CreateKeyIn = admin_model(
+    ops.CreateKey,
+    "CreateKeyIn",
+    tenants=Annotated[
+        list[Annotated[list[Id | None], Field(min_length=2, max_length=2)]],
+        Field(min_length=1, max_length=100, description="[user_id, agent_id or null (every agent)] pairs."),
+    ],
+)
+VerifyKeyIn = admin_model(ops.VerifyKey, "VerifyKeyIn")
 MessagesQuery = query_model(ops.Messages, "MessagesQuery", ListingQuery)
 AtomsQuery = query_model(ops.Atoms, "AtomsQuery", ListingQuery)
 CountsQuery = query_model(ops.Counts, "CountsQuery", OperationQuery)

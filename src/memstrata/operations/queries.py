@@ -137,12 +137,25 @@ class BeforePrompt(Operation[RecallResult]):
 @dataclass(frozen=True, slots=True)
 class TurnCommitted(Operation[TurnResult]):
     """A turn is over: store what is new in ``messages`` (the host may send its whole
-    transcript), cleaned, the polluted prompt replaced by the clean one ``before_prompt`` saw."""
+    transcript), cleaned, the polluted prompt replaced by the clean one ``before_prompt`` saw.
+    ``stored_before``: the first that many messages are stored already (a host that committed
+    its prompt while the model was answering, then commits the answer): only later ones are new."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/turns/committed")
     messages: Sequence[TurnMessage | Mapping[str, object]]
     _: KW_ONLY
     session_key: Key = DEFAULT
     session_id: Key | None = None
+    stored_before: (
+        Annotated[
+            int,
+            Field(
+                ge=0,
+                le=10**6,
+                description="Messages at the start of the transcript stored already (position slicing).",
+            ),
+        ]
+        | None
+    ) = None
     user_id: str = DEFAULT
     agent_id: str = DEFAULT

@@ -107,3 +107,37 @@ def test_host_ids_win_and_noise_is_dropped(http: httpx.Client, user: str) -> Non
     assert done["method"] == "id" and done["dropped"] == ["h0"]
     again = committed(http, user, transcript, "ids")
     assert again["stored"] == [] and again["duplicates"] == ["h1", "h2"]
+
+
+def test_a_prompt_committed_before_the_answer_then_the_answer_alone(http: httpx.Client, user: str) -> None:
+    """A host (the LLM proxy) that stores the prompt while the model answers, then the answer:
+    ``stored_before`` says where the new messages start, each commit stores its own, once."""
+    history: list[dict[str, Any]] = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "I keep bees."},
+        {"role": "assistant", "content": "Lovely."},
+    ]
+    committed(http, user, history, "early")
+    recall = before(http, user, "How many hives do I have?", len(history), session="early")
+    polluted = "\n\n".join(p for p in (recall["prepend_context"], "How many hives do I have?") if p)
+    transcript = [*history, {"role": "user", "content": polluted}]
+
+    def commit(messages: list[dict[str, Any]], stored_before: int) -> Any:
+        body = {"messages": messages, "session_key": "early", "user_id": user, "stored_before": stored_before}
+        r = http.post("/v1/turns/committed", json=body)
+        assert r.status_code == 200, r.text
+        return r.json()
+
+    prompt = commit(transcript, len(history))
+    assert prompt["method"] == "position" and prompt["replaced"]
+    assert [m["content"] for m in prompt["stored"]] == ["How many hives do I have?"]  # the clean prompt
+    answer = commit([*transcript, {"role": "assistant", "content": "Two."}], len(transcript))
+    assert [m["content"] for m in answer["stored"]] == ["Two."] and not answer["replaced"]
+    again = commit([*transcript, {"role": "assistant", "content": "Two."}], len(history))  # a retry
+    assert again["stored"] == []
+    assert stored(http, user) == ["I keep bees.", "Lovely.", "How many hives do I have?", "Two."]
+    too_far = http.post(
+        "/v1/turns/committed",
+        json={"messages": history, "session_key": "early", "user_id": user, "stored_before": 9},
+    )
+    assert too_far.status_code == 422 and "stored_before" in too_far.text

@@ -20,11 +20,14 @@ from memstrata.gateway.proxy.dialect import (
     Turn,
     append_system,
     canonical,
+    content_text,
     joined,
     prepend_text,
 )
 from memstrata.gateway.proxy.sse import Event
 from memstrata.layers.host_turns import TurnMessage
+
+_TEXT = frozenset({"text"})  # the text blocks (no tool results, thinking, images or documents)
 
 
 def _blocks(content: Any) -> list[dict[str, Any]]:
@@ -33,20 +36,13 @@ def _blocks(content: Any) -> list[dict[str, Any]]:
     return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
-def own_text(content: Any) -> str:
-    """The text blocks of a content (no tool results, thinking, images or documents)."""
-    return joined(
-        [b["text"] for b in _blocks(content) if b.get("type") == "text" and isinstance(b.get("text"), str)]
-    )
-
-
 def _rendered(block: dict[str, Any], tools: ToolPolicy) -> str:
     kind = block.get("type")
     if kind in ("tool_use", "server_tool_use"):
         return tools.render("tool call", str(block.get("name", "")), canonical(block.get("input", {})))
     if kind == "tool_result":
         inner = block.get("content", "")
-        return tools.render("tool result", str(block.get("tool_use_id", "")), own_text(inner))
+        return tools.render("tool result", str(block.get("tool_use_id", "")), content_text(inner, _TEXT))
     return ""
 
 
@@ -55,7 +51,7 @@ def message(m: Any, tools: ToolPolicy) -> TurnMessage:
     if not isinstance(m, dict):
         return TurnMessage("other", "")
     content = m.get("content")
-    parts = [own_text(content), *(_rendered(b, tools) for b in _blocks(content))]
+    parts = [content_text(content, _TEXT), *(_rendered(b, tools) for b in _blocks(content))]
     return TurnMessage(str(m.get("role") or "other"), joined(parts))
 
 
@@ -67,12 +63,14 @@ class AnthropicMessages:
         raw = raw if isinstance(raw, list) else []
         items = tuple(message(m, tools) for m in raw)
         system = body.get("system")
-        system_text = system if isinstance(system, str) else own_text(system)
+        system_text = system if isinstance(system, str) else content_text(system, _TEXT)
         prompt = max(
             (
                 i
                 for i, m in enumerate(raw)
-                if isinstance(m, dict) and m.get("role") == "user" and own_text(m.get("content")).strip()
+                if isinstance(m, dict)
+                and m.get("role") == "user"
+                and content_text(m.get("content"), _TEXT).strip()
             ),
             default=None,
         )

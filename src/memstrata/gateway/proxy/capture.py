@@ -1,9 +1,12 @@
 """What the proxy stores of a turn, through the facade's host-turn lifecycle.
 
-After the answer has gone to the client, the request's transcript (as the client sent it:
-nothing injected is in it) and the answer's messages go to ``turn_committed``: ``before_prompt``
-remembered where the turn's prompt sits, so only the prompt and the answer are new; a resent
-transcript finds every earlier message stored already (stable ids, ``layers.host_turns``).
+Two commits a turn, neither in the way of the model call. The request's transcript (as the
+client sent it: nothing injected is in it) goes to ``turn_committed`` from the turn's prompt on
+(``stored_before``) while the upstream works on its answer, and the answer's last byte waits for
+it, so the prompt is durable before the client has the answer (kept even when the upstream
+fails or the client leaves). Once the client has the answer, the transcript and the answer's
+messages go again with ``stored_before`` at the answer, which alone is new. A resent transcript
+finds every earlier message stored already (stable ids, ``layers.host_turns``).
 
 Auxiliary requests are left out entirely, neither recalled for nor stored: a request with no
 user turn (a tool loop's continuation is not one: its prompt is the earlier user message), and
@@ -13,9 +16,10 @@ the conversation, or a topic check (the patterns below, plus ``proxy.auxiliary_p
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from memstrata.errors import ConfigError
@@ -60,15 +64,41 @@ def auxiliary(turn: Turn, found: Sequence[re.Pattern[str]]) -> str | None:
 
 
 async def commit(
-    mem: Any, stats: ProxyStats, tenant: Tenant, session: str, turn: Turn, answer: Sequence[TurnMessage]
-) -> None:
-    """Store the turn; never raises (the answer has been served): a failure is logged and
-    counted."""
+    mem: Any,
+    stats: ProxyStats,
+    tenant: Tenant,
+    session: str,
+    messages: Sequence[TurnMessage],
+    stored_before: int | None,
+) -> bool:
+    """Store what is new in ``messages`` (those from position ``stored_before`` on); never raises
+    (the model call goes on, or has been served): a failure is logged, counted and False."""
     try:
-        result = await mem.turn_committed([*turn.messages, *answer], session_key=session, **who(tenant))
+        result = await mem.turn_committed(
+            list(messages), session_key=session, stored_before=stored_before, **who(tenant)
+        )
     except Exception as exc:  # noqa: BLE001 - fail-open by design: counted in /v1/status, logged
         stats.capture_failures += 1
         log.warning("proxy: capture of session %s failed (%s: %s)", session, type(exc).__name__, exc)
-        return
-    stats.captured += 1
+        return False
     log.debug("proxy: session %s stored %d message(s) (%s)", session, len(result.stored), result.method)
+    return True
+
+
+class Pending:
+    """The prompt captures running beside their model calls. Each is its own task, so a client
+    that leaves mid-answer cannot cancel it; ``drain`` lets the server's shutdown wait for them
+    before the memory closes, so a prompt the upstream received is never lost."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[bool]] = set()
+
+    def start(self, capture: Coroutine[Any, Any, bool]) -> asyncio.Task[bool]:
+        task = asyncio.create_task(capture)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def drain(self, seconds: float) -> None:
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=seconds)

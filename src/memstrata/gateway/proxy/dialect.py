@@ -15,7 +15,7 @@ id (``layers.host_turns``) and are stored once.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -53,6 +53,18 @@ class Turn:
     @property
     def prompt(self) -> str:
         return self.messages[self.prompt_index].content if self.prompt_index is not None else ""
+
+    @property
+    def new_from(self) -> int:
+        """Where this turn's part of the transcript starts: after the previous user message with
+        text (0 when there is none). The prompt is stored from there, so the previous answer as
+        the client has it goes in first, in order (when its own capture has not ended yet, or
+        never ran: a stream the client left), and is a duplicate otherwise."""
+        end = self.prompt_index if self.prompt_index is not None else len(self.messages)
+        before = (
+            i for i in range(end - 1, -1, -1) if self.messages[i].role == "user" and self.messages[i].content
+        )
+        return next(before, -1) + 1
 
     @property
     def first_user(self) -> str:
@@ -96,6 +108,22 @@ class Dialect(Protocol):
 
 def joined(parts: Sequence[str]) -> str:
     return "\n".join(p for p in parts if p)
+
+
+def content_text(content: Any, part_types: Collection[str]) -> str:
+    """The text of a message's content: a string as it is, or the text of its parts whose
+    ``type`` is one of ``part_types`` (images, audio, tool results and the rest skipped)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return joined(
+        [
+            p["text"]
+            for p in content
+            if isinstance(p, dict) and p.get("type") in part_types and isinstance(p.get("text"), str)
+        ]
+    )
 
 
 def canonical(value: Any) -> str:

@@ -2,22 +2,23 @@
 
     model call      the key names a principal, the principal a tenant; the body is read into a
                     ``Turn``; an auxiliary request is forwarded as it came; else recall (bounded,
-                    fail-open) gives an ``Injection``, the body goes upstream with it, the answer
-                    comes back verbatim (streamed event by event, or whole), and the turn is
+                    fail-open) gives an ``Injection``, the body goes upstream with it, the turn's
+                    prompt is stored beside it, the answer comes back verbatim (streamed event
+                    by event, or whole) and ends once the prompt is stored, and the answer is
                     stored once the client has it
     pass-through    every other path under a prefix (model listings, token counting): the same
                     authentication, then forwarded with no memory involved
 
 The body sent upstream is the client's own bytes when nothing is injected; else the client's
-JSON with only the injected fields changed. ``x-memstrata-injected`` on the answer says how many
+bytes with only the injected fields re-encoded (``body``). ``x-memstrata-injected`` on the answer says how many
 characters went in (``system=..; memories=..``) and the session they were filed under.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
@@ -30,6 +31,7 @@ from memstrata.gateway.context import tenant
 from memstrata.gateway.errors import Problem, render
 from memstrata.gateway.middleware import request_id
 from memstrata.gateway.proxy import auth, upstream
+from memstrata.gateway.proxy.body import read_body, write_body
 from memstrata.gateway.proxy.capture import auxiliary, commit
 from memstrata.gateway.proxy.dialect import Body, Dialect, Injection, Turn
 from memstrata.gateway.proxy.session import session_key
@@ -37,6 +39,7 @@ from memstrata.gateway.proxy.settings import Provider
 from memstrata.gateway.proxy.state import ProxyState
 from memstrata.gateway.proxy.stream import TappedStream
 from memstrata.layers.host_turns import TurnMessage
+from memstrata.models import Tenant
 
 log = logging.getLogger("memstrata.proxy")
 RECALL_HEADER = "x-memstrata-recall"
@@ -79,42 +82,70 @@ async def model_call(request: Request, dialect: Dialect, provider: Provider, pat
         return denied
     state: ProxyState = request.app.state.proxy
     raw = await request.body()
-    body = _object(raw)
-    if body is None:  # not a JSON object: the upstream words the error in its own terms
+    parsed = read_body(raw)
+    if parsed is None:  # not a JSON object: the upstream words the error in its own terms
         return await _relay(request, state, provider, path, raw)
     state.stats.requests += 1
-    who = tenant(request)
-    turn = dialect.read(body, state.config.tools)
+    who, mem = tenant(request), request.app.state.memory
+    turn = dialect.read(parsed.body, state.config.tools)
     session = session_key(request.headers, turn.system, turn.first_user)
     recall, capture = _plan(request, state, turn)
-    injection = (
-        await state.injector.injection(request.app.state.memory, who, session, turn)
-        if recall
-        else Injection()
-    )
+    injection = await state.injector.injection(mem, who, session, turn) if recall else Injection()
     content = raw
     if not injection.empty:
         state.stats.injected += 1
         state.stats.injected_chars += len(injection.system) + len(injection.memories)
-        content = json.dumps(dialect.inject(body, turn, injection), ensure_ascii=False).encode()
+        content = write_body(parsed, dialect.inject(parsed.body, turn, injection))
     note = f"system={len(injection.system)}; memories={len(injection.memories)}; session={session}"
     log.info("proxy: %s %s injected %s", provider.family, path, note)
+    # The prompt is stored while the upstream works on the answer, and the answer's end waits for
+    # it (``_Turn.durable``). Started before the request goes: a whole (non-streamed) answer's
+    # headers come only with the answer, and its generation is the time the store has.
+    stored = _Turn(state, mem, who, session, turn) if capture else None
     sent = await _send(request, state, provider, path, content)
     if isinstance(sent, Response):
+        await _durable(stored)
         return sent
     headers = [
         *upstream.answer_headers(sent.headers.multi_items()),
         (INJECTED_HEADER.encode(), note.encode()),
     ]
-
-    async def store(answer: list[TurnMessage]) -> None:
-        if capture and sent.status_code == 200:
-            await commit(request.app.state.memory, state.stats, who, session, turn, answer)
-
-    return await _answer(request, state, dialect, sent, headers, store if capture else None)
+    kept = stored if sent.status_code == 200 else None  # an error answer is not the turn's answer
+    return await _answer(request, state, dialect, sent, headers, stored, kept)
 
 
-Store = Callable[[list[TurnMessage]], Awaitable[None]]
+class _Turn:
+    """One turn's capture: the prompt (started at once, beside the upstream request), then the
+    answer once the client has it."""
+
+    def __init__(self, state: ProxyState, mem: Any, who: Tenant, session: str, turn: Turn) -> None:
+        self._state, self._mem, self._who, self._session, self._turn = state, mem, who, session, turn
+        self._prompt = state.pending.start(self._store_prompt())
+
+    async def _store_prompt(self) -> bool:
+        t = self._turn
+        stored = await commit(self._mem, self._state.stats, self._who, self._session, t.messages, t.new_from)
+        self._state.stats.prompts_captured += stored
+        return stored
+
+    async def durable(self) -> bool:
+        """Whether the prompt is stored, once its capture has ended; shielded: a client that
+        leaves stops the wait, never the capture."""
+        return await asyncio.shield(self._prompt)
+
+    async def answer(self, answer: list[TurnMessage]) -> None:
+        # The answer alone is new, unless the prompt could not be stored: then it goes again.
+        t = self._turn
+        prompt_stored = await self.durable()
+        stored_before = len(t.messages) if prompt_stored else t.new_from
+        messages = [*t.messages, *answer]
+        if await commit(self._mem, self._state.stats, self._who, self._session, messages, stored_before):
+            self._state.stats.captured += 1
+
+
+async def _durable(stored: _Turn | None) -> None:
+    if stored is not None:
+        await stored.durable()
 
 
 async def _answer(
@@ -123,26 +154,31 @@ async def _answer(
     dialect: Dialect,
     sent: httpx.Response,
     headers: list[tuple[bytes, bytes]],
-    store: Store | None,
+    stored: _Turn | None,
+    kept: _Turn | None,
 ) -> Response:
-    """The upstream's answer as the client gets it, ``store`` run with the answer's messages once
-    the client has it (a stream: when it ended complete)."""
+    """The upstream's answer as the client gets it: it ends after the prompt is stored
+    (``stored``); the answer is stored by ``kept`` once the client has it (a stream: when it
+    ended complete), its body read off the request's path."""
     if _is_stream(sent):
         acc = dialect.accumulator(state.config.tools)
 
         async def done(complete: bool) -> None:
-            if complete and store is not None:
-                await store(acc.messages())
+            if complete and kept is not None:
+                await kept.answer(acc.messages())
 
-        return TappedStream(sent, headers, acc, state.stats, done)
+        return TappedStream(sent, headers, acc, state.stats, done, lambda: _durable(stored))
     data = await _read(sent)
+    await _durable(stored)
     if data is None:
         return _broken(request, state)
-    if store is None:
+    if kept is None:
         return _whole(sent, headers, data, None)
-    return _whole(
-        sent, headers, data, BackgroundTask(store, dialect.answer(_object(data), state.config.tools))
-    )
+
+    async def store() -> None:
+        await kept.answer(dialect.answer(_object(data), state.config.tools))
+
+    return _whole(sent, headers, data, BackgroundTask(store))
 
 
 def _plan(request: Request, state: ProxyState, turn: Turn) -> tuple[bool, bool]:

@@ -6,18 +6,21 @@
   byte-identical between turns and the provider's prompt cache keeps hitting on everything
   before the latest turn. Scene heat reorders the navigation between recalls; that alone does
   not change the block.
-- The **memories** (recall's hits, re-cut to ``proxy.memory_chars`` by recall's own line
-  selection) go before the text of the turn's prompt. Within one turn (an agent's tool loop
+- The **memories** (recall's own block when it fits in ``proxy.memory_chars``, else its hits
+  re-cut to that by recall's own line selection: the cut costs ~1 ms on the request's path, so
+  it is not redone when it would change nothing) go before the text of the turn's prompt. Within one turn (an agent's tool loop
   resends the same prompt at the same position) they are reused, so the loop's requests stay
   byte-identical too and recall runs once.
 
 Fail-open: recall that raises or is later than ``proxy.recall_timeout_ms`` costs the memories
-of that request only (counted, logged); the system block already held is still sent.
+of that request (a late one: of its turn) only (counted, logged); the system block already held
+is still sent, and a late recall, when it ends, still refreshes it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import re
 from collections import OrderedDict
@@ -91,24 +94,39 @@ class Injector:
             return cached
         held = self._systems.get(tenant)
         timeout = self._settings.proxy.recall_timeout_ms / 1000
-        try:
-            call = mem.before_prompt(
+        recall = asyncio.ensure_future(
+            mem.before_prompt(
                 turn.prompt, session_key=session, transcript_length=turn.prompt_index, **who(tenant)
             )
-            result: RecallResult = await asyncio.wait_for(call, timeout)
-        except TimeoutError:
+        )
+        done, _ = await asyncio.wait({recall}, timeout=timeout)
+        if not done:
+            # Not cancelled: its search thread runs on regardless, and its answer is still worth
+            # keeping for the tenant's system block. This turn goes on without memories, and so
+            # do its tool loop's next requests (kept below), so they stay byte-identical.
             self._stats.recall_timeouts += 1
             log.warning("proxy: recall not ready within %.0f ms: sent without memories", timeout * 1000)
-            return Injection(held.block if held else "")
-        except Exception as exc:  # noqa: BLE001 - fail-open by design: the LLM call goes on, counted
+            recall.add_done_callback(functools.partial(self._late, tenant))
+            degraded = Injection(held.block if held else "")
+            self._turns.put(key, degraded)
+            return degraded
+        if (exc := recall.exception()) is not None:
             self._stats.recall_failures += 1
             log.warning("proxy: recall failed (%s: %s): sent without memories", type(exc).__name__, exc)
             return Injection(held.block if held else "")
+        result: RecallResult = recall.result()
         if result.degradations:
             self._stats.recall_degraded += 1
         injection = Injection(self._system(tenant, result, held), self._memories(result))
         self._turns.put(key, injection)
         return injection
+
+    def _late(self, tenant: Tenant, recall: asyncio.Future[RecallResult]) -> None:
+        """A recall that came after its request left: the system block it read is kept for the
+        tenant's next requests (a changed persona counts from then on)."""
+        if recall.cancelled() or recall.exception() is not None:
+            return
+        self._system(tenant, recall.result(), self._systems.get(tenant))
 
     def _system(self, tenant: Tenant, result: RecallResult, held: _Held | None) -> str:
         persona = persona_of(result.system_context)
@@ -123,5 +141,7 @@ class Injector:
         room = self._settings.proxy.memory_chars
         if room <= 0 or not result.hits:
             return ""
+        if len(result.prepend_context) <= room and len(relevant(result.hits)) == len(result.hits):
+            return result.prepend_context  # recall's own block fits: not cut again on the way
         given = persona_of(result.system_context)
         return memories_block(relevant(result.hits), room, self._budgets, given=given).block

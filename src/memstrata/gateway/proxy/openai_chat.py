@@ -18,6 +18,7 @@ from memstrata.gateway.proxy.dialect import (
     ToolPolicy,
     Turn,
     append_system,
+    content_text,
     joined,
     prepend_text,
 )
@@ -25,15 +26,7 @@ from memstrata.gateway.proxy.sse import Event
 from memstrata.layers.host_turns import TurnMessage
 
 _SYSTEM_ROLES = frozenset({"system", "developer"})
-
-
-def content_text(content: Any) -> str:
-    """The text of a message's content: a string, or its text parts (images and audio skipped)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return joined([p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)])
-    return ""
+_TEXT_PARTS = frozenset({"text"})  # image, audio, file and refusal parts carry no conversation text
 
 
 def message(m: Any, tools: ToolPolicy) -> TurnMessage:
@@ -41,7 +34,7 @@ def message(m: Any, tools: ToolPolicy) -> TurnMessage:
     if not isinstance(m, dict):
         return TurnMessage("other", "")
     role = str(m.get("role") or "other")
-    text = content_text(m.get("content"))
+    text = content_text(m.get("content"), _TEXT_PARTS)
     if role == "assistant":
         calls = [c.get("function") or {} for c in m.get("tool_calls") or () if isinstance(c, dict)]
         rendered = [

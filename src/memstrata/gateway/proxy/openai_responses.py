@@ -22,6 +22,7 @@ from memstrata.gateway.proxy.dialect import (
     ToolPolicy,
     Turn,
     append_system,
+    content_text,
     joined,
     prepend_text,
 )
@@ -29,19 +30,7 @@ from memstrata.gateway.proxy.sse import Event
 from memstrata.layers.host_turns import TurnMessage
 
 _SYSTEM_ROLES = frozenset({"system", "developer"})
-
-
-def content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = [
-            p.get("text")
-            for p in content
-            if isinstance(p, dict) and p.get("type") in ("input_text", "output_text", "text")
-        ]
-        return joined([t for t in texts if isinstance(t, str)])
-    return ""
+_TEXT_PARTS = frozenset({"input_text", "output_text", "text"})
 
 
 def item(it: Any, tools: ToolPolicy) -> TurnMessage:
@@ -50,13 +39,15 @@ def item(it: Any, tools: ToolPolicy) -> TurnMessage:
         return TurnMessage("other", "")
     kind = it.get("type", "message")
     if kind == "message" or (kind is None and "role" in it):
-        return TurnMessage(str(it.get("role") or "other"), content_text(it.get("content")))
+        return TurnMessage(str(it.get("role") or "other"), content_text(it.get("content"), _TEXT_PARTS))
     if kind == "function_call":
         kept = tools.render("tool call", str(it.get("name", "")), str(it.get("arguments", "")))
     elif kind == "function_call_output":
         out = it.get("output")
         kept = tools.render(
-            "tool result", str(it.get("call_id", "")), out if isinstance(out, str) else content_text(out)
+            "tool result",
+            str(it.get("call_id", "")),
+            out if isinstance(out, str) else content_text(out, _TEXT_PARTS),
         )
     else:
         return TurnMessage(str(kind), "")  # reasoning, web search calls, references: not conversation

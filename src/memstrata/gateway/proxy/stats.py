@@ -20,7 +20,8 @@ class ProxyStats:
     recall_timeouts: int = 0  # recall not ready within proxy.recall_timeout_ms: sent without memories
     recall_failures: int = 0  # recall raised: sent without memories
     recall_degraded: int = 0  # recall answered but left something out (its degradations)
-    captured: int = 0  # turns handed to the capture
+    prompts_captured: int = 0  # prompts stored while the upstream answered (before the answer ended)
+    captured: int = 0  # answers stored after the client had them
     capture_failures: int = 0  # the capture raised (store closed, disk full): the answer was served
     upstream_unreachable: int = 0  # 502s: the upstream could not be reached
     upstream_broken: int = 0  # streams the upstream cut off mid-answer

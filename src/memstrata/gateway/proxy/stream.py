@@ -4,8 +4,9 @@ Each chunk the upstream sends is passed to the client at once and a copy goes th
 tap to the dialect's accumulator; nothing waits for the end. A client that disconnects (the
 ASGI ``http.disconnect``) cancels the forwarding and closes the upstream response, which
 closes its connection: the upstream request is cancelled, not read to its end. When the stream
-has ended, ``on_done`` runs with whether the client got all of it (the turn is captured then,
-after the last byte was sent).
+has ended, ``on_done`` runs with whether the client got all of it (the answer is captured then,
+after the last byte was sent). ``before_end`` is awaited before that last byte: the turn's prompt
+capture, so the prompt is stored before the client's answer ends.
 """
 
 from __future__ import annotations
@@ -24,6 +25,11 @@ from memstrata.gateway.proxy.stats import ProxyStats
 
 log = logging.getLogger("memstrata.proxy")
 Done = Callable[[bool], Awaitable[None]]
+BeforeEnd = Callable[[], Awaitable[object]]
+
+
+async def _nothing() -> None:
+    return None
 
 
 class TappedStream(Response):
@@ -34,6 +40,7 @@ class TappedStream(Response):
         accumulator: Accumulator,
         stats: ProxyStats,
         on_done: Done,
+        before_end: BeforeEnd = _nothing,
     ) -> None:
         super().__init__(status_code=upstream.status_code)
         self.raw_headers = headers
@@ -42,9 +49,11 @@ class TappedStream(Response):
         self._accumulator = accumulator
         self._stats = stats
         self._on_done = on_done
+        self._before_end = before_end
+        self._forwarded: bool | None = None  # set when the upstream's answer has all been sent on
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        complete, left = False, False
+        left = False
         async with anyio.create_task_group() as group:
 
             async def watch() -> None:
@@ -56,16 +65,20 @@ class TappedStream(Response):
 
             group.start_soon(watch)
             try:
-                complete = await self._forward(send)
+                await self._forward(send)
             finally:
                 with anyio.CancelScope(shield=True):
                     await self._upstream.aclose()
                 group.cancel_scope.cancel()
+        # Complete: every byte of the upstream's answer went to the client. A client that leaves
+        # once it has read the last event (SDKs stop at ``[DONE]``), while the end waits for
+        # ``before_end``, has the whole answer.
+        complete = self._forwarded is True
         if left and not complete:
             self._stats.client_disconnects += 1
         await self._on_done(complete)
 
-    async def _forward(self, send: Any) -> bool:
+    async def _forward(self, send: Any) -> None:
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
         complete = True
         try:
@@ -80,5 +93,6 @@ class TappedStream(Response):
             complete = False
         for event in self._tap.close():
             self._accumulator.feed(event)
+        self._forwarded = complete
+        await self._before_end()
         await send({"type": "http.response.body", "body": b"", "more_body": False})
-        return complete

@@ -4,46 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Request, Response
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from fastapi import APIRouter, Depends, Path, Request, Response
 
 from memstrata.gateway.access import principal_of, require_admin
 from memstrata.gateway.context import Mem, reply, reply_list
-from memstrata.gateway.records import Wire
+from memstrata.gateway.records import IssuedKeyOut, KeyOut
+from memstrata.gateway.requests import AdminBody, CreateKeyIn, VerifyKeyIn, parsed
 
 router = APIRouter(prefix="/v1", tags=["keys"])
-Id = Annotated[str, StringConstraints(min_length=1, max_length=512)]
-
-
-class KeyIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    tenants: Annotated[
-        list[Annotated[list[Id | None], Field(min_length=2, max_length=2)]],
-        Field(min_length=1, max_length=100, description="[user_id, agent_id or null (every agent)] pairs."),
-    ]
-    label: Annotated[str, StringConstraints(max_length=200)] = ""
-
-
-class TokenIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    token: Annotated[str, StringConstraints(min_length=1, max_length=200)]
-
-
-class KeyOut(Wire):
-    """A scoped key as stored (never the key itself). Times are epoch milliseconds."""
-
-    id: str
-    label: str
-    tenants: list[list[str | None]] = Field(description="[user_id, agent_id or null] pairs.")
-    created_at: int
-    revoked_at: int | None = None
-
-
-class IssuedKeyOut(Wire):
-    """A new key: ``secret`` is the key, shown this once (only its digest is stored)."""
-
-    key: KeyOut
-    secret: str
 
 
 def _admin(request: Request) -> None:
@@ -51,10 +19,12 @@ def _admin(request: Request) -> None:
 
 
 @router.post("/keys", response_model=IssuedKeyOut)
-async def create_key(mem: Mem, body: KeyIn, request: Request) -> Response:
+async def create_key(
+    mem: Mem, body: Annotated[AdminBody, Depends(parsed(CreateKeyIn))], request: Request
+) -> Response:
     """Create a key reaching the given tenants; the answer holds the key, shown this once."""
     _admin(request)
-    return reply(IssuedKeyOut, await mem.create_key(body.tenants, label=body.label))
+    return reply(IssuedKeyOut, await mem.create_key(**body.arguments()))
 
 
 @router.get("/keys", response_model=list[KeyOut])
@@ -72,7 +42,9 @@ async def revoke_key(mem: Mem, key_id: Annotated[str, Path(max_length=64)], requ
 
 
 @router.post("/keys/verify", response_model=KeyOut | None)
-async def verify_key(mem: Mem, body: TokenIn, request: Request) -> Response:
+async def verify_key(
+    mem: Mem, body: Annotated[AdminBody, Depends(parsed(VerifyKeyIn))], request: Request
+) -> Response:
     """The active key a token is, else ``null``."""
     _admin(request)
-    return reply(KeyOut, await mem.verify_key(body.token))
+    return reply(KeyOut, await mem.verify_key(**body.arguments()))
