@@ -1,6 +1,7 @@
 """The records memstrata passes around, per layer and purpose. Import them from here.
 
 records     Tenant, Message, Atom (L0, L1) and their enums
+filters     metadata filters (``{"app": "crm"}``, ``{"app": {"in": [...]}}``), parsed and checked
 search      filters per layer, scored store primitives, hits and results
 scenes      Scene, SceneEntry (L2), Persona (L3)
 state       durable pipeline state: SessionState (L1), TenantState (L2/L3), SweepState
@@ -20,6 +21,7 @@ from memstrata.models.engine_io import (
     DedupDecision,
     ExtractionWindow,
 )
+from memstrata.models.filters import MetadataCondition, MetadataFilter, metadata_filter
 from memstrata.models.forgetting import Erased, ExportReport, ForgetReport, SweepReport
 from memstrata.models.keys import ApiKey, IssuedKey, Reach
 from memstrata.models.records import DEFAULT, Atom, AtomType, Layer, Message, NewMessage, Role, Tenant
@@ -62,6 +64,8 @@ __all__ = [
     "Layer",
     "Message",
     "MessageFilter",
+    "MetadataCondition",
+    "MetadataFilter",
     "NewMessage",
     "Persona",
     "QueryEmbeddingStatus",
@@ -84,4 +88,5 @@ __all__ = [
     "ToolSpec",
     "Vectors",
     "layer_of",
+    "metadata_filter",
 ]

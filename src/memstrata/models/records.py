@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -62,18 +63,22 @@ class Layer(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class NewMessage:
-    """A message as a caller hands it to ``capture``. ``id`` and ``timestamp`` are optional."""
+    """A message as a caller hands it to ``capture``. ``id``, ``timestamp`` and ``metadata`` (a
+    JSON object kept on the message, see ``Message``) are optional."""
 
     role: Role | str
     content: str
     id: str | None = None
     name: str | None = None
     timestamp: int | None = None
+    metadata: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """An L0 record. ``seq`` is assigned by the store and strictly increases: it is the cursor."""
+    """An L0 record. ``seq`` is assigned by the store and strictly increases: it is the cursor.
+    ``metadata`` is the caller's JSON object given at capture (searches, recall and listings can
+    filter on it); atoms made from the message inherit its keys."""
 
     id: str
     tenant: Tenant
@@ -85,6 +90,7 @@ class Message:
     recorded_at: int
     name: str | None = None
     seq: int = 0
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -206,7 +206,8 @@ def to_hit(
             score,
             record.content,
             (record.id,),
-            {
+            {  # the message's own fields win over custom keys of the same name
+                **record.metadata,
                 "session_key": record.session_key,
                 "role": str(record.role),
                 "name": record.name,
@@ -220,12 +221,12 @@ def to_hit(
         score,
         record.content,
         record.source_message_ids,
-        {
+        {  # the atom's own fields win over metadata keys of the same name
+            **record.metadata,
             "type": str(record.type),
             "scene": record.scene_name,
             "priority": record.priority,
             "superseded_by": record.superseded_by,
-            **record.metadata,
             **({"pinned": True} if record.pinned else {}),
             **({"expires_at": record.expires_at} if record.expires_at is not None else {}),
         },
