@@ -69,7 +69,8 @@ class MessageIn(Body):
     name: Annotated[str, StringConstraints(max_length=200)] | None = None
     timestamp: Millis | None = None
     metadata: dict[str, Any] | None = Field(
-        None, description="A JSON object kept on the message (at most 16 KiB); atoms made from it inherit its keys."
+        None,
+        description="A JSON object kept on the message (at most 16 KiB); atoms made from it inherit its keys.",
     )
 
 

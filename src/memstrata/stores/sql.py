@@ -102,7 +102,12 @@ class Dialect:
 
 
 SQLITE = Dialect(
-    "?", "instr(lower({col}), ?) > 0", "{col} = 1", json_text=True, insertion="rowid", metadata=_sqlite_metadata
+    "?",
+    "instr(lower({col}), ?) > 0",
+    "{col} = 1",
+    json_text=True,
+    insertion="rowid",
+    metadata=_sqlite_metadata,
 )
 POSTGRES = Dialect(
     "%s", "strpos(lower({col}), %s) > 0", "{col}", json_text=False, insertion="n", metadata=_postgres_metadata
