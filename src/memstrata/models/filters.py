@@ -94,7 +94,9 @@ def _values(wanted: object, item: str) -> tuple[Scalar, ...]:
             raise InputError(f"'in' takes an array of values, got {type(listed).__name__}", item=f"{item}.in")
         if not 1 <= len(listed) <= MAX_VALUES:
             raise InputError(f"'in' takes 1 to {MAX_VALUES} values, got {len(listed)}", item=f"{item}.in")
-        return tuple(dict.fromkeys(_scalar(v, f"{item}.in[{i}]") for i, v in enumerate(listed)))
+        scalars = [_scalar(v, f"{item}.in[{i}]") for i, v in enumerate(listed)]
+        # Repeats dropped; ``True == 1`` in Python, so a value's kind is part of its key.
+        return tuple({(isinstance(v, bool), v): v for v in scalars}.values())
     return (_scalar(wanted, item),)
 
 
