@@ -162,3 +162,17 @@ def test_filtered_vector_search_finds_a_match_ranked_below_many_others(
     found = empty_store.index.vector(A, flt, query, 3)
     assert [s.seq for s in found] == [seqs[-1]]
     assert found[0].score == pytest.approx(0.0, abs=1e-5)
+
+
+def test_keys_with_hyphens_and_underscores_and_odd_text_values(empty_store: Store) -> None:
+    empty_store.messages.append(
+        [
+            msg("m1", "one", {"my-app": "crm", "_kind": "a'b\"c"}),
+            msg("m2", "two", {"my-app": "crm", "_kind": "plain"}),
+            msg("m3", "three", {"my_app": "crm"}),  # another key
+        ]
+    )
+    flt = MessageFilter(metadata=metadata_filter({"my-app": "crm", "_kind": {"in": ["a'b\"c", "x"]}}))
+    assert [m.id for m in empty_store.messages.list(A, flt, limit=10)] == ["m1"]
+    hyphen = MessageFilter(metadata=metadata_filter({"my-app": "crm"}))
+    assert [m.id for m in empty_store.messages.list(A, hyphen, limit=10)] == ["m1", "m2"]

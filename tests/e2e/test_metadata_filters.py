@@ -1,5 +1,6 @@
-"""Custom metadata and metadata filters through the Python API, on real SQLite: capture with
-metadata, then search, recall and listings filtered by it; bounds; the export round trip."""
+"""Custom metadata and metadata filters through the Python API, on real SQLite (and the scenario
+on PostgreSQL): capture with metadata, then search, recall and listings filtered by it; bounds;
+the export round trip."""
 
 from __future__ import annotations
 
@@ -15,6 +16,12 @@ from tests.support.metadata_scenario import CRM, capture_two_apps, check_filters
 def test_capture_with_metadata_then_filtered_reads(empty_memory: Memory) -> None:
     capture_two_apps(empty_memory, "ann")
     check_filters(empty_memory, "ann")
+
+
+def test_capture_with_metadata_then_filtered_reads_on_postgresql(postgres_url: str) -> None:
+    with Memory.open(postgres_url, clock=FakeClock(), embedder=HashingEmbedder(64)) as mem:
+        capture_two_apps(mem, "ann")
+        check_filters(mem, "ann")
 
 
 @pytest.mark.parametrize(
