@@ -24,7 +24,18 @@ from memstrata.models.engine_io import (
 from memstrata.models.filters import MetadataCondition, MetadataFilter, metadata_filter
 from memstrata.models.forgetting import Erased, ExportReport, ForgetReport, SweepReport
 from memstrata.models.keys import ApiKey, IssuedKey, Reach
-from memstrata.models.records import DEFAULT, Atom, AtomType, Layer, Message, NewMessage, Role, Tenant
+from memstrata.models.records import (
+    DEFAULT,
+    ENGINE_KEYS,
+    Atom,
+    AtomType,
+    Layer,
+    Message,
+    NewMessage,
+    Role,
+    Tenant,
+    custom_keys,
+)
 from memstrata.models.scenes import FileProblem, Persona, Scene, SceneEntry
 from memstrata.models.search import (
     DEFAULT_LAYERS,
@@ -42,6 +53,7 @@ from memstrata.models.status import Counts, QueryEmbeddingStatus, SessionStatus,
 __all__ = [
     "DEFAULT",
     "DEFAULT_LAYERS",
+    "ENGINE_KEYS",
     "ApiKey",
     "Atom",
     "AtomDraft",
@@ -87,6 +99,7 @@ __all__ = [
     "ToolCall",
     "ToolSpec",
     "Vectors",
+    "custom_keys",
     "layer_of",
     "metadata_filter",
 ]

@@ -61,6 +61,23 @@ class Layer(StrEnum):
     L2 = "L2"  # scene documents
 
 
+# Metadata keys memstrata itself writes and reads on records (when a memory happened or was said,
+# who said it, the offline engine's parts, retention marks, a hit's message fields). A caller's
+# keys of these names stay on its message but are not carried onto the atoms made from it or into
+# its search hits, so custom metadata never changes how a memory is dated or attributed.
+ENGINE_KEYS = frozenset(
+    {
+        "message_time", "mentioned_at", "activity_start", "activity_end", "speaker", "form", "lang",
+        "asker", "statement", "sources_swept", "timestamp", "name", "role", "session_key", "session_id",
+    }
+)  # fmt: skip
+
+
+def custom_keys(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """``metadata`` without the ``ENGINE_KEYS``."""
+    return {k: v for k, v in metadata.items() if k not in ENGINE_KEYS}
+
+
 @dataclass(frozen=True, slots=True)
 class NewMessage:
     """A message as a caller hands it to ``capture``. ``id``, ``timestamp`` and ``metadata`` (a

@@ -22,6 +22,7 @@ from memstrata.models import (
     SearchResult,
     Tenant,
     Vectors,
+    custom_keys,
     layer_of,
 )
 from memstrata.ports import Store
@@ -206,8 +207,8 @@ def to_hit(
             score,
             record.content,
             (record.id,),
-            {  # the message's own fields win over custom keys of the same name
-                **record.metadata,
+            {  # custom keys, then the message's own fields (custom_keys leaves out the engine's)
+                **custom_keys(record.metadata),
                 "session_key": record.session_key,
                 "role": str(record.role),
                 "name": record.name,

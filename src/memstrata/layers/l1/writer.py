@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memstrata.models import Atom, AtomDraft, DedupAction, DedupDecision, Message, Tenant
+from memstrata.models import Atom, AtomDraft, DedupAction, DedupDecision, Message, Tenant, custom_keys
 
 log = logging.getLogger(__name__)
 _FOLD = re.compile(r"[\W_]+", re.UNICODE)
@@ -56,12 +56,13 @@ def clean_sources(draft: AtomDraft, window: Sequence[Message]) -> tuple[str, ...
 def inherited(window: Sequence[Message], sources: Sequence[str]) -> dict[str, Any]:
     """The custom metadata of an atom's source messages in the window (a later message's value
     wins a shared key), for the atom to carry: a filter on a message's keys finds the memories
-    made from it. The engine's keys (``message_time``, ``speaker``, ...) are laid over these."""
+    made from it. Keys the engine owns (``ENGINE_KEYS``: ``message_time``, ``speaker``, ...)
+    are not inherited; the draft's own metadata is laid over the rest."""
     wanted = set(sources)
     out: dict[str, Any] = {}
     for m in window:
         if m.id in wanted:
-            out.update(m.metadata)
+            out.update(custom_keys(m.metadata))
     return out
 
 

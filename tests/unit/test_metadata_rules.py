@@ -20,6 +20,7 @@ from memstrata.models import (
     Tenant,
     metadata_filter,
 )
+from memstrata.retrieval.search import to_hit
 
 
 def test_a_value_is_equality_and_in_lists_values() -> None:
@@ -104,7 +105,18 @@ def test_an_atom_inherits_its_messages_keys_and_the_engine_keys_win() -> None:
         Message(
             "m2", T, "s", "s", Role.USER, "b", 2_000, 2_000, metadata={"ticket": 2, "message_time": 0}, seq=2
         ),
-        Message("m3", T, "s", "s", Role.USER, "c", 3_000, 3_000, metadata={"other": True}, seq=3),
+        Message(
+            "m3",
+            T,
+            "s",
+            "s",
+            Role.USER,
+            "c",
+            3_000,
+            3_000,
+            metadata={"other": True, "activity_start": "1999-01-01"},
+            seq=3,
+        ),
     ]
     draft = AtomDraft(AtomType.PERSONA, "Ann likes tea.", 60, "tea", ("m1", "m2"), {"speaker": "Ann"})
     plain = AtomDraft(AtomType.PERSONA, "Ann likes cake.", 60, "cake", ("m3",), {"speaker": "Ann"})
@@ -121,3 +133,15 @@ def test_an_atom_inherits_its_messages_keys_and_the_engine_keys_win() -> None:
         "message_time": 3_000,
         "speaker": "Ann",
     }  # its own source only
+
+
+def test_an_l0_hit_shows_custom_keys_under_the_message_own_fields() -> None:
+    custom = {"app": "crm", "timestamp": 5, "role": "x", "message_time": 7}
+    m = Message("m1", T, "s", "s", Role.USER, "a", 1_000, 1_000, "Ann", 4, custom)
+    assert to_hit(m, 0.5).metadata == {
+        "app": "crm",
+        "session_key": "s",
+        "role": "user",
+        "name": "Ann",
+        "timestamp": 1_000,
+    }
