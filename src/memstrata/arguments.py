@@ -3,12 +3,12 @@ naming the argument, never a traceback from deep inside."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memstrata.errors import InputError
-from memstrata.models import AtomType, Layer, Tenant
+from memstrata.json_input import json_object
+from memstrata.models import AtomType, Layer, MetadataFilter, Tenant, metadata_filter
 from memstrata.retrieval.presets import HYBRID, KEYWORD_ONLY, VECTOR_ONLY, SearchPlan
 from memstrata.settings import Settings
 
@@ -90,18 +90,14 @@ def note(text: object) -> str:
 
 
 def metadata(value: object) -> dict[str, Any]:
-    """Custom metadata: a JSON object (None: none), its keys strings, its values JSON."""
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise InputError(f"must be a JSON object, got {type(value).__name__}", item="metadata")
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"must be JSON: {exc}", item="metadata") from None
-    if not all(isinstance(k, str) for k in value):
-        raise InputError("keys must be strings", item="metadata")
-    return dict(value)
+    """Custom metadata: a JSON object (None: none), its keys strings, its values JSON, bounded
+    (``json_input.json_object``)."""
+    return json_object(value, "metadata")
+
+
+def filters(value: object) -> MetadataFilter:
+    """A metadata filter (``models.filters``): None for none."""
+    return metadata_filter(value, "filters")
 
 
 def plan(mode: str, settings: Settings) -> SearchPlan:

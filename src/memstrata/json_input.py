@@ -9,6 +9,7 @@ encoder, a validator). No input memstrata reads needs more than a handful of lev
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from memstrata.errors import InputError
@@ -46,3 +47,33 @@ def depth_exceeds(value: object, limit: int) -> bool:
             return True
         stack.extend((child, level + 1) for child in children if isinstance(child, dict | list))
     return False
+
+
+MAX_OBJECT_BYTES = 16_384  # custom metadata of one record, as JSON
+MAX_OBJECT_DEPTH = 10
+
+
+def json_object(value: object, what: str, *, max_bytes: int = MAX_OBJECT_BYTES) -> dict[str, Any]:
+    """``value`` as custom metadata: a JSON object (None: an empty one) with string keys, values
+    JSON can hold (finite numbers), nesting at most ``MAX_OBJECT_DEPTH`` levels and at most
+    ``max_bytes`` bytes as JSON. Raises ``InputError`` (its ``item``: ``what``)."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InputError(f"must be a JSON object, got {type(value).__name__}", item=what)
+    if not all(isinstance(k, str) for k in value):
+        raise InputError("keys must be strings", item=what)
+    try:
+        text = json.dumps(value, allow_nan=False, ensure_ascii=False)
+        size = len(text.encode("utf-8"))
+    except RecursionError:
+        raise InputError(f"nests more than {MAX_OBJECT_DEPTH} levels deep", item=what) from None
+    except UnicodeEncodeError:
+        raise InputError("must hold valid text (no lone surrogates)", item=what) from None
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"must be JSON: {exc}", item=what) from None
+    if size > max_bytes:
+        raise InputError(f"must be at most {max_bytes} bytes as JSON, got {size}", item=what)
+    if depth_exceeds(value, MAX_OBJECT_DEPTH):
+        raise InputError(f"nests more than {MAX_OBJECT_DEPTH} levels deep", item=what)
+    return json.loads(text)  # type: ignore[no-any-return]  # a plain copy: tuples become lists

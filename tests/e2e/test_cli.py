@@ -189,3 +189,32 @@ def test_repair_rewrites_a_broken_mirror_and_restores_an_unreadable_scene(tmp_pa
     code, out = invoke("--data-dir", str(tmp_path / "none"), "repair")
     assert code == 1 and "no memstrata data directory" in out
     assert not (tmp_path / "none").exists()
+
+
+def test_search_filter_keeps_hits_whose_metadata_matches(tmp_path: Path) -> None:
+    said = [
+        ("I love ramen from Ichiran.", {"app": "crm", "ticket": 7}),
+        ("Ramen with extra garlic is my favourite.", {"app": "erp"}),
+    ]
+    conversation = [
+        {"role": "user", "content": text, "name": "Maya", "metadata": meta} for text, meta in said
+    ]
+    seed = {"sessions": [{"sessionKey": "food", "userId": "maya", "conversations": [conversation]}]}
+    f = tmp_path / "seed.json"
+    f.write_text(json.dumps(seed))
+    d = str(tmp_path / "data")
+    assert invoke("--data-dir", d, "import", str(f))[0] == 0
+    for options, apps in [
+        ((), {"crm", "erp"}),
+        (("--filter", "app=crm"), {"crm"}),
+        (("--filter", "ticket=7"), {"crm"}),  # a number
+        (("--filter", 'ticket="7"'), set()),  # the text "7"
+        (("--filter", "app=erp", "--filter", "app=crm"), {"crm", "erp"}),  # any of a key's values
+    ]:
+        code, out = invoke(
+            "--data-dir", d, "search", "ramen", "--user", "maya", "--json", "--min-score", "0", *options
+        )
+        assert code == 0, out
+        assert {h["metadata"]["app"] for h in json.loads(out)["hits"]} == apps, options
+    code, out = invoke("--data-dir", d, "search", "ramen", "--filter", "app")
+    assert code != 0 and "KEY=VALUE" in out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -34,6 +34,14 @@ def search(
             help="Relevance floor in [0, 1]; hits below it are left out (default: search.min_score).",
         ),
     ] = None,
+    filters: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--filter",
+            help="KEY=VALUE: only records whose metadata has it (VALUE read as JSON when it is a "
+            "number, true or false, else text); repeat a key for any of its values.",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print hits as JSON.")] = False,
     data_dir: DataDir = None,
 ) -> None:
@@ -47,6 +55,7 @@ def search(
             mode=mode,
             layers=[x.strip() for x in layers.split(",") if x.strip()],
             min_score=min_score,
+            filters=metadata_filters(filters or []),
         )
     if as_json:
         out = {
@@ -62,6 +71,25 @@ def search(
         sys.stdout.write(f"No memories match {query!r} (relevance floor: see --min-score).\n")
         return
     emit(list(result), Format.table, _COLUMNS, title=f"{len(result)} hits ({result.strategy}), by rank")
+
+
+def metadata_filters(pairs: list[str]) -> dict[str, Any] | None:
+    """``--filter KEY=VALUE`` options as the ``filters`` mapping (a key given twice: ``in``)."""
+    wanted: dict[str, list[Any]] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="--filter")
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            value = raw
+        if not isinstance(value, int | float | bool):  # a JSON string, list or null: the text itself
+            value = raw
+        wanted.setdefault(key, []).append(value)
+    if not wanted:
+        return None
+    return {k: v[0] if len(v) == 1 else {"in": v} for k, v in wanted.items()}
 
 
 _COLUMNS = [

@@ -19,7 +19,8 @@ from memstrata.forgetting.sweep import Sweeper, SweepPolicy
 from memstrata.interchange.tdai.load import TdaiImport
 from memstrata.interchange.tdai.read import TdaiData, TdaiImportReport
 from memstrata.layers.l0.recorder import CaptureResult, MessageInput, Recorder
-from memstrata.models import Layer, Tenant
+from memstrata.models import AtomFilter, Layer, MessageFilter, MetadataFilter, Tenant
+from memstrata.models.filters import NO_FILTER
 from memstrata.operations import Operation
 from memstrata.operations.base import describe
 from memstrata.pipeline.coordinator import Pipeline, RunAllReport
@@ -149,9 +150,12 @@ class FacadeCore:
         self._pipeline.wake()
         return result
 
-    async def _recall(self, tenant: Tenant, query: object, *, tools: bool = True) -> RecallResult:
+    async def _recall(
+        self, tenant: Tenant, query: object, *, tools: bool = True, filters: MetadataFilter = NO_FILTER
+    ) -> RecallResult:
         """Recall for ``query`` (``recall``, ``before_prompt``); notes the recalled atoms' heat.
-        Without ``tools`` (a host that gives its model no memory tools) the tools guide is left out."""
+        Without ``tools`` (a host that gives its model no memory tools) the tools guide is left out.
+        ``filters`` narrow the search for memories (persona and navigation do not depend on it)."""
         r = self.settings.recall
         budgets = Budgets(**r.model_dump(exclude={"timeout_ms"}))
         text = args.query(query)
@@ -161,6 +165,8 @@ class FacadeCore:
             text,
             (Layer.L1, Layer.L0),
             r.candidates,
+            MessageFilter(metadata=filters),
+            AtomFilter(metadata=filters),
             plan=args.plan("hybrid", self.settings),
             min_score=self.settings.search.min_score,
         )

@@ -106,4 +106,5 @@ def _with_id(s: ImportSession, position: int, m: NewMessage) -> NewMessage:
         stable_id(s.tenant, s.session_key, position, str(m.role), m.content),
         m.name,
         m.timestamp,
+        m.metadata,
     )

@@ -28,7 +28,7 @@ class ReadMethods(FacadeCore):
     @operation(ops.Messages)
     async def messages(self, op: ops.Messages) -> list[Message]:
         tenant = None if op.user_id is None else args.tenant(op.user_id, op.agent_id)
-        flt = MessageFilter(op.session_key, op.since, op.until)
+        flt = MessageFilter(op.session_key, op.since, op.until, args.filters(op.filters))
         return await asyncio.to_thread(
             self._store.messages.list, tenant, flt, limit=op.limit, after_seq=op.after_seq
         )
@@ -38,7 +38,14 @@ class ReadMethods(FacadeCore):
     @operation(ops.Atoms)
     async def atoms(self, op: ops.Atoms) -> list[Atom]:
         tenant = None if op.user_id is None else args.tenant(op.user_id, op.agent_id)
-        flt = AtomFilter(args.atom_type(op.type), op.scene, op.since, op.until, op.include_superseded)
+        flt = AtomFilter(
+            args.atom_type(op.type),
+            op.scene,
+            op.since,
+            op.until,
+            op.include_superseded,
+            metadata=args.filters(op.filters),
+        )
         return await asyncio.to_thread(
             self._store.atoms.list, tenant, flt, limit=op.limit, after_seq=op.after_seq
         )

@@ -41,7 +41,7 @@ class RememberMethods(FacadeCore):
     ) -> tuple[Atom, bool]:
         """The note's atom, and whether it is new (call while the session is held)."""
         mid = _note_id(tenant, note)
-        message = {"id": mid, "role": "user", "content": note}
+        message = {"id": mid, "role": "user", "content": note, "metadata": extra}
         done = self._recorder.record(tenant, REMEMBER_SESSION, REMEMBER_SESSION, [message])
         if done.dropped:
             raise InputError("the note holds nothing to remember once cleaned", item="text")

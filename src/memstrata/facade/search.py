@@ -18,13 +18,16 @@ log = logging.getLogger(__name__)
 class SearchMethods(FacadeCore):
     @operation(ops.Search)
     async def search(self, op: ops.Search) -> SearchResult:
+        meta = args.filters(op.filters)
         req = SearchRequest(
             args.tenant(op.user_id, op.agent_id),
             args.query(op.query),
             tuple(args.layer(x) for x in op.layers),
             args.limit(op.limit),
-            MessageFilter(op.session_key, op.since, op.until),
-            AtomFilter(args.atom_type(op.type), op.scene, op.since, op.until, op.include_superseded),
+            MessageFilter(op.session_key, op.since, op.until, meta),
+            AtomFilter(
+                args.atom_type(op.type), op.scene, op.since, op.until, op.include_superseded, metadata=meta
+            ),
             args.plan(op.mode, self.settings),
             args.min_score(op.min_score, self.settings),
         )
@@ -43,8 +46,10 @@ class SearchMethods(FacadeCore):
             since=op.since,
             until=op.until,
             min_score=op.min_score,
+            filters=op.filters,
         )
 
     @operation(ops.Recall)
     async def recall(self, op: ops.Recall) -> RecallResult:
-        return await self._recall(args.tenant(op.user_id, op.agent_id), op.query, tools=op.tools)
+        tenant = args.tenant(op.user_id, op.agent_id)
+        return await self._recall(tenant, op.query, tools=op.tools, filters=args.filters(op.filters))

@@ -177,7 +177,9 @@ def _handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = list(exc.errors())
-        if any(err.get("type") == "json_invalid" for err in errors) or _unparsed(exc.body):
+        # (JSON text in a query parameter, such as ``filters``, is that field's error, below.)
+        in_body = [err for err in errors if tuple(err.get("loc", ()))[:1] != ("query",)]
+        if any(err.get("type") == "json_invalid" for err in in_body) or _unparsed(exc.body):
             return _problem_response(
                 request, Problem(400, "invalid_json", "the request body is not valid JSON")
             )

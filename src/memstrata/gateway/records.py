@@ -34,6 +34,7 @@ class MessageOut(Wire):
     recorded_at: int
     name: str | None = None
     seq: int = Field(description="Store-assigned, strictly increasing: the cursor.")
+    metadata: dict[str, Any] = Field(description="The custom JSON object given at capture.")
 
 
 class AtomOut(Wire):

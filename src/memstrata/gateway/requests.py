@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 from fastapi import Query
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Json, StringConstraints, create_model, model_validator
 
 from memstrata import operations as ops
 from memstrata.operations.base import Millis
@@ -68,6 +68,10 @@ class MessageIn(Body):
     id: Id | None = None
     name: Annotated[str, StringConstraints(max_length=200)] | None = None
     timestamp: Millis | None = None
+    metadata: dict[str, Any] | None = Field(
+        None,
+        description="A JSON object kept on the message (at most 16 KiB); atoms made from it inherit its keys.",
+    )
 
 
 class ContentPart(BaseModel):
@@ -172,13 +176,9 @@ def admin_model(spec: type[ops.Operation[Any]], name: str, **wire: Any) -> type[
     return model
 
 
-def query_model(
-    spec: type[ops.Operation[Any]],
-    name: str,
-    base: type[Q],
-) -> type[Q]:
+def query_model(spec: type[ops.Operation[Any]], name: str, base: type[Q], **wire: Any) -> type[Q]:
     """The query parameters of ``spec``'s GET route (see ``_fields``)."""
-    fields = _fields(spec, {})
+    fields = _fields(spec, wire)
     model: type[Q] = create_model(name, __base__=base, **fields)
     model.ARGUMENTS = tuple(fields)
     return model
@@ -215,7 +215,13 @@ MessagesIn = Annotated[list[MessageIn], Field(min_length=1, max_length=MAX_BATCH
 LayersIn = Annotated[list[Literal["L0", "L1"]], Field(min_length=1, max_length=2)]
 
 CaptureIn = request_model(ops.Capture, "CaptureIn", messages=MessagesIn)
-RecallIn = request_model(ops.Recall, "RecallIn")
+# Metadata filters: a JSON object in a body, JSON text in a query string (``?filters={"app":"crm"}``).
+FiltersIn = dict[str, Any] | None
+FiltersQuery = Annotated[
+    Json[dict[str, Any]] | None,
+    Field(description='Metadata filters as JSON: {"key": value} or {"key": {"in": [values]}}.'),
+]
+RecallIn = request_model(ops.Recall, "RecallIn", filters=FiltersIn)
 BeforePromptIn = request_model(ops.BeforePrompt, "BeforePromptIn")
 TurnCommittedIn = request_model(
     ops.TurnCommitted,
@@ -223,8 +229,8 @@ TurnCommittedIn = request_model(
     messages=Annotated[list[TurnMessageIn], Field(max_length=MAX_TRANSCRIPT)],
 )
 SessionEndIn = request_model(ops.EndSession, "SessionEndIn")
-SearchIn = request_model(ops.Search, "SearchIn", layers=LayersIn)
-ConversationSearchIn = request_model(ops.SearchConversations, "ConversationSearchIn")
+SearchIn = request_model(ops.Search, "SearchIn", layers=LayersIn, filters=FiltersIn)
+ConversationSearchIn = request_model(ops.SearchConversations, "ConversationSearchIn", filters=FiltersIn)
 RememberIn = request_model(ops.Remember, "RememberIn", metadata=dict[str, Any] | None)
 DeleteMessagesIn = request_model(ops.DeleteMessages, "DeleteMessagesIn")
 DeleteAtomsIn = request_model(ops.DeleteAtoms, "DeleteAtomsIn")
@@ -253,6 +259,6 @@ CreateKeyIn = admin_model(
     ],
 )
 VerifyKeyIn = admin_model(ops.VerifyKey, "VerifyKeyIn")
-MessagesQuery = query_model(ops.Messages, "MessagesQuery", ListingQuery)
-AtomsQuery = query_model(ops.Atoms, "AtomsQuery", ListingQuery)
+MessagesQuery = query_model(ops.Messages, "MessagesQuery", ListingQuery, filters=FiltersQuery)
+AtomsQuery = query_model(ops.Atoms, "AtomsQuery", ListingQuery, filters=FiltersQuery)
 CountsQuery = query_model(ops.Counts, "CountsQuery", OperationQuery)

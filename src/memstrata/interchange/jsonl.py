@@ -147,6 +147,9 @@ def _sessions(messages: Sequence[Message]) -> Iterator[ImportSession]:
         start = 0
         for i in range(1, len(found) + 1):
             if i == len(found) or found[i].session_id != found[start].session_id:
-                run = tuple(NewMessage(m.role, m.content, m.id, m.name, m.timestamp) for m in found[start:i])
+                run = tuple(
+                    NewMessage(m.role, m.content, m.id, m.name, m.timestamp, m.metadata)
+                    for m in found[start:i]
+                )
                 yield ImportSession(tenant, key, found[start].session_id, run)
                 start = i

@@ -6,12 +6,12 @@ Format A is ``{"sessions": [session, ...]}``, format B the bare list ``[session,
      "conversations": [[message, ...], ...]}
 
 and a message ``{"role": "user"|"assistant", "content": str, "timestamp"?: epoch ms | epoch s |
-ISO 8601, "id"?: str, "name"?: str}``. Conversations are flattened in order.
+ISO 8601, "id"?: str, "name"?: str, "metadata"?: object}``. Conversations are flattened in order.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Field, TypeAdapter
 
@@ -43,9 +43,10 @@ class SeedMessage(Record):
     id: NonBlank | None = None
     name: NonBlank | None = None
     timestamp: EpochMs = None
+    metadata: dict[str, Any] | None = None  # checked with the rest of the message at capture
 
     def message(self) -> NewMessage:
-        return NewMessage(Role(self.role), self.content, self.id, self.name, self.timestamp)
+        return NewMessage(Role(self.role), self.content, self.id, self.name, self.timestamp, self.metadata)
 
 
 class SeedSession(Record):

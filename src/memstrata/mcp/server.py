@@ -47,6 +47,11 @@ Query = Annotated[
 Resolve = Callable[[Any, str | None, str | None], Tenant]
 MAX_BOUND = 10_000  # sessions whose tenant is remembered (oldest forgotten first)
 
+# The memory's metadata filters (``models.filters``), for hosts that tag what they capture.
+Filters = Annotated[
+    dict[str, Any] | None,
+    Field(description='Only records whose metadata matches: {"key": value} or {"key": {"in": [values]}}.'),
+]
 TurnId = Annotated[
     str | None, Field(max_length=200, description="The agent's turn; at most 3 searches per turn.")
 ]
@@ -158,11 +163,14 @@ def build_server(
         limit: Limit = 5,
         type: Literal["persona", "episodic", "instruction"] | None = None,
         scene: Annotated[str | None, Field(max_length=200)] = None,
+        filters: Filters = None,
         turn_id: TurnId = None,
     ) -> list[dict[str, Any]] | str:
         count(ctx, turn_id)
         hits = await _call(
-            memory().search(query, limit=limit, type=type, scene=scene, layers=("L1",), **tenant(ctx))
+            memory().search(
+                query, limit=limit, type=type, scene=scene, layers=("L1",), filters=filters, **tenant(ctx)
+            )
         )
         return [hit_json(h) for h in hits] or nothing_found("memory", query)
 
@@ -172,11 +180,14 @@ def build_server(
         ctx: Context,
         limit: Limit = 5,
         session_key: Annotated[str | None, Field(max_length=512)] = None,
+        filters: Filters = None,
         turn_id: TurnId = None,
     ) -> list[dict[str, Any]] | str:
         count(ctx, turn_id)
         hits = await _call(
-            memory().search_conversations(query, limit=limit, session_key=session_key, **tenant(ctx))
+            memory().search_conversations(
+                query, limit=limit, session_key=session_key, filters=filters, **tenant(ctx)
+            )
         )
         return [hit_json(h) for h in hits] or nothing_found("past message", query)
 

@@ -1,6 +1,7 @@
 """The records memstrata passes around, per layer and purpose. Import them from here.
 
 records     Tenant, Message, Atom (L0, L1) and their enums
+filters     metadata filters (``{"app": "crm"}``, ``{"app": {"in": [...]}}``), parsed and checked
 search      filters per layer, scored store primitives, hits and results
 scenes      Scene, SceneEntry (L2), Persona (L3), Backup (of either)
 state       durable pipeline state: SessionState (L1), TenantState (L2/L3), SweepState
@@ -20,9 +21,21 @@ from memstrata.models.engine_io import (
     DedupDecision,
     ExtractionWindow,
 )
+from memstrata.models.filters import MetadataCondition, MetadataFilter, metadata_filter
 from memstrata.models.forgetting import Erased, ExportReport, ForgetReport, SweepReport
 from memstrata.models.keys import ApiKey, IssuedKey, Reach
-from memstrata.models.records import DEFAULT, Atom, AtomType, Layer, Message, NewMessage, Role, Tenant
+from memstrata.models.records import (
+    DEFAULT,
+    ENGINE_KEYS,
+    Atom,
+    AtomType,
+    Layer,
+    Message,
+    NewMessage,
+    Role,
+    Tenant,
+    custom_keys,
+)
 from memstrata.models.scenes import Backup, FileProblem, Persona, Scene, SceneEntry
 from memstrata.models.search import (
     DEFAULT_LAYERS,
@@ -40,6 +53,7 @@ from memstrata.models.status import Counts, QueryEmbeddingStatus, SessionStatus,
 __all__ = [
     "DEFAULT",
     "DEFAULT_LAYERS",
+    "ENGINE_KEYS",
     "ApiKey",
     "Atom",
     "AtomDraft",
@@ -63,6 +77,8 @@ __all__ = [
     "Layer",
     "Message",
     "MessageFilter",
+    "MetadataCondition",
+    "MetadataFilter",
     "NewMessage",
     "Persona",
     "QueryEmbeddingStatus",
@@ -84,5 +100,7 @@ __all__ = [
     "ToolCall",
     "ToolSpec",
     "Vectors",
+    "custom_keys",
     "layer_of",
+    "metadata_filter",
 ]

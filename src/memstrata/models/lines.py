@@ -1,6 +1,6 @@
 """Records as JSON lines with every field and link, and back (the ``jsonl`` export layout).
 
-A line names its tenant (``user_id``, ``agent_id``); atoms keep ``version``, ``superseded_by``,
+A line names its tenant (``user_id``, ``agent_id``); messages keep their ``metadata``; atoms keep ``version``, ``superseded_by``,
 ``source_message_ids``, ``metadata``, ``pinned`` and ``expires_at``; ``seq`` is written for
 reference and ignored on import (the importing store assigns its own).
 """
@@ -27,6 +27,7 @@ def message_line(m: Message) -> dict[str, Any]:
         "content": m.content,
         "timestamp": m.timestamp,
         "recorded_at": m.recorded_at,
+        "metadata": m.metadata,
         "seq": m.seq,
     }
 
@@ -85,6 +86,7 @@ def message_of(line: Mapping[str, Any]) -> Message:
         timestamp=_int(line, "timestamp"),
         recorded_at=_int(line, "recorded_at"),
         name=_opt_str(line, "name"),
+        metadata=_object(line, "metadata"),
     )
 
 
@@ -97,9 +99,7 @@ def atom_of(line: Mapping[str, Any]) -> Atom:
     sources = line.get("source_message_ids", [])
     if not isinstance(sources, list) or not all(isinstance(i, str) for i in sources):
         raise InputError("expected an array of message ids", item="source_message_ids")
-    metadata = line.get("metadata", {})
-    if not isinstance(metadata, dict):
-        raise InputError(f"expected an object, got {type_name(metadata)}", item="metadata")
+    metadata = _object(line, "metadata")
     expires = line.get("expires_at")
     return Atom(
         id=_str(line, "id"),
@@ -143,6 +143,14 @@ def _str(line: Mapping[str, Any], key: str, *, empty: bool = False) -> str:
             f"expected a{'' if empty else ' non-empty'} string, got {type_name(value)}", item=key
         )
     return value
+
+
+def _object(line: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """A JSON object field; absent (an older export): empty."""
+    value = line.get(key, {})
+    if not isinstance(value, dict):
+        raise InputError(f"expected an object, got {type_name(value)}", item=key)
+    return dict(value)
 
 
 def _opt_str(line: Mapping[str, Any], key: str) -> str | None:

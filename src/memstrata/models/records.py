@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -60,20 +61,41 @@ class Layer(StrEnum):
     L2 = "L2"  # scene documents
 
 
+# Metadata keys memstrata itself writes and reads on records (when a memory happened or was said,
+# who said it, the offline engine's parts, retention marks, a hit's message fields). A caller's
+# keys of these names stay on its message but are not carried onto the atoms made from it or into
+# its search hits, so custom metadata never changes how a memory is dated or attributed.
+ENGINE_KEYS = frozenset(
+    {
+        "message_time", "mentioned_at", "activity_start", "activity_end", "speaker", "form", "lang",
+        "asker", "statement", "sources_swept", "timestamp", "name", "role", "session_key", "session_id",
+    }
+)  # fmt: skip
+
+
+def custom_keys(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """``metadata`` without the ``ENGINE_KEYS``."""
+    return {k: v for k, v in metadata.items() if k not in ENGINE_KEYS}
+
+
 @dataclass(frozen=True, slots=True)
 class NewMessage:
-    """A message as a caller hands it to ``capture``. ``id`` and ``timestamp`` are optional."""
+    """A message as a caller hands it to ``capture``. ``id``, ``timestamp`` and ``metadata`` (a
+    JSON object kept on the message, see ``Message``) are optional."""
 
     role: Role | str
     content: str
     id: str | None = None
     name: str | None = None
     timestamp: int | None = None
+    metadata: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """An L0 record. ``seq`` is assigned by the store and strictly increases: it is the cursor."""
+    """An L0 record. ``seq`` is assigned by the store and strictly increases: it is the cursor.
+    ``metadata`` is the caller's JSON object given at capture (searches, recall and listings can
+    filter on it); atoms made from the message inherit its keys."""
 
     id: str
     tenant: Tenant
@@ -85,6 +107,7 @@ class Message:
     recorded_at: int
     name: str | None = None
     seq: int = 0
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from memstrata.models.filters import NO_FILTER, MetadataFilter
 from memstrata.models.records import AtomType, Layer
 
 Vectors = npt.NDArray[np.float32]
@@ -23,6 +24,7 @@ class MessageFilter:
     session_key: str | None = None
     since: int | None = None  # timestamp, ms, inclusive
     until: int | None = None  # timestamp, ms, exclusive
+    metadata: MetadataFilter = NO_FILTER  # on the message's custom metadata
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +37,7 @@ class AtomFilter:
     # Leave out atoms expired at this time (ms): ``expires_at <= at`` and not pinned. Search and
     # recall set it to now; None (listings, the data plane) shows expired atoms until the sweep.
     at: int | None = None
+    metadata: MetadataFilter = NO_FILTER  # on the atom's metadata
 
 
 @dataclass(frozen=True, slots=True)

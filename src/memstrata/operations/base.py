@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar, Generic, TypeVar
 
@@ -31,6 +32,13 @@ Short = Annotated[str, Field(max_length=200)]  # a scene name or filter
 Ids = Annotated[typing.Sequence[Id], Field(max_length=5000)]  # ids per delete
 AtomTypeName = Annotated[str, Field(pattern="^(persona|episodic|instruction)$")]
 Mode = Annotated[str, Field(pattern="^(hybrid|keyword|vector)$")]
+# Metadata filters (``models.filters``): key -> a value (equality) or {"in": [values]}.
+Filters = Annotated[
+    Mapping[str, Any],
+    Field(
+        description='Metadata filters: {"key": value} (equal) or {"key": {"in": [values]}}; every key must match.'
+    ),
+]
 # A relevance floor in [0, 1]; None: the store's ``search.min_score``.
 MinScore = Annotated[float, Field(ge=0, le=1, description="Relevance floor in [0, 1].")]
 

@@ -13,6 +13,7 @@ from memstrata.layers.host_turns import TurnMessage, TurnResult
 from memstrata.models import DEFAULT, DEFAULT_LAYERS, Atom, Layer, SearchResult
 from memstrata.operations.base import (
     AtomTypeName,
+    Filters,
     Key,
     Limit,
     Millis,
@@ -31,7 +32,9 @@ from memstrata.recall import RecallResult
 class Search(Operation[SearchResult]):
     """Search memory atoms (L1) and/or raw messages (L0) of one tenant, fused into one ranking
     (``Hit.rank``); each hit's ``score`` is its relevance in [0, 1] and hits below ``min_score``
-    (default ``search.min_score``) are left out, so a query about nothing stored finds nothing."""
+    (default ``search.min_score``) are left out, so a query about nothing stored finds nothing.
+    ``filters`` keeps records whose metadata matches (``{"app": "crm"}``, ``{"app": {"in":
+    ["crm", "erp"]}}``), applied inside the store's queries."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/search")
     query: QueryText
@@ -48,11 +51,12 @@ class Search(Operation[SearchResult]):
     since: Millis | None = None
     until: Millis | None = None
     include_superseded: bool = False
+    filters: Filters | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class SearchConversations(Operation[SearchResult]):
-    """Search raw messages (L0) only."""
+    """Search raw messages (L0) only; ``filters`` as in ``search``."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/search/conversations")
     query: QueryText
@@ -65,6 +69,7 @@ class SearchConversations(Operation[SearchResult]):
     since: Millis | None = None
     until: Millis | None = None
     min_score: MinScore | None = None
+    filters: Filters | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +92,8 @@ class Remember(Operation[Atom]):
 class Recall(Operation[RecallResult]):
     """Context for the next prompt: ``system_context`` (persona, scene navigation, tools guide)
     and ``prepend_context`` (relevant memories). Never raises into the agent's turn: within
-    ``recall.timeout_ms`` it returns what is ready and says what was left out and why."""
+    ``recall.timeout_ms`` it returns what is ready and says what was left out and why.
+    ``filters`` (as in ``search``) narrow the memories; persona and navigation stay whole."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/recall")
     query: QueryText
@@ -101,6 +107,7 @@ class Recall(Operation[RecallResult]):
             description="Whether the host gives its model the memory tools; False leaves the tools guide out."
         ),
     ] = True
+    filters: Filters | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from memstrata.models import DEFAULT, Atom, Message, Scene, SceneEntry, Tenant
 from memstrata.operations.base import (
     AtomTypeName,
     Document,
+    Filters,
     Id,
     Ids,
     Key,
@@ -28,8 +29,9 @@ from memstrata.operations.base import (
 
 @dataclass(frozen=True, slots=True)
 class Capture(Operation[CaptureResult]):
-    """Store messages of one session (L0). Every message is checked first: one bad item is an
-    ``InputError`` naming it, and nothing is stored. Returns once stored: extraction runs in the
+    """Store messages of one session (L0). A message may carry ``metadata``, a JSON object (at
+    most 16 KiB) kept on it and inherited by the atoms made from it. Every message is checked
+    first: one bad item is an ``InputError`` naming it, and nothing is stored. Returns once stored: extraction runs in the
     pipeline, and so do the messages' vectors when the pipeline runs in the background (a
     server), else they are made before returning."""
 
@@ -44,7 +46,8 @@ class Capture(Operation[CaptureResult]):
 
 @dataclass(frozen=True, slots=True)
 class Messages(Operation[list[Message]]):
-    """Stored L0 messages by ascending seq; ``user_id=None`` lists every tenant (admin use)."""
+    """Stored L0 messages by ascending seq; ``user_id=None`` lists every tenant (admin use);
+    ``filters`` keeps those whose metadata matches (as in ``search``)."""
 
     ROUTE: ClassVar[Route] = Route("GET", "/v1/messages")
     _: KW_ONLY
@@ -55,11 +58,13 @@ class Messages(Operation[list[Message]]):
     until: Millis | None = None
     limit: Limit = 100
     after_seq: Seq = 0
+    filters: Filters | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Atoms(Operation[list[Atom]]):
-    """Stored L1 atoms by ascending seq; ``user_id=None`` lists every tenant (admin use)."""
+    """Stored L1 atoms by ascending seq; ``user_id=None`` lists every tenant (admin use);
+    ``filters`` keeps those whose metadata matches (as in ``search``)."""
 
     ROUTE: ClassVar[Route] = Route("GET", "/v1/atoms")
     _: KW_ONLY
@@ -72,6 +77,7 @@ class Atoms(Operation[list[Atom]]):
     include_superseded: bool = False
     limit: Limit = 100
     after_seq: Seq = 0
+    filters: Filters | None = None
 
 
 @dataclass(frozen=True, slots=True)

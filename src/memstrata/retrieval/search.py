@@ -22,6 +22,7 @@ from memstrata.models import (
     SearchResult,
     Tenant,
     Vectors,
+    custom_keys,
     layer_of,
 )
 from memstrata.ports import Store
@@ -206,7 +207,8 @@ def to_hit(
             score,
             record.content,
             (record.id,),
-            {
+            {  # custom keys, then the message's own fields (custom_keys leaves out the engine's)
+                **custom_keys(record.metadata),
                 "session_key": record.session_key,
                 "role": str(record.role),
                 "name": record.name,
@@ -220,12 +222,12 @@ def to_hit(
         score,
         record.content,
         record.source_message_ids,
-        {
+        {  # the atom's own fields win over metadata keys of the same name
+            **record.metadata,
             "type": str(record.type),
             "scene": record.scene_name,
             "priority": record.priority,
             "superseded_by": record.superseded_by,
-            **record.metadata,
             **({"pinned": True} if record.pinned else {}),
             **({"expires_at": record.expires_at} if record.expires_at is not None else {}),
         },

@@ -1,12 +1,13 @@
 """What the two SQL stores share: the columns of each record, rows back to records, and a
 filter as SQL conditions. A ``Dialect`` says how SQLite and PostgreSQL differ (placeholders,
-substring search, booleans, JSON columns); everything else is written once here.
+substring search, booleans, JSON columns and a metadata condition); everything else is written
+once here.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
@@ -16,12 +17,14 @@ from memstrata.models import (
     AtomType,
     Message,
     MessageFilter,
+    MetadataFilter,
     Role,
     SessionState,
     SweepState,
     Tenant,
     TenantState,
 )
+from memstrata.models.filters import Scalar
 
 
 class Row(Protocol):
@@ -31,7 +34,8 @@ class Row(Protocol):
 
 
 MESSAGE_COLS = (
-    "seq, id, user_id, agent_id, session_key, session_id, role, name, content, timestamp, recorded_at"
+    "seq, id, user_id, agent_id, session_key, session_id, role, name, content, timestamp, recorded_at, "
+    "metadata"
 )
 ATOM_COLS = (
     "seq, id, user_id, agent_id, session_key, type, priority, content, scene_name, source_message_ids, "
@@ -48,6 +52,39 @@ TENANT_FLAGS = tuple(f.name for f in fields(TenantState) if f.type in ("bool", b
 SWEEP_FIELDS = [f.name for f in fields(SweepState)]
 
 
+# (JSON column, key, values) -> a condition that the column's object has the key with one of the
+# values (JSON equality: numbers by value, strings, booleans and numbers never equal), its params.
+MetadataMatch = Callable[[str, str, Sequence[Scalar]], tuple[str, list[object]]]
+
+
+def _sqlite_metadata(col: str, key: str, values: Sequence[Scalar]) -> tuple[str, list[object]]:
+    """``json_extract`` gives SQL values (a JSON ``true`` is 1, an object is text), so each kind
+    of value is checked with its ``json_type`` too."""
+    path = f'$."{key}"'  # the key is identifier-like (``models.filters.KEY``): no quote inside
+    texts = [v for v in values if isinstance(v, str)]
+    numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    flags = sorted({"true" if v else "false" for v in values if isinstance(v, bool)})
+    parts: list[str] = []
+    params: list[object] = []
+    for kinds, listed in ((("text",), texts), (("integer", "real"), numbers)):
+        if listed:
+            kind = ", ".join(f"'{k}'" for k in kinds)
+            parts.append(
+                f"(json_type({col}, ?) IN ({kind}) AND json_extract({col}, ?) IN ({', '.join('?' * len(listed))}))"
+            )
+            params += [path, path, *listed]
+    if flags:
+        quoted = ", ".join(f"'{f}'" for f in flags)
+        parts.append(f"json_type({col}, ?) IN ({quoted})")
+        params.append(path)
+    return f"({' OR '.join(parts)})", params
+
+
+def _postgres_metadata(col: str, key: str, values: Sequence[Scalar]) -> tuple[str, list[object]]:
+    """``jsonb`` equality is JSON's: numbers by value, kinds apart (a missing key is NULL)."""
+    return f"({col} -> %s) = ANY(%s::jsonb[])", [key, [json.dumps(v) for v in values]]
+
+
 @dataclass(frozen=True, slots=True)
 class Dialect:
     mark: str  # a query parameter
@@ -55,6 +92,7 @@ class Dialect:
     true: str  # a boolean column that is set
     json_text: bool  # JSON columns come back as text (else already decoded)
     insertion: str  # the column that orders a table's rows as they were first inserted
+    metadata: MetadataMatch  # a metadata filter's condition
 
     def marks(self, n: int) -> str:
         return ", ".join([self.mark] * n)
@@ -63,11 +101,20 @@ class Dialect:
         return json.loads(value) if self.json_text else value
 
 
-SQLITE = Dialect("?", "instr(lower({col}), ?) > 0", "{col} = 1", json_text=True, insertion="rowid")
-POSTGRES = Dialect("%s", "strpos(lower({col}), %s) > 0", "{col}", json_text=False, insertion="n")
+SQLITE = Dialect(
+    "?",
+    "instr(lower({col}), ?) > 0",
+    "{col} = 1",
+    json_text=True,
+    insertion="rowid",
+    metadata=_sqlite_metadata,
+)
+POSTGRES = Dialect(
+    "%s", "strpos(lower({col}), %s) > 0", "{col}", json_text=False, insertion="n", metadata=_postgres_metadata
+)
 
 
-def message(row: Row) -> Message:
+def message(row: Row, d: Dialect) -> Message:
     return Message(
         id=row["id"],
         tenant=Tenant(row["user_id"], row["agent_id"]),
@@ -79,6 +126,7 @@ def message(row: Row) -> Message:
         timestamp=row["timestamp"],
         recorded_at=row["recorded_at"],
         seq=row["seq"],
+        metadata=dict(d.decode(row["metadata"])),
     )
 
 
@@ -197,10 +245,25 @@ def filter_clause(
             pinned = d.true.format(col=f"{p}pinned")
             where.append(f"({p}expires_at IS NULL OR {p}expires_at > {d.mark} OR {pinned})")
             params.append(flt.at)
+    if flt.metadata:
+        mw, mp = metadata_clause(flt.metadata, d, f"{p}metadata")
+        where += mw
+        params += mp
     if flt.since is not None:
         where.append(f"{time_col} >= {d.mark}")
         params.append(flt.since)
     if flt.until is not None:
         where.append(f"{time_col} < {d.mark}")
         params.append(flt.until)
+    return where, params
+
+
+def metadata_clause(flt: MetadataFilter, d: Dialect, col: str) -> tuple[list[str], list[object]]:
+    """One condition per key of a metadata filter, on the JSON column ``col``."""
+    where: list[str] = []
+    params: list[object] = []
+    for c in flt.conditions:
+        w, p = d.metadata(col, c.key, c.values)
+        where.append(w)
+        params += p
     return where, params

@@ -42,7 +42,7 @@ class MessageReads(_Reads):
             f"SELECT {sql.MESSAGE_COLS} FROM messages WHERE {self._in_session()} ORDER BY seq DESC LIMIT 1",
             [tenant.user_id, tenant.agent_id, session_key],
         )
-        return sql.message(found[0]) if found else None
+        return sql.message(found[0], self._dialect) if found else None
 
     def after(self, tenant: Tenant, session_key: str, after_seq: int, limit: int) -> list[Message]:
         m = self._dialect.mark
@@ -51,7 +51,7 @@ class MessageReads(_Reads):
             f"ORDER BY seq LIMIT {m}",
             [tenant.user_id, tenant.agent_id, session_key, after_seq, limit],
         )
-        return [sql.message(r) for r in found]
+        return [sql.message(r, self._dialect) for r in found]
 
     def before(self, tenant: Tenant, session_key: str, before_seq: int, limit: int) -> list[Message]:
         m = self._dialect.mark
@@ -60,7 +60,7 @@ class MessageReads(_Reads):
             f"ORDER BY seq DESC LIMIT {m}",
             [tenant.user_id, tenant.agent_id, session_key, before_seq, limit],
         )
-        return [sql.message(r) for r in reversed(found)]
+        return [sql.message(r, self._dialect) for r in reversed(found)]
 
     def sessions(self, tenant: Tenant | None) -> list[tuple[Tenant, str]]:
         where, params = self._conditions(tenant)
@@ -85,7 +85,7 @@ class MessageReads(_Reads):
             f"ORDER BY seq LIMIT {mark}",
             [after_seq, *params, limit],
         )
-        return [sql.message(r) for r in found]
+        return [sql.message(r, self._dialect) for r in found]
 
     def count(self, tenant: Tenant | None) -> int:
         return self._count("messages", *self._conditions(tenant))

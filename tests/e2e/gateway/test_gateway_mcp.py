@@ -77,6 +77,21 @@ async def test_an_in_memory_session_lists_and_calls_every_tool(memory: AsyncMemo
     assert await memory.messages(user_id="other") == []  # the configured tenant, nobody else's
 
 
+async def test_the_search_tools_take_metadata_filters(memory: AsyncMemory) -> None:
+    for app in ("crm", "erp"):
+        said = [
+            {"role": "user", "content": f"My beagle Biscuit sleeps a lot ({app}).", "metadata": {"app": app}}
+        ]
+        await memory.capture(said, session_key=app, user_id="ann")
+        await memory.end_session(app, user_id="ann")
+    async with Client(build_server(lambda: memory, user_id="ann")) as client:
+        for tool in ("memory_search", "conversation_search"):
+            hits = payload(await client.call_tool(tool, {"query": "beagle", "filters": {"app": "crm"}}))
+            assert hits and all("(crm)" in h["content"] for h in hits), tool
+        bad = await client.call_tool("memory_search", {"query": "beagle", "filters": {"app": {"like": "c"}}})
+        assert bad.is_error and "unknown operator" in text(bad)
+
+
 async def test_at_most_three_searches_per_turn(memory: AsyncMemory) -> None:
     async with Client(build_server(lambda: memory)) as client:
         for _ in range(3):

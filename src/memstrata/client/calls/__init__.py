@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,6 +27,9 @@ _ENCODERS: dict[tuple[type[ops.Operation[Any]], str], Callable[[Any], Any]] = {
     (ops.Capture, "messages"): lambda ms: None if ms is None else [message(m) for m in ms],
     (ops.TurnCommitted, "messages"): lambda ms: [turn_message(m) for m in ms],
     (ops.Search, "layers"): lambda ls: [str(x.value if isinstance(x, enum.Enum) else x).upper() for x in ls],
+    # A listing's filters go in the query string, as JSON text.
+    (ops.Messages, "filters"): lambda f: None if f is None else json.dumps(_encode(f)),
+    (ops.Atoms, "filters"): lambda f: None if f is None else json.dumps(_encode(f)),
 }
 
 

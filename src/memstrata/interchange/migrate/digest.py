@@ -68,7 +68,7 @@ def _messages(store: Store) -> Digest:
     for page in pages_of_messages(store):
         for m in page:
             h.add(m.id, m.tenant.user_id, m.tenant.agent_id, m.session_key, m.session_id, str(m.role),
-                  m.name, m.content, m.timestamp, m.recorded_at)  # fmt: skip
+                  m.name, m.content, m.timestamp, m.recorded_at, m.metadata)  # fmt: skip
     return h.digest()
 
 

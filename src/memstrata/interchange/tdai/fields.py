@@ -88,7 +88,10 @@ def parse_message(obj: Mapping[str, Any]) -> tuple[Tenant, str, str, NewMessage]
         "msg", tenant, key, role, timestamp, content
     )
     name = _text(obj, "name", "speaker")
-    return tenant, key, session_id, NewMessage(Role(role), content, mid, name, timestamp)
+    metadata = obj.get("metadata")  # memstrata's exports only; checked at capture
+    if metadata is not None and not isinstance(metadata, dict):
+        raise InputError(f"expected an object, got {type_name(metadata)}", item="metadata")
+    return tenant, key, session_id, NewMessage(Role(role), content, mid, name, timestamp, metadata)
 
 
 def parse_atom(obj: Mapping[str, Any], day_ms: int) -> Atom:

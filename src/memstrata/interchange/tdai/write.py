@@ -40,6 +40,8 @@ def message_line(m: Message) -> dict[str, Any]:
     }
     if m.name is not None:
         line["name"] = m.name
+    if m.metadata:  # memstrata's own field: TDAI readers ignore it, ``import_tdai`` keeps it
+        line["metadata"] = m.metadata
     return line
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memstrata.errors import InputError
+from memstrata.json_input import json_object
 from memstrata.layers.l0.sanitize import sanitize
 from memstrata.layers.l0.times import epoch_ms
 from memstrata.models import Message, NewMessage, Role, Tenant
@@ -55,7 +56,7 @@ def as_message(m: MessageInput, i: int) -> NewMessage:
     """A caller's message (a ``NewMessage`` or a mapping with its fields), checked."""
     item = f"messages[{i}]"
     if isinstance(m, Mapping):
-        unknown = sorted(set(map(str, m)) - {"role", "content", "id", "name", "timestamp"})
+        unknown = sorted(set(map(str, m)) - {"role", "content", "id", "name", "timestamp", "metadata"})
         if unknown:
             raise InputError(f"unknown field {unknown[0]!r}", item=item)
         if "role" not in m or "content" not in m:
@@ -70,7 +71,12 @@ def as_message(m: MessageInput, i: int) -> NewMessage:
         if value is not None and (not isinstance(value, str) or not value.strip()):
             raise InputError("must be a non-empty string when given", item=f"{item}.{field}")
     return NewMessage(
-        to_role(m.role, f"{item}.role"), m.content, m.id, m.name, epoch_ms(m.timestamp, f"{item}.timestamp")
+        to_role(m.role, f"{item}.role"),
+        m.content,
+        m.id,
+        m.name,
+        epoch_ms(m.timestamp, f"{item}.timestamp"),
+        json_object(m.metadata, f"{item}.metadata"),
     )
 
 
@@ -170,6 +176,7 @@ class Recorder:
                 timestamp=new.timestamp if new.timestamp is not None else now,
                 recorded_at=recorded_at.get(mid, now),
                 name=new.name or None,
+                metadata=dict(new.metadata or {}),
             )
             ready.append((m, message_body(m, previous, with_previous=self._with_previous)))
             previous = m

@@ -11,8 +11,9 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from memstrata.models import Atom, AtomDraft, DedupAction, DedupDecision, Message, Tenant
+from memstrata.models import Atom, AtomDraft, DedupAction, DedupDecision, Message, Tenant, custom_keys
 
 log = logging.getLogger(__name__)
 _FOLD = re.compile(r"[\W_]+", re.UNICODE)
@@ -52,6 +53,19 @@ def clean_sources(draft: AtomDraft, window: Sequence[Message]) -> tuple[str, ...
     return kept
 
 
+def inherited(window: Sequence[Message], sources: Sequence[str]) -> dict[str, Any]:
+    """The custom metadata of an atom's source messages in the window (a later message's value
+    wins a shared key), for the atom to carry: a filter on a message's keys finds the memories
+    made from it. Keys the engine owns (``ENGINE_KEYS``: ``message_time``, ``speaker``, ...)
+    are not inherited; the draft's own metadata is laid over the rest."""
+    wanted = set(sources)
+    out: dict[str, Any] = {}
+    for m in window:
+        if m.id in wanted:
+            out.update(custom_keys(m.metadata))
+    return out
+
+
 def atom_id(tenant: Tenant, session_key: str, window_end: int, index: int, content: str) -> str:
     raw = f"{tenant}|{session_key}|{window_end}|{index}|{content}"
     return hashlib.blake2b(raw.encode("utf-8"), digest_size=12).hexdigest()
@@ -87,7 +101,11 @@ def plan_window(
         if decision.action in (DedupAction.UPDATE, DedupAction.MERGE):
             sources = tuple(dict.fromkeys([*sources, *(s for t in targets for s in t.source_message_ids)]))
         new_id = atom_id(tenant, session_key, window[-1].seq, i, content)
-        metadata = {**draft.metadata, "message_time": max(times.get(s, 0) for s in sources) or now}
+        metadata = {
+            **inherited(window, sources),
+            **draft.metadata,
+            "message_time": max(times.get(s, 0) for s in sources) or now,
+        }
         plan.new.append(
             Atom(
                 id=new_id,

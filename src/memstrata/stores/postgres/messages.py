@@ -17,13 +17,13 @@ from memstrata.stores.sql_reads import MessageReads
 APPEND_LOCK = 0x6D73_0000_0001
 _INSERT = f"""
 INSERT INTO messages (id, user_id, agent_id, session_key, session_id, role, name, content, timestamp,
-                      recorded_at, tsv, dl)
+                      recorded_at, tsv, dl, metadata)
 SELECT u.id, u.user_id, u.agent_id, u.session_key, u.session_id, u.role, u.name, u.content, u.ts,
-       u.recorded_at, x.v, memstrata_length(x.v)
+       u.recorded_at, x.v, memstrata_length(x.v), u.metadata::jsonb
 FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[], %s::text[],
-            %s::bigint[], %s::bigint[], %s::text[])
+            %s::bigint[], %s::bigint[], %s::text[], %s::text[])
      WITH ORDINALITY AS u(id, user_id, agent_id, session_key, session_id, role, name, content, ts,
-                          recorded_at, body, n)
+                          recorded_at, body, metadata, n)
 CROSS JOIN LATERAL (SELECT to_tsvector('{SEARCH_CONFIG}', u.body) AS v) AS x
 ORDER BY u.n
 ON CONFLICT (user_id, agent_id, id) DO NOTHING
@@ -41,7 +41,7 @@ class PostgresMessageLog(MessageReads):
     def append(self, items: Sequence[tuple[Message, str]]) -> list[Message]:
         if not items:
             return []
-        cols: list[list[object]] = [[] for _ in range(11)]
+        cols: list[list[object]] = [[] for _ in range(12)]
         for m, body in items:
             values = (
                 rows.text(m.id),
@@ -55,6 +55,7 @@ class PostgresMessageLog(MessageReads):
                 m.timestamp,
                 m.recorded_at,
                 rows.text(body),
+                rows.json_text(m.metadata),
             )
             for col, v in zip(cols, values, strict=True):
                 col.append(v)

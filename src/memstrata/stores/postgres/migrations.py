@@ -290,6 +290,13 @@ def m007_api_keys(db: psycopg.Connection[Any]) -> None:
     )
 
 
+@migration
+def m008_message_metadata(db: psycopg.Connection[Any]) -> None:
+    """L0: each message's custom metadata, a JSON object (``{}`` for messages stored before);
+    metadata filters read it with ``->`` inside the listing and search queries."""
+    _ddl(db, "ALTER TABLE messages ADD COLUMN metadata jsonb NOT NULL DEFAULT '{}'::jsonb")
+
+
 def _ddl(db: psycopg.Connection[Any], script: str) -> None:
     for statement in script.split(";"):
         if statement.strip():

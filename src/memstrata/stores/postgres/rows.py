@@ -14,7 +14,7 @@ MESSAGE_COLS, ATOM_COLS = sql.MESSAGE_COLS, sql.ATOM_COLS
 
 
 def message(row: Row) -> Message:
-    return sql.message(row)
+    return sql.message(row, sql.POSTGRES)
 
 
 def atom(row: Row) -> Atom:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import replace
@@ -16,7 +17,7 @@ from memstrata.stores.sqlite.db import Database
 # and capture would report that loss as a duplicate.
 _INSERT = (
     "INSERT INTO messages (id, user_id, agent_id, session_key, session_id, role, name, content, "
-    "timestamp, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "timestamp, recorded_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
     "ON CONFLICT (user_id, agent_id, id) DO NOTHING"
 )
 
@@ -49,6 +50,7 @@ class SqliteMessageLog(MessageReads):
                         m.content,
                         m.timestamp,
                         m.recorded_at,
+                        json.dumps(m.metadata, default=str),
                     ),
                 )
                 if cur.rowcount == 0:  # this tenant already has the id: idempotent capture

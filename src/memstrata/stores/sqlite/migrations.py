@@ -237,6 +237,13 @@ def m009_api_keys(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m010_message_metadata(db: sqlite3.Connection) -> None:
+    """L0: each message's custom metadata, a JSON object (``{}`` for messages stored before);
+    metadata filters read it with ``json_extract`` inside the listing and search queries."""
+    _ddl(db, "ALTER TABLE messages ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}'")
+
+
 def _ddl(db: sqlite3.Connection, script: str) -> None:
     # One execute per statement: executescript() would commit the surrounding transaction.
     for statement in script.split(";"):

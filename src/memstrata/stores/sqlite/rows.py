@@ -12,7 +12,7 @@ MESSAGE_COLS, ATOM_COLS = sql.MESSAGE_COLS, sql.ATOM_COLS
 
 
 def message(row: sqlite3.Row) -> Message:
-    return sql.message(row)
+    return sql.message(row, sql.SQLITE)
 
 
 def atom(row: sqlite3.Row) -> Atom:
