@@ -189,3 +189,24 @@ def test_atomic_write_on_a_full_disk_keeps_the_old_file_and_leaves_no_temporary(
 def _msg(mid: str) -> tuple[Message, str]:
     m = Message(mid, Tenant(), "s", "s", Role.USER, f"text {mid}", 1_000, 1_000, "Ann")
     return m, m.content
+
+
+def test_a_capture_whose_schedule_cannot_be_saved_keeps_its_messages_and_says_so(
+    tmp_path: Path, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The disk fills between the messages' commit and the scheduler's counter: the caller is told
+    the messages are stored (a retry would only find duplicates), and L1 still reaches them."""
+    from memstrata.stores.sqlite.pipeline import SqlitePipelineState
+
+    def full(*_: object, **__: object) -> None:
+        raise StorageError(str(tmp_path / "mem" / "memstrata.db"), "the disk is full")
+
+    with Memory.open(tmp_path / "mem", clock=clock, embedder=None) as mem:
+        with monkeypatch.context() as patched:
+            patched.setattr(SqlitePipelineState, "update_session", full)
+            result = mem.capture([turn(0)], session_key="s")
+        assert [m.id for m in result.stored] == ["m0"]
+        assert any("schedule" in d and "the disk is full" in d for d in result.degradations)
+        assert [m.id for m in mem.messages()] == ["m0"]
+        mem.run_all()  # the backlog is read from the messages: L1 still finds the turn
+        assert mem.atoms()

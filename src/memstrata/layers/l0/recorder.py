@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from memstrata.errors import InputError
+from memstrata.errors import InputError, StorageError
 from memstrata.json_input import json_object
 from memstrata.layers.l0.sanitize import sanitize
 from memstrata.layers.l0.times import epoch_ms
@@ -132,7 +132,17 @@ class Recorder:
         if embed:
             notes += self._vectors.embed_messages(tenant, stored)
         if stored:
-            self._on_stored(tenant, session_key, sum(1 for m in stored if m.role == Role.USER) or 1)
+            try:
+                self._on_stored(tenant, session_key, sum(1 for m in stored if m.role == Role.USER) or 1)
+            except StorageError as exc:
+                # The messages are committed: raising now would tell the caller they were not, and
+                # its retry would find duplicates. The schedule is derived state (the L1 backlog is
+                # read from the messages past the session's cursor), so say what waits and go on.
+                notes.append(
+                    f"stored, but the pipeline's schedule for session {session_key!r} could not be "
+                    f"saved ({exc.message}): its messages wait for the session's next capture, "
+                    "run_all or the next start"
+                )
         return CaptureResult(tuple(stored), duplicates, tuple(dropped), tuple(notes), tuple(repeated))
 
     def _prepare(
