@@ -14,8 +14,12 @@ import pytest
 
 from memstrata import AsyncMemory, FakeClock, Memory
 from memstrata.embeddings.hashing import HashingEmbedder
+from memstrata.models import Message, Role, Tenant
 from memstrata.ports import Embedder
 from memstrata.retrieval.terms import language_of
+from memstrata.retrieval.vector_texts import first_messages
+from memstrata.retrieval.vectors import VectorState
+from memstrata.stores.sqlite.store import SqliteStore
 
 ENGLISH, CHINESE = HashingEmbedder(32), HashingEmbedder(48)
 ZH = [{"role": "user", "content": "我上周刚搬到深圳，在一家无人机公司做嵌入式工程师。"}]
@@ -119,3 +123,18 @@ def test_auto_with_the_multilingual_extra(
         assert (mem.status().embedder, mem.status().strategy) == (model, "hybrid")
     with Memory.open(home, clock=clock) as mem:
         assert (mem.status().embedder, mem.status().vectors_note) == (model, None)
+
+
+def test_a_model_another_process_recorded_first_wins(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "d")
+    try:
+        text = ZH[0]["content"]
+        store.messages.append(
+            [(Message("m1", Tenant("wang"), "s", "s", Role.USER, text, 1, 1, "Wang"), text)]
+        )
+        vectors = VectorState(store.index, TwoModels(), sample=lambda: first_messages(store, 8))
+        store.index.choose_model(ENGLISH.name)  # a replica's choice, recorded before this one's
+        assert vectors.embedder is ENGLISH and vectors.note is None
+        assert store.index.embedding_model() == ENGLISH.name
+    finally:
+        store.close()

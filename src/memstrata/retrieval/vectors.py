@@ -102,8 +102,10 @@ class VectorState:
             elif not self._writable or self._sample is None or not (texts := self._sample()):
                 return None
             else:
-                embedder = choice.for_texts(texts)
-                log.info("embeddings: %s chosen for this store by its first messages", embedder.name)
+                # Recorded only if no other process (a replica) recorded its choice first.
+                stored = self._index.choose_model(choice.for_texts(texts).name)
+                embedder = choice.for_model(stored)
+                log.info("embeddings: %s chosen for this store by its first messages", stored)
             self._use(embedder, stored)
             self._choice = None
             return embedder
