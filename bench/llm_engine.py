@@ -40,7 +40,7 @@ from memstrata.errors import ParseError  # noqa: E402
 from memstrata.interchange import ImportSession, parse_import  # noqa: E402
 from memstrata.llm.openai_compat import OpenAIChatModel, StructuredOutput  # noqa: E402
 from memstrata.models import ChatMessage, ChatReply, ResponseSchema, ToolSpec  # noqa: E402
-from memstrata.ports import Embedder  # noqa: E402
+from memstrata.ports import Embedder, EmbedderChoice  # noqa: E402
 from memstrata.settings import EmbeddingSettings  # noqa: E402
 
 CATEGORIES = (1, 2, 3, 4)
@@ -127,7 +127,7 @@ def run(
     sessions: list[ImportSession],
     questions: Sequence[Question],
     sid: str,
-    embedder: Embedder | None,
+    embedder: Embedder | EmbedderChoice | None,
     model: Counting | None,
 ) -> dict[str, Any]:
     home = Path(tempfile.mkdtemp(prefix=f"llm-bench-{label}-"))

@@ -22,7 +22,7 @@ from memstrata.facade.reads import ReadMethods
 from memstrata.facade.remember import RememberMethods
 from memstrata.facade.search import SearchMethods
 from memstrata.facade.turns import TurnMethods
-from memstrata.ports import ChatModel, Clock, Embedder
+from memstrata.ports import ChatModel, Clock, Embedder, EmbedderChoice
 from memstrata.settings import load_settings
 from memstrata.wiring import assemble
 
@@ -52,7 +52,7 @@ class AsyncMemory(
         wait: float = 0.0,
         advertise_url: str | None = None,
         clock: Clock | None = None,
-        embedder: Embedder | str | None = "settings",
+        embedder: Embedder | EmbedderChoice | str | None = "settings",
         chat_model: ChatModel | None = None,
         **settings: Any,
     ) -> AsyncMemory:

@@ -39,7 +39,8 @@ class _Section(BaseModel):
 
 
 class EmbeddingSettings(_Section):
-    # auto: a configured endpoint, else the shipped local MiniLM (numpy, no torch), else
+    # auto: a configured endpoint, else the shipped local MiniLM (numpy, no torch; with the
+    # multilingual extra, e5 for a store whose first messages are mostly Chinese), else
     # sentence-transformers when installed, else none (keyword search only)
     provider: Literal[
         "auto", "none", "hashing", "local", "multilingual", "sentence-transformers", "openai"

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 from memstrata.memory import AsyncMemory, connect, is_url
-from memstrata.ports import ChatModel, Clock, Embedder
+from memstrata.ports import ChatModel, Clock, Embedder, EmbedderChoice
 from memstrata.settings import Settings
 
 P = ParamSpec("P")
@@ -67,7 +67,7 @@ class Memory:
         wait: float = 0.0,
         advertise_url: str | None = None,
         clock: Clock | None = None,
-        embedder: Embedder | str | None = "settings",
+        embedder: Embedder | EmbedderChoice | str | None = "settings",
         chat_model: ChatModel | None = None,
         **settings: Any,
     ) -> Memory:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memstrata.clock import SystemClock
-from memstrata.embeddings.select import embedder_from_settings
+from memstrata.embeddings.select import SAMPLE_MESSAGES, embedder_from_settings
 from memstrata.engines.offline import (
     OfflineDeduplicator,
     OfflineExtractor,
@@ -23,12 +23,14 @@ from memstrata.ports import (
     Clock,
     Deduplicator,
     Embedder,
+    EmbedderChoice,
     Extractor,
     PersonaWriter,
     SceneWriter,
     Store,
     UpperLayers,
 )
+from memstrata.retrieval.vector_texts import first_messages
 from memstrata.retrieval.vectors import VectorState
 from memstrata.settings import Settings
 from memstrata.stores.files import FilePersonaStore, FileSceneStore
@@ -197,7 +199,7 @@ def assemble(
     wait: float = 0.0,
     advertise_url: str | None = None,
     clock: Clock | None = None,
-    embedder: Embedder | str | None = "settings",
+    embedder: Embedder | EmbedderChoice | str | None = "settings",
     chat: ChatModel | None = None,
 ) -> Parts:
     """Objects for ``settings``; explicit arguments (a fake clock, an embedder, a chat model) win."""
@@ -213,7 +215,9 @@ def assemble(
     try:
         if not read_only and not is_database_url(where):  # the one writer now: nobody is mid-write
             remove_stale_temporaries(data_dir(where))
-        vectors = VectorState(store.index, chosen, writable=not read_only)
+        vectors = VectorState(
+            store.index, chosen, writable=not read_only, sample=lambda: first_messages(store, SAMPLE_MESSAGES)
+        )
         upper = upper_layers(settings, where, chat, store, counts)
     except BaseException:
         store.close()

@@ -153,6 +153,14 @@ def test_missing_vectors_and_model_reset(empty_store: Store) -> None:
     assert len(empty_store.index.missing_vectors(Layer.L0, 0, 10)) == 2
 
 
+def test_the_first_model_chosen_is_kept(empty_store: Store) -> None:
+    assert empty_store.index.choose_model("model-a") == "model-a"
+    assert empty_store.index.choose_model("model-b") == "model-a"  # a second process's late choice
+    assert empty_store.index.embedding_model() == "model-a"
+    empty_store.index.reset_vectors("model-c")  # reindex still switches
+    assert empty_store.index.choose_model("model-d") == "model-c"
+
+
 def test_jsonl_mirror_is_topped_up_on_open(tmp_path: Path) -> None:
     store = SqliteStore(tmp_path / "d")
     store.messages.append([msg("m1", "one")])

@@ -1,3 +1,5 @@
 """Embedder adapters: ``local`` (the shipped all-MiniLM-L6-v2, int8, run by numpy: the default),
 ``hashing`` (no model), ``sentence_transformers`` (other local models, lazy, needs torch) and
-``openai_compat`` (an HTTP endpoint); ``select.embedder_from_settings`` picks one from settings."""
+``openai_compat`` (an HTTP endpoint), ``e5`` (multilingual-e5-small, an extra);
+``select.embedder_from_settings`` picks one from settings (for ``auto`` with both local models,
+``select.ByScript`` picks per store by its first messages)."""

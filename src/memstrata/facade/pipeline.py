@@ -58,6 +58,8 @@ class PipelineMethods(FacadeCore):
     @operation(ops.Reindex)
     async def reindex(self, op: ops.Reindex) -> int:
         self._writable("reindex")
+        if self._vectors.undecided:
+            return 0  # auto chooses the model by the first messages, and there are none yet
         embedder = self._vectors.embedder
         if embedder is None:
             raise ConfigError(

@@ -2,7 +2,8 @@
 
     Clock           now_ms(), sleep()                      clock.py: SystemClock, FakeClock
     Embedder        embed(texts) -> unit vectors            embeddings/: hashing, local model, openai
-    QueryFirstEmbedder  + embed_queries(texts)              embeddings/local.py
+    QueryFirstEmbedder  + embed_queries(texts)              embeddings/local.py, e5.py
+    EmbedderChoice  for_model(name), for_texts(texts)       embeddings/select.py (auto, per store)
     ChatModel       complete(messages) -> reply             llm/: openai_compat, scripted
     Extractor       extract(window) -> atom drafts          engines/: offline, llm
     Deduplicator    decide(drafts, candidates) -> actions   engines/: offline, llm
@@ -34,7 +35,7 @@ from memstrata.ports.engines import (
     SceneWriter,
 )
 from memstrata.ports.folder import Folder
-from memstrata.ports.runtime import ChatModel, Clock, Embedder, QueryFirstEmbedder
+from memstrata.ports.runtime import ChatModel, Clock, Embedder, EmbedderChoice, QueryFirstEmbedder
 from memstrata.ports.stores import (
     AtomStore,
     KeyStore,
@@ -53,6 +54,7 @@ __all__ = [
     "ConsolidationRequest",
     "Deduplicator",
     "Embedder",
+    "EmbedderChoice",
     "Extractor",
     "Folder",
     "KeyStore",

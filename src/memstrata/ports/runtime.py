@@ -64,6 +64,25 @@ class QueryFirstEmbedder(Embedder, Protocol):
     def background_pauses(self) -> tuple[int, float]: ...
 
 
+@runtime_checkable
+class EmbedderChoice(Protocol):
+    """An embedder chosen per store (``auto`` with the multilingual extra installed).
+
+    A store that holds vectors keeps the model that made them (``for_model``); a new store's model
+    is chosen from its first messages (``for_texts``), then recorded like any other, so one store
+    keeps one model until ``reindex``.
+    """
+
+    def for_model(self, name: str) -> Embedder:
+        """The embedder for a store whose vectors ``name`` made: that model when it is one of the
+        choices, else the default (whose name then differs, so the store reports stale vectors)."""
+        ...
+
+    def for_texts(self, texts: Sequence[str]) -> Embedder:
+        """The embedder for a new store whose first messages are ``texts`` (not empty)."""
+        ...
+
+
 class ChatModel(Protocol):
     """One chat completion. Raises ``ModelError`` on timeout, HTTP error or connection failure,
     ``ContextLengthError`` when the prompt does not fit the model's context and

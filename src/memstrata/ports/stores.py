@@ -205,6 +205,11 @@ class SearchIndex(Protocol):
         """Drop every vector and record ``model`` as the embedder of the vectors to come."""
         ...
 
+    def choose_model(self, model: str) -> str:
+        """Record ``model`` as the embedder of the vectors to come unless one is recorded already;
+        returns the recorded one (``model``, or the one another process chose first). Atomic."""
+        ...
+
 
 class PipelineState(Protocol):
     """Durable scheduler state. Survives restarts; the scheduler keeps nothing it cannot rebuild."""

@@ -9,11 +9,12 @@ embedder keeps searching by keyword (and says so in every result) and writes no 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 
 from memstrata.errors import EmbeddingError
 from memstrata.models import Atom, Layer, Message, Tenant
-from memstrata.ports import Embedder, SearchIndex
+from memstrata.ports import Embedder, EmbedderChoice, SearchIndex
 from memstrata.retrieval.documents import atom_vector_text, message_vector_text
 from memstrata.retrieval.query_vectors import QueryVectors
 
@@ -23,18 +24,45 @@ log = logging.getLogger(__name__)
 class VectorState:
     """``embedder``: the configured embedder (None: keyword search only). ``note``: why stored
     vectors cannot be used now, or None. ``queries``: search queries' vectors from ``embedder``,
-    micro-batched and cached (None without an embedder)."""
+    micro-batched and cached (None without an embedder).
 
-    def __init__(self, index: SearchIndex, embedder: Embedder | None, *, writable: bool = True) -> None:
+    Given an ``EmbedderChoice`` (``auto`` with more than one local model), a store that holds
+    vectors keeps their model; a new one stays ``undecided`` (no embedder yet: there is nothing to
+    search) until it holds messages, then ``sample`` (the texts of its first messages) picks the
+    model, which is recorded at once. A read-only memory adopts whatever a writer recorded.
+    """
+
+    def __init__(
+        self,
+        index: SearchIndex,
+        embedder: Embedder | EmbedderChoice | None,
+        *,
+        writable: bool = True,
+        sample: Callable[[], Sequence[str]] | None = None,
+    ) -> None:
         self._index = index
-        self.embedder = embedder
+        self._writable = writable
+        self._sample = sample
+        self._choice: EmbedderChoice | None = None
+        self._lock = threading.Lock()
+        self._embedder: Embedder | None = None
+        self._queries: QueryVectors | None = None
         self.note: str | None = None
-        self.queries = QueryVectors(embedder) if embedder is not None else None
+        if isinstance(embedder, EmbedderChoice):
+            stored = index.embedding_model()
+            if stored is None:
+                self._choice = embedder
+                return
+            embedder = embedder.for_model(stored)
+        self._use(embedder, index.embedding_model())
+
+    def _use(self, embedder: Embedder | None, stored: str | None) -> None:
+        self._embedder = embedder
+        self._queries = QueryVectors(embedder) if embedder is not None else None
         if embedder is None:
             return
-        stored = index.embedding_model()
-        if stored is None and writable:
-            index.reset_vectors(embedder.name)
+        if stored is None and self._writable:
+            self._index.reset_vectors(embedder.name)
         elif stored is not None and stored != embedder.name:
             self.note = (
                 f"stored vectors were made by {stored} but the embedder is {embedder.name}: "
@@ -43,9 +71,44 @@ class VectorState:
             log.warning(self.note)
 
     @property
+    def undecided(self) -> bool:
+        """An embedder choice waits for the store's first messages."""
+        return self._choice is not None and self._decide() is None
+
+    @property
+    def embedder(self) -> Embedder | None:
+        return self._decide() if self._choice is not None else self._embedder
+
+    @property
+    def queries(self) -> QueryVectors | None:
+        if self._choice is not None:
+            self._decide()
+        return self._queries
+
+    @property
     def writer(self) -> Embedder | None:
         """The embedder, when new vectors may be written (not while stale ones await reindex)."""
-        return None if self.note else self.embedder
+        embedder = self.embedder
+        return None if self.note else embedder
+
+    def _decide(self) -> Embedder | None:
+        with self._lock:
+            choice = self._choice
+            if choice is None:
+                return self._embedder
+            stored = self._index.embedding_model()  # another process may have chosen since open
+            if stored is not None:
+                embedder = choice.for_model(stored)
+            elif not self._writable or self._sample is None or not (texts := self._sample()):
+                return None
+            else:
+                # Recorded only if no other process (a replica) recorded its choice first.
+                stored = self._index.choose_model(choice.for_texts(texts).name)
+                embedder = choice.for_model(stored)
+                log.info("embeddings: %s chosen for this store by its first messages", stored)
+            self._use(embedder, stored)
+            self._choice = None
+            return embedder
 
     def reindexed(self) -> None:
         self.note = None

@@ -149,6 +149,15 @@ class PostgresSearchIndex:
         with self._lock:
             self._dims.clear()
 
+    def choose_model(self, model: str) -> str:
+        with self._db.tx() as c:
+            c.execute(
+                "INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO NOTHING",
+                (_MODEL_KEY, model),
+            )
+            row = c.execute("SELECT value FROM meta WHERE key = %s", (_MODEL_KEY,)).fetchone()
+        return str(row["value"]) if row else model
+
     # --- the vector tables ------------------------------------------------------------------------
 
     def _dim(self, layer: Layer) -> int | None:

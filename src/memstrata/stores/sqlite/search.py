@@ -190,6 +190,14 @@ class SqliteSearchIndex:
         with self._cache_lock:
             self._cache.clear()
 
+    def choose_model(self, model: str) -> str:
+        with self._db.tx() as c:
+            c.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
+                (_MODEL_KEY, model),
+            )
+            return str(c.execute("SELECT value FROM meta WHERE key = ?", (_MODEL_KEY,)).fetchone()[0])
+
     def _matrix(self, tenant: Tenant, layer: Layer) -> _Matrix:
         with self._cache_lock:
             hit = self._cache.get((tenant, layer))
