@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -129,6 +130,9 @@ def test_demo_runs_from_the_installed_command(tmp_path: Path) -> None:
     r = subprocess.run([str(exe), "demo"], capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "L1 memory atoms" in r.stdout and "Lisbon" in r.stdout
+    # each atom beside the scene file holding it, the files the L2 section lists
+    shown = set(re.findall(r"\[(?:persona|episodic|instruction) · ([\w-]+\.md)\]", r.stdout))
+    assert shown and all(f"scene_blocks/{name}" in r.stdout for name in shown)
     assert not (tmp_path / "home").exists()  # the demo works in a temporary folder
 
 

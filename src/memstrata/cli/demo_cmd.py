@@ -84,9 +84,12 @@ def _show(mem: Memory, script: _Script) -> None:
     console.rule("[bold]L0[/bold] raw messages (first 4)")
     emit(messages, Format.table, [("speaker", lambda m: m.name or m.role), ("content", lambda m: m.content)])
     atoms = mem.atoms(user_id=user, limit=50)
-    console.rule(f"[bold]L1[/bold] memory atoms ({len(atoms)})")
+    # Each atom beside the scene file that consolidates it (L2's index), not L1's topic label:
+    # the label is a first guess that L2 merges and renames, and shown here it read as drift.
+    home = {atom_id: e.name for e in mem.scenes(user_id=user) for atom_id in e.atom_ids}
+    console.rule(f"[bold]L1[/bold] memory atoms ({len(atoms)}) and their scenes")
     for a in atoms:
-        console.print(escape(f"  [{a.type}|{a.scene_name}] {a.content}"))
+        console.print(escape(f"  [{a.type} · {home.get(a.id, 'no scene yet')}] {a.content}"))
     for q in script.questions:
         result = mem.search(q, user_id=user, layers=("L1", "L0"), limit=3)
         console.rule(f"[bold]search[/bold] {q}  ({result.strategy})")

@@ -1,6 +1,12 @@
 """Keyword ranking policy, the same on every backend: which query terms to send, and in what order
 to ask for matches. The store only answers BM25 top-K and document counts.
 
+A term found in more than ``COMMON_SHARE`` of a layer's records is dropped from the query at any
+size (the rarest term stays): its idf is near zero, so all it does is rank every record holding it
+by length. A user's own name in a one-user store is such a term: "What food should I avoid offering
+Maya?" matched every atom through "Maya", and the shortest ones outranked the peanut allergy that
+only the vector found (the demo's search).
+
 On a big index (``PRUNE_MIN_RECORDS`` records or more) two things keep a query fast without
 changing what ranks first:
 - a term found in more than ``PRUNE_SHARE`` of the records adds almost nothing to BM25 (its idf is
@@ -17,18 +23,21 @@ from collections.abc import Mapping, Sequence
 from memstrata.models import AtomFilter, MessageFilter, Scored, Tenant, layer_of
 from memstrata.ports import SearchIndex
 
+COMMON_SHARE = 0.5
 PRUNE_MIN_RECORDS = 5_000
 PRUNE_SHARE = 0.2
 MAX_PAIRED_TERMS = 8  # at most 28 pairs in the two-term-first query
 
 
 def prune(terms: Sequence[str], total: int, counts: Mapping[str, int]) -> list[str]:
-    """``terms`` without those found in more than ``PRUNE_SHARE`` of ``total`` records (``counts``:
-    records per term). Never empty while ``terms`` has a non-blank term: the rarest one stays."""
+    """``terms`` without those found in more than ``COMMON_SHARE`` of ``total`` records, or on a
+    big index more than ``PRUNE_SHARE`` (``counts``: records per term). Never empty while ``terms``
+    has a non-blank term: the rarest one stays."""
     kept = [t for t in terms if t.strip()]
-    if total < PRUNE_MIN_RECORDS or len(kept) < 2:
+    if len(kept) < 2:
         return kept
-    common = [t for t in kept if counts.get(t, 0) > PRUNE_SHARE * total]
+    share = PRUNE_SHARE if total >= PRUNE_MIN_RECORDS else COMMON_SHARE
+    common = [t for t in kept if counts.get(t, 0) > share * total]
     rest = [t for t in kept if t not in common]
     return rest or [min(kept, key=lambda t: counts.get(t, 0))]
 
@@ -50,7 +59,7 @@ def keyword_top(
     layer = layer_of(flt)
     total = index.size(layer)
     big = total >= PRUNE_MIN_RECORDS and len(terms) >= 2
-    kept = prune(terms, total, index.document_counts(layer, terms) if big else {})
+    kept = prune(terms, total, index.document_counts(layer, terms) if len(terms) >= 2 else {})
     if not kept:
         return []
     if not big or len(kept) < 2:
