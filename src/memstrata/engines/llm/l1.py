@@ -7,8 +7,9 @@ pipeline keeps the window pending, retries later and writes nothing.
 
 Extraction gets by with less where a real server makes it (``shrink``): a prompt too long for the
 model's context is sent again with less background, then the window is split; a reply cut at
-``max_tokens`` is asked again with twice the tokens, then the window is split. Each of these is
-counted in ``degradations`` (shown by ``status``).
+``max_tokens`` is asked again with twice the tokens, then the window is split, unless it repeats
+itself (a loop: what it completed is kept). Each of these is counted in ``degradations`` (shown
+by ``status``).
 """
 
 from __future__ import annotations
@@ -68,8 +69,9 @@ class LLMExtractor:
         )
         return reply
 
-    def _parse(self, reply: ChatReply, window: ExtractionWindow) -> list[AtomDraft]:
-        return parse_extraction(reply.content, window, self.degradations)
+    @staticmethod
+    def _parse(reply: ChatReply, window: ExtractionWindow, counts: Degradations) -> list[AtomDraft]:
+        return parse_extraction(reply.content, window, counts, cut=reply.finish_reason == "length")
 
 
 class LLMDeduplicator:
