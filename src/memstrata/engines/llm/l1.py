@@ -77,7 +77,8 @@ class LLMExtractor:
 class LLMDeduplicator:
     """``Deduplicator``: one model call for all drafts that have candidates, none otherwise.
 
-    Drafts without candidates get no decision (the port reads a missing index as STORE).
+    Drafts without candidates get no decision (the port reads a missing index as STORE), and so
+    do those a reply cut at ``max_tokens`` did not reach (counted in ``truncated_replies``).
     Raises ``ModelError`` when the model fails and ``ParseError`` when its reply is unusable.
     """
 
@@ -96,4 +97,7 @@ class LLMDeduplicator:
         reply = await self.model.complete(
             dedup_messages(drafts, candidates), json_mode=True, schema=DEDUP_SCHEMA
         )
-        return parse_decisions(reply.content, candidates, self.degradations)
+        cut = reply.finish_reason == "length"
+        if cut:  # not asked again: a draft it did not reach is stored, as one without candidates
+            self.degradations.add("truncated_replies")
+        return parse_decisions(reply.content, candidates, self.degradations, cut=cut)

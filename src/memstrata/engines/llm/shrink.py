@@ -8,7 +8,8 @@ its JSON cut off). Neither fails the window while there is a smaller way to ask:
   messages split in two windows (the second sees the first as background), then, for one message
   alone, its text cut in half in the prompt only (L0 keeps it whole);
 - a truncated reply: asked once more with twice the tokens (up to the cap), then the window
-  split; a single message's truncated reply is parsed as far as it goes;
+  split; a single message's truncated reply is parsed as far as it goes; a reply still cut
+  that began no JSON (prose) fails the window without splitting it;
 - a truncated reply that repeats a memory it already wrote is a model caught in a loop (a small
   model under greedy sampling writes the same item until the budget ends): more tokens or a
   smaller window would buy more of the same, so what it completed is kept, once.
@@ -78,10 +79,16 @@ async def fit_window(
             logger.info("reply cut at %d tokens: asking again with %d", used, used * 2)
             tokens, grew = used * 2, True
             continue
-        if len(window.new) > 1:
+        if len(window.new) > 1 and _began_json(reply.content):
             counts.add("window_split")
             return await _split(window, ask, parse, counts, dataclasses.replace(budget, first=tokens))
-        return parse(reply, window, counts)  # one message: keep what the cut reply holds
+        # One message: keep what the cut reply holds. Prose (no JSON begun): a smaller window
+        # would be more prose, so it fails here (``ParseError``) for the pipeline's retry.
+        return parse(reply, window, counts)
+
+
+def _began_json(text: str) -> bool:
+    return "{" in text or "[" in text
 
 
 def _looping(

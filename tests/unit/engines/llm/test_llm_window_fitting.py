@@ -202,6 +202,19 @@ async def test_a_truncated_reply_that_completed_no_valid_memory_fails_the_window
         await LLMExtractor(ScriptedChatModel(cut, cut), max_tokens=256, max_tokens_cap=512).extract(window(1))
 
 
+async def test_a_truncated_prose_reply_is_asked_again_once_and_never_split() -> None:
+    # No JSON begun in the whole budget: a smaller window would only be more prose.
+    prose = ChatReply("Caroline: I am so excited to meet you! " * 20, finish_reason="length")
+    model = ScriptedChatModel(prose, prose)
+    extractor = LLMExtractor(model, max_tokens=256, max_tokens_cap=512)
+
+    with pytest.raises(ParseError, match="no JSON value"):
+        await extractor.extract(window(4))
+
+    assert [c.max_tokens for c in model.calls] == [256, 512]
+    assert extractor.degradations.snapshot() == {"truncated_replies": 2}
+
+
 async def test_garbage_items_are_dropped_one_by_one_and_counted() -> None:
     reply = {
         "scenes": [
