@@ -173,7 +173,8 @@ def _said(name: str) -> str | None:
 class SchemaMemory(BaseModel):
     """``ExtractedMemory`` as the schema bounds it (lengths and counts keep a reply finite)."""
 
-    content: str = Field(min_length=1, max_length=400, description=_said("content"))
+    # At least a few words: a small model otherwise copies the prompt's "..." placeholder.
+    content: str = Field(min_length=8, max_length=400, description=_said("content"))
     type: AtomType = Field(description=_said("type"))
     priority: int = Field(50, description=_said("priority"))
     source_message_ids: list[str] = Field(

@@ -10,9 +10,10 @@ its JSON cut off). Neither fails the window while there is a smaller way to ask:
 - a truncated reply: asked once more with twice the tokens (up to the cap), then the window
   split; a single message's truncated reply is parsed as far as it goes; a reply still cut
   that began no JSON (prose) fails the window without splitting it;
-- a truncated reply that repeats a memory it already wrote is a model caught in a loop (a small
-  model under greedy sampling writes the same item until the budget ends): more tokens or a
-  smaller window would buy more of the same, so what it completed is kept, once.
+- a truncated reply that repeats a memory it already wrote, or a run of words inside one, is a
+  model caught in a loop (a small model under greedy sampling writes the same item, or phrase,
+  until the budget ends): more tokens or a smaller window would buy more of the same, so what it
+  completed is kept, once.
 
 Each step is counted in ``degradations``: ``context_shrunk``, ``window_split``,
 ``message_cut``, ``truncated_replies``, ``looping_replies``.
@@ -87,6 +88,19 @@ async def fit_window(
         return parse(reply, window, counts)
 
 
+def _stutters(text: str, run: int = 5, times: int = 3) -> bool:
+    """Whether some ``run`` words follow each other ``times`` times in ``text``: a statement does
+    not, a model looping inside one string ("I'm sorry, I didn't mean to ... I'm sorry, ...") does."""
+    words = text.lower().split()
+    seen: dict[tuple[str, ...], int] = {}
+    for i in range(len(words) - run + 1):
+        key = tuple(words[i : i + run])
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] >= times:
+            return True
+    return False
+
+
 def _began_json(text: str) -> bool:
     return "{" in text or "[" in text
 
@@ -94,14 +108,15 @@ def _began_json(text: str) -> bool:
 def _looping(
     reply: ChatReply, window: ExtractionWindow, parse: Parse, counts: Degradations
 ) -> list[AtomDraft] | None:
-    """The drafts of a cut reply that repeats a memory (counted as ``looping_replies``), or None
-    when it repeats none or completed none: then asking again may help."""
+    """The drafts of a cut reply that repeats a memory or a phrase inside one (counted as
+    ``looping_replies``), or None when it repeats nothing or completed nothing: then asking again
+    may help."""
     scratch = Degradations()  # a reply asked again must not count its dropped items
     try:
         drafts = parse(reply, window, scratch)
     except ParseError:
         return None
-    if len(unique_drafts(drafts)) == len(drafts):
+    if len(unique_drafts(drafts)) == len(drafts) and not any(_stutters(d.content) for d in drafts):
         return None
     logger.info(
         "reply cut at %d tokens repeats itself: keeping its %d distinct memories",

@@ -183,6 +183,18 @@ async def test_a_truncated_reply_that_repeats_itself_is_kept_not_asked_again() -
     assert extractor.degradations.snapshot() == {"looping_replies": 1, "truncated_replies": 1}
 
 
+async def test_a_truncated_reply_looping_inside_a_memory_is_kept_not_asked_again() -> None:
+    loop = "Ana is sorry, she did not mean it, but " * 4
+    cut = '{"scenes": [{"memories": [' + memory(loop.strip()) + ', {"content": "Ana'
+    model = ScriptedChatModel(ChatReply(cut, finish_reason="length"))
+    extractor = LLMExtractor(model, max_tokens=256, max_tokens_cap=4096)
+
+    drafts = await extractor.extract(window(2))
+
+    assert len(model.calls) == 1 and len(drafts) == 1
+    assert extractor.degradations.snapshot() == {"looping_replies": 1, "truncated_replies": 1}
+
+
 async def test_a_truncated_reply_of_one_message_keeps_the_memories_it_completed() -> None:
     cut = '{"scenes": [{"scene_name": "x", "memories": [' + memory("Ana is a nurse.") + ', {"content": "An'
     model = ScriptedChatModel(ChatReply(cut, finish_reason="length"), ChatReply(cut, finish_reason="length"))
