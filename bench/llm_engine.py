@@ -170,7 +170,8 @@ def run(
     home = Path(tempfile.mkdtemp(prefix=f"llm-bench-{label}-"))
     say(f"{label}: {sum(len(s.messages) for s in sessions)} turns in {len(sessions)} sessions, into {home}")
     started = time.perf_counter()
-    with Memory.open(home, embedder=embedder, chat_model=model, llm=llm) as mem:
+    mem = Memory.open(home, embedder=embedder, chat_model=model, llm=llm)
+    try:
         mem.import_sessions(sessions, process=False)
         for s in sessions:
             mem.end_session(s.session_key, user_id=s.tenant.user_id)
@@ -190,6 +191,9 @@ def run(
             "R@10": round(recall_at_10(mem, sid, questions), 1),
             "degradations": dict(status.degradations),
         }
+    finally:
+        # Not flushed: a session that failed is not extracted again on close (one pass is measured).
+        mem.close(flush=False)
     if model is not None:
         calls = len(model.replies)
         row["L1 calls"] = calls

@@ -102,7 +102,9 @@ def _stutters(text: str, run: int = 5, times: int = 3) -> bool:
 
 
 def _began_json(text: str) -> bool:
-    return "{" in text or "[" in text
+    # An object: every extraction reply is one or a list of them. A bracket alone is not JSON
+    # begun: prose echoing the prompt's "[D1:3] ..." message lines has those.
+    return "{" in text
 
 
 def _looping(

@@ -216,7 +216,7 @@ async def test_a_truncated_reply_that_completed_no_valid_memory_fails_the_window
 
 async def test_a_truncated_prose_reply_is_asked_again_once_and_never_split() -> None:
     # No JSON begun in the whole budget: a smaller window would only be more prose.
-    prose = ChatReply("Caroline: I am so excited to meet you! " * 20, finish_reason="length")
+    prose = ChatReply("[D1:3] Caroline: I am so excited to meet you! " * 20, finish_reason="length")
     model = ScriptedChatModel(prose, prose)
     extractor = LLMExtractor(model, max_tokens=256, max_tokens_cap=512)
 
