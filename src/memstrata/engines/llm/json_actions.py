@@ -6,8 +6,8 @@ describes its tools in the prompt and asks for one JSON action per reply::
     {"tool": "write_file", "arguments": {"path": "work.md", "content": "..."}}
     {"tool": "done", "arguments": {}, "summary": "added Ann's new job to work.md"}
 
-The reply's schema is sent too: a server with structured outputs then cannot answer anything
-else. Each result comes back as a user message ``TOOL RESULT (name): ...``. Small models on
+The reply's schema (``action_schema``: the tool names and their argument names) is sent too: a
+server with structured outputs then cannot answer anything else. Each result comes back as a user message ``TOOL RESULT (name): ...``. Small models on
 servers that do have tool calling sometimes write such an action as text as well; the loop
 reads those the same way (``actions_in``).
 """
@@ -37,7 +37,25 @@ class Action(BaseModel):
     summary: str = Field("", description="with 'done': one line saying what you changed")
 
 
-SCHEMA = ResponseSchema("file_tool_action", Action.model_json_schema())
+def action_schema(specs: tuple[ToolSpec, ...]) -> ResponseSchema:
+    """``Action``'s schema with ``tool`` one of ``specs``' names or ``done`` and ``arguments`` only
+    their argument names: a server with structured outputs then cannot answer a tool that does
+    not exist (a 270M model, unbound, called a ``person`` tool with a made-up profile)."""
+    schema = Action.model_json_schema()
+    names = [spec.name for spec in specs]
+    arguments: dict[str, Any] = {}
+    for spec in specs:
+        arguments.update(spec.parameters.get("properties", {}))
+    schema["properties"]["tool"] = {**schema["properties"]["tool"], "enum": [*names, DONE]}
+    schema["properties"]["arguments"] = {
+        "type": "object",
+        "description": schema["properties"]["arguments"].get("description", ""),
+        "properties": arguments,
+        "additionalProperties": False,
+    }
+    schema["properties"]["summary"] = {**schema["properties"]["summary"], "maxLength": 300}
+    schema["required"] = ["tool", "arguments"]
+    return ResponseSchema("file_tool_action", schema)
 
 
 def guide(specs: tuple[ToolSpec, ...]) -> str:

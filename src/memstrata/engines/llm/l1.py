@@ -7,8 +7,9 @@ pipeline keeps the window pending, retries later and writes nothing.
 
 Extraction gets by with less where a real server makes it (``shrink``): a prompt too long for the
 model's context is sent again with less background, then the window is split; a reply cut at
-``max_tokens`` is asked again with twice the tokens, then the window is split. Each of these is
-counted in ``degradations`` (shown by ``status``).
+``max_tokens`` is asked again with twice the tokens, then the window is split, unless it repeats
+itself (a loop: what it completed is kept). Each of these is counted in ``degradations`` (shown
+by ``status``).
 """
 
 from __future__ import annotations
@@ -68,14 +69,16 @@ class LLMExtractor:
         )
         return reply
 
-    def _parse(self, reply: ChatReply, window: ExtractionWindow) -> list[AtomDraft]:
-        return parse_extraction(reply.content, window, self.degradations)
+    @staticmethod
+    def _parse(reply: ChatReply, window: ExtractionWindow, counts: Degradations) -> list[AtomDraft]:
+        return parse_extraction(reply.content, window, counts, cut=reply.finish_reason == "length")
 
 
 class LLMDeduplicator:
     """``Deduplicator``: one model call for all drafts that have candidates, none otherwise.
 
-    Drafts without candidates get no decision (the port reads a missing index as STORE).
+    Drafts without candidates get no decision (the port reads a missing index as STORE), and so
+    do those a reply cut at ``max_tokens`` did not reach (counted in ``truncated_replies``).
     Raises ``ModelError`` when the model fails and ``ParseError`` when its reply is unusable.
     """
 
@@ -94,4 +97,7 @@ class LLMDeduplicator:
         reply = await self.model.complete(
             dedup_messages(drafts, candidates), json_mode=True, schema=DEDUP_SCHEMA
         )
-        return parse_decisions(reply.content, candidates, self.degradations)
+        cut = reply.finish_reason == "length"
+        if cut:  # not asked again: a draft it did not reach is stored, as one without candidates
+            self.degradations.add("truncated_replies")
+        return parse_decisions(reply.content, candidates, self.degradations, cut=cut)

@@ -18,7 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from memstrata.engines.llm.language import RULE as LANGUAGE_RULE
 from memstrata.engines.llm.language import language_line
-from memstrata.engines.llm.parsing import as_list, field_guide, parse_json, validate_items
+from memstrata.engines.llm.parsing import as_list, close_cut, field_guide, parse_json, validate_items
+from memstrata.errors import ParseError
 from memstrata.models import (
     AtomDraft,
     AtomType,
@@ -172,7 +173,8 @@ def _said(name: str) -> str | None:
 class SchemaMemory(BaseModel):
     """``ExtractedMemory`` as the schema bounds it (lengths and counts keep a reply finite)."""
 
-    content: str = Field(min_length=1, max_length=400, description=_said("content"))
+    # At least a few words: a small model otherwise copies the prompt's "..." placeholder.
+    content: str = Field(min_length=8, max_length=400, description=_said("content"))
     type: AtomType = Field(description=_said("type"))
     priority: int = Field(50, description=_said("priority"))
     source_message_ids: list[str] = Field(
@@ -223,15 +225,19 @@ def extraction_messages(window: ExtractionWindow) -> list[ChatMessage]:
 
 
 def parse_extraction(
-    reply: str, window: ExtractionWindow, counts: Degradations | None = None
+    reply: str, window: ExtractionWindow, counts: Degradations | None = None, *, cut: bool = False
 ) -> list[AtomDraft]:
     """Drafts from the model's reply. Invalid items are dropped (logged); raises ``ParseError``
     when the reply holds no usable JSON at all.
 
+    ``cut``: the reply stopped at ``max_tokens``, inside its JSON. What it completed is kept
+    (``close_cut``); raises ``ParseError`` when that is not one valid memory (an empty result
+    would pass for "nothing worth remembering" and move the cursor past the window).
+
     Source ids are kept only when they name NEW messages of the window; a memory left with none
     is attributed to all the new messages (its origin is somewhere in the window).
     """
-    data = parse_json(reply)
+    data = parse_json((close_cut(reply) or reply) if cut else reply)
     if isinstance(data, dict) and "memories" in data:
         data = [data]  # a single scene segment
     segments = validate_items(
@@ -251,6 +257,11 @@ def parse_extraction(
                     metadata=memory.metadata,
                 )
             )
+    if cut and not drafts:
+        raise ParseError(
+            f"the reply was cut off at max_tokens before it completed a memory ({len(reply)} chars)",
+            reply=reply,
+        )
     return drafts
 
 

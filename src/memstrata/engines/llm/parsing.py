@@ -3,6 +3,7 @@
 Models wrap JSON in code fences or prose, leave trailing commas and put raw newlines inside
 strings. ``parse_json`` forgives all of that; ``validate_items`` then checks each item against a
 pydantic model and drops (and logs) the ones that do not fit, so one bad item costs only itself.
+A reply cut off at ``max_tokens`` ends inside its JSON: ``close_cut`` keeps what it completed.
 """
 
 from __future__ import annotations
@@ -43,6 +44,31 @@ def parse_json(text: str) -> Any:
         except (ValueError, RecursionError):  # RecursionError: nested about 1000 levels deep
             continue
     raise ParseError(f"no JSON value in the model's reply ({len(text)} chars)", reply=text)
+
+
+def close_cut(text: str) -> str | None:
+    """The JSON of a reply cut off mid-value, up to the last bracket it closed, with the brackets
+    still open closed after it (``{"a": [{"b": 1}, {"b`` becomes ``{"a": [{"b": 1}]}``).
+
+    Returns the text whole when its first value is complete, and None when it holds no bracket
+    or closed none inside the first value (nothing complete to keep)."""
+    start = next((i for i, char in enumerate(text) if char in _CLOSERS), None)
+    if start is None:
+        return None
+    stack: list[str] = []
+    kept: str | None = None
+    for position, char, in_string in _scan(text, start):
+        if in_string:
+            continue
+        if char in _CLOSERS:
+            stack.append(_CLOSERS[char])
+        elif char in "]}":
+            if not stack or stack.pop() != char:
+                return kept  # mismatched: keep what closed before it
+            if not stack:
+                return text[start : position + 1]
+            kept = text[start : position + 1] + "".join(reversed(stack))
+    return kept
 
 
 def as_list(data: Any, key: str, *, reply: str) -> list[Any]:

@@ -8,10 +8,15 @@ its JSON cut off). Neither fails the window while there is a smaller way to ask:
   messages split in two windows (the second sees the first as background), then, for one message
   alone, its text cut in half in the prompt only (L0 keeps it whole);
 - a truncated reply: asked once more with twice the tokens (up to the cap), then the window
-  split; a single message's truncated reply is parsed as far as it goes.
+  split; a single message's truncated reply is parsed as far as it goes; a reply still cut
+  that began no JSON (prose) fails the window without splitting it;
+- a truncated reply that repeats a memory it already wrote, or a run of words inside one, is a
+  model caught in a loop (a small model under greedy sampling writes the same item, or phrase,
+  until the budget ends): more tokens or a smaller window would buy more of the same, so what it
+  completed is kept, once.
 
 Each step is counted in ``degradations``: ``context_shrunk``, ``window_split``,
-``message_cut``, ``truncated_replies``.
+``message_cut``, ``truncated_replies``, ``looping_replies``.
 """
 
 from __future__ import annotations
@@ -20,13 +25,15 @@ import dataclasses
 import logging
 from collections.abc import Awaitable, Callable
 
-from memstrata.errors import ContextLengthError
+from memstrata.errors import ContextLengthError, ParseError
+from memstrata.layers.l1.writer import unique_drafts
 from memstrata.models import AtomDraft, ChatReply, Degradations, ExtractionWindow
 
 logger = logging.getLogger(__name__)
 
 Ask = Callable[[ExtractionWindow, int | None], Awaitable[ChatReply]]
-Parse = Callable[[ChatReply, ExtractionWindow], list[AtomDraft]]
+# The drafts of a reply (a cut one: as far as it goes), counting dropped items in the counter.
+Parse = Callable[[ChatReply, ExtractionWindow, Degradations], list[AtomDraft]]
 MAX_CUTS = 6  # a message halved six times keeps 1/64 of its text: past that it is not the size
 
 
@@ -63,17 +70,65 @@ async def fit_window(
             counts.add("message_cut")
             return await fit_window(_cut(window), ask, parse, counts, budget, cuts + 1)
         if reply.finish_reason != "length":
-            return parse(reply, window)
+            return parse(reply, window, counts)
         counts.add("truncated_replies")
+        looped = _looping(reply, window, parse, counts)
+        if looped is not None:
+            return looped
         used = tokens or reply.completion_tokens  # 0: the budget is unknown, so it cannot grow
         if not grew and used and used * 2 <= budget.cap:
             logger.info("reply cut at %d tokens: asking again with %d", used, used * 2)
             tokens, grew = used * 2, True
             continue
-        if len(window.new) > 1:
+        if len(window.new) > 1 and _began_json(reply.content):
             counts.add("window_split")
             return await _split(window, ask, parse, counts, dataclasses.replace(budget, first=tokens))
-        return parse(reply, window)  # one message: keep what the cut reply holds
+        # One message: keep what the cut reply holds. Prose (no JSON begun): a smaller window
+        # would be more prose, so it fails here (``ParseError``) for the pipeline's retry.
+        return parse(reply, window, counts)
+
+
+def _stutters(text: str, run: int = 5, times: int = 3) -> bool:
+    """Whether some ``run`` words follow each other ``times`` times in ``text``: a statement does
+    not, a model looping inside one string ("I'm sorry, I didn't mean to ... I'm sorry, ...") does."""
+    words = text.lower().split()
+    seen: dict[tuple[str, ...], int] = {}
+    for i in range(len(words) - run + 1):
+        key = tuple(words[i : i + run])
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] >= times:
+            return True
+    return False
+
+
+def _began_json(text: str) -> bool:
+    # An object: every extraction reply is one or a list of them. A bracket alone is not JSON
+    # begun: prose echoing the prompt's "[D1:3] ..." message lines has those.
+    return "{" in text
+
+
+def _looping(
+    reply: ChatReply, window: ExtractionWindow, parse: Parse, counts: Degradations
+) -> list[AtomDraft] | None:
+    """The drafts of a cut reply that repeats a memory or a phrase inside one (counted as
+    ``looping_replies``), or None when it repeats nothing or completed nothing: then asking again
+    may help."""
+    scratch = Degradations()  # a reply asked again must not count its dropped items
+    try:
+        drafts = parse(reply, window, scratch)
+    except ParseError:
+        return None
+    if len(unique_drafts(drafts)) == len(drafts) and not any(_stutters(d.content) for d in drafts):
+        return None
+    logger.info(
+        "reply cut at %d tokens repeats itself: keeping its %d distinct memories",
+        reply.completion_tokens,
+        len(unique_drafts(drafts)),
+    )
+    counts.add("looping_replies")
+    for name, count in scratch.snapshot().items():
+        counts.add(name, count)
+    return drafts
 
 
 async def _split(

@@ -3,8 +3,9 @@
 The model gets four tools over a ``Sandbox``: ``list_files``, ``read_file``, ``write_file`` and
 ``edit_file`` (exact-substring replacement). Each tool call is one step; a refused call (bad path,
 too big, bad arguments) is answered with ``error: ...`` so the model can correct itself, and still
-counts. The loop ends when the model answers without tool calls, after ``max_steps`` steps (what
-was written stays), or raises ``EngineError`` when ``time_limit`` seconds pass.
+counts (as a step, and in ``degradations`` as ``tool_call_errors``). The loop ends when the model
+answers without tool calls, after ``max_steps`` steps (what was written stays), or raises
+``EngineError`` when ``time_limit`` seconds pass.
 
 ``protocol`` says how tools are called: ``native`` (the server's tool calling), ``json`` (the JSON
 action protocol of ``json_actions``, for servers without it) or ``auto`` (native, switching to
@@ -60,6 +61,7 @@ _TOOLS: dict[str, tuple[str, type[BaseModel]]] = {
 TOOL_SPECS = tuple(
     ToolSpec(name, description, model.model_json_schema()) for name, (description, model) in _TOOLS.items()
 )
+ACTION_SCHEMA = json_actions.action_schema(TOOL_SPECS)
 Protocol = Literal["auto", "native", "json"]
 
 
@@ -163,7 +165,7 @@ class _Loop:
 
     async def _ask(self, history: list[ChatMessage]) -> ChatReply | None:
         if self.result.protocol == "json":
-            return await self.model.complete(history, json_mode=True, schema=json_actions.SCHEMA)
+            return await self.model.complete(history, json_mode=True, schema=ACTION_SCHEMA)
         try:
             return await self.model.complete(history, tools=TOOL_SPECS)
         except ToolsUnsupportedError:
@@ -190,7 +192,10 @@ class _Loop:
         if self.result.steps >= self.max_steps:
             return "error: tool step limit reached; this call was not run"
         self.result.steps += 1
-        return await asyncio.to_thread(call_tool, self.sandbox, call)
+        answer = await asyncio.to_thread(call_tool, self.sandbox, call)
+        if answer.startswith("error: "):  # the model is told and may correct it; status counts it
+            self.counts.add("tool_call_errors")
+        return answer
 
 
 def _with_guide(history: list[ChatMessage]) -> list[ChatMessage]:

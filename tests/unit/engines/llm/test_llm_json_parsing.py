@@ -7,7 +7,7 @@ import logging
 import pytest
 from pydantic import BaseModel
 
-from memstrata.engines.llm.parsing import as_list, parse_json, validate_items
+from memstrata.engines.llm.parsing import as_list, close_cut, parse_json, validate_items
 from memstrata.errors import ParseError
 
 
@@ -67,3 +67,23 @@ def test_invalid_items_are_dropped_and_counted_in_the_log(caplog: pytest.LogCapt
         points = validate_items(items, Point, what="points")
     assert points == [Point(x=1, y=2), Point(x=3, y=4)]
     assert "dropped 2 of 4 points" in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("cut", "kept"),
+    [
+        ('{"a": [{"b": 1}, {"b', '{"a": [{"b": 1}]}'),
+        ('{"a": [{"b": 1}, {"b": 2}', '{"a": [{"b": 1}, {"b": 2}]}'),
+        ('Sure: {"a": [{"b": "]}"}, {"b', '{"a": [{"b": "]}"}]}'),  # brackets in strings are text
+        ('{"a": [1]} and more', '{"a": [1]}'),  # not cut: the first value whole
+        ('{"a": [{"b": 1}', '{"a": [{"b": 1}]}'),
+    ],
+)
+def test_a_cut_reply_keeps_what_it_closed_and_closes_the_rest(cut: str, kept: str) -> None:
+    assert close_cut(cut) == kept
+    assert parse_json(kept)
+
+
+@pytest.mark.parametrize("cut", ["no json", '{"a": "b', '{"a": [', '{"a": [1, 2'])
+def test_a_cut_reply_that_closed_nothing_keeps_nothing(cut: str) -> None:
+    assert close_cut(cut) is None

@@ -14,10 +14,12 @@ import pytest
 from memstrata.engines.llm.l1 import LLMDeduplicator, LLMExtractor
 from memstrata.errors import ParseError
 from memstrata.llm.openai_compat import OpenAIChatModel
+from memstrata.llm.scripted import ScriptedChatModel
 from memstrata.models import (
     Atom,
     AtomDraft,
     AtomType,
+    ChatReply,
     DedupAction,
     DedupDecision,
     ExtractionWindow,
@@ -309,3 +311,14 @@ async def test_an_unparseable_dedup_reply_raises_parse_error(
     openai_server.enqueue_chat("I think they are all new.")
     with pytest.raises(ParseError):
         await LLMDeduplicator(model).decide(DRAFTS, CANDIDATES)
+
+
+async def test_a_dedup_reply_cut_at_max_tokens_keeps_the_decisions_it_completed() -> None:
+    done = json.dumps({"index": 0, "action": "skip", "target_ids": ["a1"]})
+    cut = ChatReply('{"decisions": [' + done + ', {"index": 2, "action": "upd', finish_reason="length")
+    dedup = LLMDeduplicator(ScriptedChatModel(cut))
+
+    result = await dedup.decide(DRAFTS, CANDIDATES)
+
+    assert result == [DedupDecision(0, DedupAction.SKIP)]  # draft 2, not reached, is stored
+    assert dedup.degradations.snapshot() == {"truncated_replies": 1}

@@ -207,5 +207,7 @@ async def test_bad_tool_arguments_and_unknown_tools_are_errors_not_crashes(profi
         tools(ToolCall("1", "write_file", "{not json"), ToolCall("2", "rm_rf", "{}"), call("read_file")),
         ChatReply("ok"),
     )
-    await LLMSceneWriter(model, PersonaSettings()).consolidate(request(profile / "scene_blocks"))
+    writer = LLMSceneWriter(model, PersonaSettings())
+    await writer.consolidate(request(profile / "scene_blocks"))
     assert all(r.startswith("error:") for r in answers(model, 1))
+    assert writer.degradations.snapshot() == {"tool_call_errors": 3}  # status shows them

@@ -11,6 +11,7 @@ import pytest
 
 from memstrata.engines.llm import json_actions
 from memstrata.engines.llm.l2 import LLMSceneWriter
+from memstrata.engines.llm.tool_loop import ACTION_SCHEMA
 from memstrata.errors import ToolsUnsupportedError
 from memstrata.llm.scripted import ScriptedChatModel
 from memstrata.models import Atom, AtomType, ChatReply, Tenant, ToolCall
@@ -56,7 +57,7 @@ async def test_a_server_that_refuses_tools_gets_the_json_action_protocol(scenes:
 
     assert (scenes / "work.md").read_text() == "# Work\n\nAnn is a nurse on night shifts.\n"
     assert [bool(c.tools) for c in model.calls] == [True, False, False]
-    assert model.calls[1].schema == json_actions.SCHEMA
+    assert model.calls[1].schema == ACTION_SCHEMA
     assert '"tool": "<name>"' in model.calls[1].messages[0].content
     assert (
         model.calls[2].messages[-1].content.startswith("TOOL RESULT (edit_file): wrote scene_blocks/work.md")
@@ -118,3 +119,10 @@ async def test_a_reply_with_native_tool_calls_is_unchanged(scenes: Path) -> None
     await LLMSceneWriter(model, PersonaSettings()).consolidate(request(scenes))
     assert model.calls[1].messages[-1].role == "tool"
     assert "Ann is a nurse." in model.calls[1].messages[-1].content
+
+
+def test_the_json_action_schema_names_only_the_tools_and_their_arguments() -> None:
+    props = ACTION_SCHEMA.schema["properties"]
+    assert props["tool"]["enum"] == ["list_files", "read_file", "write_file", "edit_file", "done"]
+    assert set(props["arguments"]["properties"]) == {"path", "content", "old_text", "new_text"}
+    assert props["arguments"]["additionalProperties"] is False

@@ -164,6 +164,69 @@ async def test_a_truncated_reply_of_one_message_keeps_what_parses_or_fails_clean
         await LLMExtractor(model, max_tokens=256, max_tokens_cap=512).extract(window(1))
 
 
+def memory(content: str, source: str = "m100") -> str:
+    return json.dumps({"content": content, "type": "persona", "source_message_ids": [source]})
+
+
+async def test_a_truncated_reply_that_repeats_itself_is_kept_not_asked_again() -> None:
+    # A small model under greedy sampling writes the same memory until the budget ends.
+    looping = '{"scenes": [{"scene_name": "x", "memories": [' + ", ".join(
+        [memory("Ana is a nurse."), memory("Ana has a puppy named Max.", "m101"), memory("Ana is a nurse.")]
+    )
+    model = ScriptedChatModel(ChatReply(looping + ', {"content": "Ana is', finish_reason="length"))
+    extractor = LLMExtractor(model, max_tokens=256, max_tokens_cap=4096)
+
+    drafts = await extractor.extract(window(2))
+
+    assert len(model.calls) == 1
+    assert sorted({d.content for d in drafts}) == ["Ana has a puppy named Max.", "Ana is a nurse."]
+    assert extractor.degradations.snapshot() == {"looping_replies": 1, "truncated_replies": 1}
+
+
+async def test_a_truncated_reply_looping_inside_a_memory_is_kept_not_asked_again() -> None:
+    loop = "Ana is sorry, she did not mean it, but " * 4
+    cut = '{"scenes": [{"memories": [' + memory(loop.strip()) + ', {"content": "Ana'
+    model = ScriptedChatModel(ChatReply(cut, finish_reason="length"))
+    extractor = LLMExtractor(model, max_tokens=256, max_tokens_cap=4096)
+
+    drafts = await extractor.extract(window(2))
+
+    assert len(model.calls) == 1 and len(drafts) == 1
+    assert extractor.degradations.snapshot() == {"looping_replies": 1, "truncated_replies": 1}
+
+
+async def test_a_truncated_reply_of_one_message_keeps_the_memories_it_completed() -> None:
+    cut = '{"scenes": [{"scene_name": "x", "memories": [' + memory("Ana is a nurse.") + ', {"content": "An'
+    model = ScriptedChatModel(ChatReply(cut, finish_reason="length"), ChatReply(cut, finish_reason="length"))
+
+    drafts = await LLMExtractor(model, max_tokens=256, max_tokens_cap=512).extract(window(1))
+
+    assert [d.content for d in drafts] == ["Ana is a nurse."]
+    assert [c.max_tokens for c in model.calls] == [256, 512]
+
+
+async def test_a_truncated_reply_that_completed_no_valid_memory_fails_the_window() -> None:
+    # Not "nothing worth remembering": the window stays pending for a retry.
+    cut = ChatReply(
+        '{"scenes": [{"scene_name": "x", "memories": [{"content": "Ana", "ids": []', finish_reason="length"
+    )
+    with pytest.raises(ParseError, match="cut off at max_tokens"):
+        await LLMExtractor(ScriptedChatModel(cut, cut), max_tokens=256, max_tokens_cap=512).extract(window(1))
+
+
+async def test_a_truncated_prose_reply_is_asked_again_once_and_never_split() -> None:
+    # No JSON begun in the whole budget: a smaller window would only be more prose.
+    prose = ChatReply("[D1:3] Caroline: I am so excited to meet you! " * 20, finish_reason="length")
+    model = ScriptedChatModel(prose, prose)
+    extractor = LLMExtractor(model, max_tokens=256, max_tokens_cap=512)
+
+    with pytest.raises(ParseError, match="no JSON value"):
+        await extractor.extract(window(4))
+
+    assert [c.max_tokens for c in model.calls] == [256, 512]
+    assert extractor.degradations.snapshot() == {"truncated_replies": 2}
+
+
 async def test_garbage_items_are_dropped_one_by_one_and_counted() -> None:
     reply = {
         "scenes": [
