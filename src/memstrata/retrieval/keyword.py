@@ -1,9 +1,9 @@
 """Keyword ranking policy, the same on every backend: which query terms to send, and in what order
 to ask for matches. The store only answers BM25 top-K and document counts.
 
-A term found in more than ``COMMON_SHARE`` of a layer's records is dropped from the query at any
-size (the rarest term stays): its idf is near zero, so all it does is rank every record holding it
-by length. A user's own name in a one-user store is such a term: "What food should I avoid offering
+A term found in more than ``COMMON_SHARE`` (half) of a layer's records is dropped from the query
+from ``COMMON_MIN_RECORDS`` records on (the rarest term stays): its idf is near zero, so all it does
+is rank every record holding it by length. A user's own name in a one-user store is such a term: "What food should I avoid offering
 Maya?" matched every atom through "Maya", and the shortest ones outranked the peanut allergy that
 only the vector found (the demo's search).
 
@@ -24,6 +24,7 @@ from memstrata.models import AtomFilter, MessageFilter, Scored, Tenant, layer_of
 from memstrata.ports import SearchIndex
 
 COMMON_SHARE = 0.5
+COMMON_MIN_RECORDS = 10  # below this a share says nothing (2 of 3 records is not "most")
 PRUNE_MIN_RECORDS = 5_000
 PRUNE_SHARE = 0.2
 MAX_PAIRED_TERMS = 8  # at most 28 pairs in the two-term-first query
@@ -35,6 +36,8 @@ def prune(terms: Sequence[str], total: int, counts: Mapping[str, int]) -> list[s
     has a non-blank term: the rarest one stays."""
     kept = [t for t in terms if t.strip()]
     if len(kept) < 2:
+        return kept
+    if total < COMMON_MIN_RECORDS:
         return kept
     share = PRUNE_SHARE if total >= PRUNE_MIN_RECORDS else COMMON_SHARE
     common = [t for t in kept if counts.get(t, 0) > share * total]

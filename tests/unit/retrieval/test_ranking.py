@@ -54,13 +54,14 @@ def test_diversify_keeps_order_and_sourceless_hits() -> None:
 def test_prune_keeps_terms_of_half_a_small_index_or_less() -> None:
     total = PRUNE_MIN_RECORDS - 1
     assert prune(["trip", "kayak"], total, {"trip": total // 2, "kayak": 3}) == ["trip", "kayak"]
+    assert prune(["北京", "烤鸭"], 3, {"北京": 3, "烤鸭": 2}) == ["北京", "烤鸭"]  # too few records to judge
 
 
 def test_prune_drops_a_term_most_records_of_a_small_index_hold() -> None:
     # A user's own name in a one-user store: every atom holds it, so it ranks them by length only.
     total = 15
     assert prune(["food", "avoid", "maya"], total, {"food": 2, "avoid": 0, "maya": 15}) == ["food", "avoid"]
-    assert prune(["maya", "lisbon"], total, {"maya": 15, "lisbon": 9}) == ["lisbon"]
+    assert prune(["maya", "lisbon"], total, {"maya": 15, "lisbon": 7}) == ["lisbon"]
     assert prune(["maya"], total, {"maya": 15}) == ["maya"]  # the only term stays
 
 
