@@ -55,19 +55,13 @@ def close_cut(text: str) -> str | None:
     start = next((i for i, char in enumerate(text) if char in _CLOSERS), None)
     if start is None:
         return None
-    stack: list[str] = []
     kept: str | None = None
-    for position, char, in_string in _scan(text, start):
-        if in_string:
-            continue
-        if char in _CLOSERS:
-            stack.append(_CLOSERS[char])
-        elif char in "]}":
-            if not stack or stack.pop() != char:
-                return kept  # mismatched: keep what closed before it
-            if not stack:
-                return text[start : position + 1]
-            kept = text[start : position + 1] + "".join(reversed(stack))
+    for position, still_open in _closings(text, start):
+        if still_open is None:
+            return kept  # mismatched: keep what closed before it
+        if not still_open:
+            return text[start : position + 1]
+        kept = text[start : position + 1] + "".join(reversed(still_open))
     return kept
 
 
@@ -157,6 +151,15 @@ def _scan(text: str, start: int = 0) -> Iterator[tuple[int, str, bool]]:
 
 def _balanced_span(text: str, start: int) -> str | None:
     """``text[start:end]`` where the bracket at ``start`` closes (string-aware), or None."""
+    for position, still_open in _closings(text, start):
+        if not still_open:  # None (mismatched) or empty (the first bracket closed)
+            return None if still_open is None else text[start : position + 1]
+    return None
+
+
+def _closings(text: str, start: int) -> Iterator[tuple[int, list[str] | None]]:
+    """Each closing bracket outside strings from ``start`` on, with the closers of the brackets
+    still open after it (innermost last); None, and the end, at a bracket that closes nothing."""
     stack: list[str] = []
     for position, char, in_string in _scan(text, start):
         if in_string:
@@ -165,9 +168,11 @@ def _balanced_span(text: str, start: int) -> str | None:
             stack.append(_CLOSERS[char])
         elif char in "]}":
             if not stack or stack.pop() != char:
-                return None
+                yield position, None
+                return
+            yield position, stack
             if not stack:
-                return text[start : position + 1]
+                return
     return None
 
 
