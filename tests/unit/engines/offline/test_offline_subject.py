@@ -117,3 +117,19 @@ def test_unknown_words_after_i_stay_in_a_past_sentence() -> None:
         rewrite("I swam and I dove yesterday", "Maya", None, past=True).text
         == "Maya swam and Maya dove yesterday"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Written from bench/first_impressions.py's "Sam is Sam, Sam teaches chemistry ...".
+        ("I'm Sam, I teach chemistry at a school.", "Sam teaches chemistry at a school."),
+        ("I am Sam - I play bass.", "Sam plays bass."),
+        ("My name is Sam, and I love tea", "Sam loves tea"),
+        ("i'm sam, my dog is old", "Sam's dog is old"),
+        ("I'm Samantha, I code", "Sam is Samantha, Sam codes"),  # another name: not an introduction
+        ("I'm tired, I slept badly", "Sam is tired, Sam slept badly"),
+    ],
+)
+def test_the_speakers_own_introduction_is_not_a_fact(text: str, expected: str) -> None:
+    assert rewrite(text, "Sam", "Assistant").text == expected

@@ -247,6 +247,7 @@ def rewrite(text: str, me: str, other: str | None, *, past: bool = False) -> Rew
 
     ``past`` says the sentence is about the past, so "I read" stays "read" rather than "reads".
     """
+    text = _without_introduction(text, me)
     s = _Sentence(text, past)
     first = second = False
     for k in range(len(s.word_at)):
@@ -258,3 +259,19 @@ def rewrite(text: str, me: str, other: str | None, *, past: bool = False) -> Rew
         elif other is not None and _rewrite_second(s, k, low, other):
             second = True
     return Rewritten("".join(s.tokens), first, second)
+
+
+# "I'm Sam, I teach chemistry": the speaker saying their own name before the fact. Rewritten word by
+# word it became "Sam is Sam, Sam teaches chemistry" (bench/first_impressions.py); the name is the
+# subject already, so the introduction is dropped when a clause follows it.
+_INTRODUCTION = re.compile(
+    r"(?:i'm|i am|my name is|this is|it's)\s+(?P<name>[^\W\d_][\w'-]*)\s*[,;:\u2014-]+\s*", re.I
+)
+
+
+def _without_introduction(text: str, me: str) -> str:
+    found = _INTRODUCTION.match(text.lstrip())
+    if found is None or found.group("name").lower() != me.lower():
+        return text
+    rest = re.sub(r"^(?:and|so)\s+", "", text.lstrip()[found.end() :], flags=re.I)
+    return rest[:1].upper() + rest[1:]
