@@ -56,13 +56,23 @@ def two_terms_first(first: Sequence[Scored], rest: Sequence[Scored], k: int) -> 
 
 
 def keyword_top(
-    index: SearchIndex, tenant: Tenant, flt: MessageFilter | AtomFilter, terms: Sequence[str], k: int
+    index: SearchIndex,
+    tenant: Tenant,
+    flt: MessageFilter | AtomFilter,
+    terms: Sequence[str],
+    k: int,
+    counts: Mapping[str, int] | None = None,
 ) -> list[Scored]:
-    """BM25 top-``k`` of the tenant's records (of the filter's layer) matching any of ``terms``."""
+    """BM25 top-``k`` of the tenant's records (of the filter's layer) matching any of ``terms``;
+    ``counts`` (records per term, read from the index when not given) decide the pruning."""
     layer = layer_of(flt)
     total = index.size(layer)
     big = total >= PRUNE_MIN_RECORDS and len(terms) >= 2
-    kept = prune(terms, total, index.document_counts(layer, terms) if len(terms) >= 2 else {})
+    if len(terms) < 2:
+        counts = {}
+    elif counts is None:
+        counts = index.document_counts(layer, terms)
+    kept = prune(terms, total, counts)
     if not kept:
         return []
     if not big or len(kept) < 2:

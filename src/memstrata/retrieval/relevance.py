@@ -87,11 +87,17 @@ def keyword_share(weights: Mapping[str, float], text: str) -> float:
     total = sum(weights.values())
     if total <= 0:
         return 0.0
-    held = {stem(w[:-2] if w.endswith("'s") else w) for w in words(text)}
+    held = _stems(text) if len(text) <= 4_000 else _stems.__wrapped__(text)
     return sum(w for t, w in weights.items() if _holds(held, stem(t))) / total
 
 
-def _holds(held: set[str], term: str) -> bool:
+@lru_cache(maxsize=8_192)
+def _stems(text: str) -> frozenset[str]:
+    """The stems of ``text``'s words (a candidate's text recurs across a tenant's queries)."""
+    return frozenset(stem(w[:-2] if w.endswith("'s") else w) for w in words(text))
+
+
+def _holds(held: frozenset[str], term: str) -> bool:
     """Whether ``held`` has the stem ``term``, or one that begins the other (the Porter stems of
     "allergy" and "allergic" are "allergi" and "allerg"), when the shorter is ``PREFIX_MIN`` long."""
     if term in held:
@@ -108,9 +114,19 @@ class KeywordEvidence:
         self._index = index
         self._terms = list(terms)
         self._weights: dict[Layer, dict[str, float]] = {}
+        self._counts: dict[Layer, dict[str, int]] = {}
+
+    @property
+    def terms(self) -> list[str]:
+        return self._terms
+
+    def counts(self, layer: Layer) -> dict[str, int]:
+        """Records of ``layer`` holding each term, read once (the keyword query prunes by them)."""
+        if layer not in self._counts:
+            self._counts[layer] = self._index.document_counts(layer, self._terms) if self._terms else {}
+        return self._counts[layer]
 
     def share(self, layer: Layer, text: str) -> float:
         if layer not in self._weights:
-            counts = self._index.document_counts(layer, self._terms) if self._terms else {}
-            self._weights[layer] = idf_weights(self._terms, self._index.size(layer), counts)
+            self._weights[layer] = idf_weights(self._terms, self._index.size(layer), self.counts(layer))
         return keyword_share(self._weights[layer], text)

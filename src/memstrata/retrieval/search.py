@@ -76,12 +76,19 @@ class Searcher:
         keyword_wanted = req.plan.mode != "vector"
         terms = query_terms(req.query) if req.plan.mode != "vector" or self._vectors.embedder is None else []
         filters = [(layer, req.messages if layer == Layer.L0 else req.atoms) for layer in req.layers]
-        keyword = {layer: self._keyword(req, flt, terms) for layer, flt in filters} if keyword_wanted else {}
+        # The terms' record counts are read once per layer: the keyword query prunes by them and
+        # the relevance of every candidate weighs its matched terms by them.
+        evidence = KeywordEvidence(self._store.index, query_terms(req.query))
+        keyword = (
+            {layer: self._keyword(req, flt, terms, evidence) for layer, flt in filters}
+            if keyword_wanted
+            else {}
+        )
         qvec = pending.result()
         use_keyword = keyword_wanted or qvec is None
         if use_keyword and not keyword:  # a vector-only request whose query could not be embedded
             terms = query_terms(req.query)
-            keyword = {layer: self._keyword(req, flt, terms) for layer, flt in filters}
+            keyword = {layer: self._keyword(req, flt, terms, evidence) for layer, flt in filters}
         lists: list[list[tuple[Layer, int]]] = []
         cosines: dict[tuple[Layer, int], float] = {}
         for layer, flt in filters:  # keyword then vector, layer by layer: RRF breaks ties by this order
@@ -94,7 +101,7 @@ class Searcher:
         fused = rrf(lists, req.plan.rrf_k)
         # Hydrate a margin beyond the limit so diversification has something to promote.
         margin = req.limit * 2 if req.plan.diversify else req.limit
-        hits = self._judge(req, self._hydrate(req.tenant, fused[:margin]), qvec, cosines)
+        hits = self._judge(self._hydrate(req.tenant, fused[:margin]), qvec, cosines, req.tenant, evidence)
         hits = tuple(h for h in hits if h.score >= req.min_score)
         if req.plan.diversify:
             hits = diversify(hits)
@@ -105,17 +112,17 @@ class Searcher:
 
     def _judge(
         self,
-        req: SearchRequest,
         found: Sequence[tuple[Message | Atom, float]],
         qvec: Vectors | None,
         cosines: dict[tuple[Layer, int], float],
+        tenant: Tenant,
+        keyword: KeywordEvidence,
     ) -> tuple[Hit, ...]:
         """Hits of the candidates with their relevance as score, in fused order: ordering by the
         relevance itself measured lower on the LoCoMo dev set (R@10 77.0 against 78.3; see
         docs/benchmarks.md), so the list keeps the fused ``rank`` and the floor cuts by ``score``."""
-        keyword = KeywordEvidence(self._store.index, query_terms(req.query))
         if qvec is not None:
-            cosines = {**cosines, **self._missing_cosines(req.tenant, found, qvec, cosines)}
+            cosines = {**cosines, **self._missing_cosines(tenant, found, qvec, cosines)}
         judged = []
         for rank, (record, fused) in enumerate(found, start=1):
             layer = Layer.L0 if isinstance(record, Message) else Layer.L1
@@ -142,9 +149,10 @@ class Searcher:
         return out
 
     def _keyword(
-        self, req: SearchRequest, flt: MessageFilter | AtomFilter, terms: list[str]
+        self, req: SearchRequest, flt: MessageFilter | AtomFilter, terms: list[str], evidence: KeywordEvidence
     ) -> list[tuple[Layer, int]]:
-        found = keyword_top(self._store.index, req.tenant, flt, terms, req.plan.depth)
+        counts = evidence.counts(layer_of(flt)) if terms == evidence.terms else None
+        found = keyword_top(self._store.index, req.tenant, flt, terms, req.plan.depth, counts)
         return [(layer_of(flt), s.seq) for s in found]
 
     def _query_vector(self, req: SearchRequest, degradations: list[str]) -> Vectors | None:
