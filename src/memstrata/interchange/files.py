@@ -10,7 +10,7 @@ from typing import Any
 
 from memstrata.atomic import storage_errors
 from memstrata.errors import InputError
-from memstrata.models import Tenant
+from memstrata.models import ExportReport, Tenant
 
 FORMAT = "memstrata-export"
 VERSION = 1
@@ -41,6 +41,23 @@ def write_text(path: Path, text: str) -> None:
     with storage_errors(path):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
+
+
+def finish_export(
+    out: Path, layout: str, tenants: Sequence[Tenant], counts: dict[str, int], now: int, written: int
+) -> ExportReport:
+    """Write the manifest of an export that wrote ``written`` files, and report it."""
+    write_manifest(out, layout, tenants, counts, now)
+    return ExportReport(
+        str(out),
+        layout,
+        tuple(tenants),
+        counts["messages"],
+        counts["atoms"],
+        counts["scenes"],
+        counts["personas"],
+        written + 1,  # and the manifest
+    )
 
 
 def write_manifest(

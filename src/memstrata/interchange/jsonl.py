@@ -58,18 +58,9 @@ def write_jsonl(out: Path, data: Sequence[TenantData], now: int) -> ExportReport
             ),
         ),
     }
-    tenants = [d.tenant for d in data]
-    files.write_manifest(out, LAYOUT, tenants, counts, now)
-    return ExportReport(
-        str(out),
-        LAYOUT,
-        tuple(tenants),
-        counts["messages"],
-        counts["atoms"],
-        counts["scenes"],
-        counts["personas"],
-        6,
-    )
+    return files.finish_export(
+        out, LAYOUT, [d.tenant for d in data], counts, now, len(counts)
+    )  # one file per count
 
 
 def read_jsonl(root: Path) -> TdaiData:

@@ -87,18 +87,7 @@ def write_tdai(out: Path, data: Sequence[TenantData], now: int) -> ExportReport:
         "scenes": sum(len(d.scenes) for d in data),
         "personas": personas,
     }
-    tenants = [d.tenant for d in data]
-    files.write_manifest(out, LAYOUT, tenants, counts, now)
-    return ExportReport(
-        str(out),
-        LAYOUT,
-        tuple(tenants),
-        counts["messages"],
-        counts["atoms"],
-        counts["scenes"],
-        personas,
-        written + 1,
-    )
+    return files.finish_export(out, LAYOUT, [d.tenant for d in data], counts, now, written)
 
 
 def _by_day(folder: Path, items: Iterable[tuple[int, dict[str, Any]]]) -> int:
