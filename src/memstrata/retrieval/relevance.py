@@ -87,8 +87,13 @@ def keyword_share(weights: Mapping[str, float], text: str) -> float:
     total = sum(weights.values())
     if total <= 0:
         return 0.0
-    held = _stems(text) if len(text) <= 4_000 else _stems.__wrapped__(text)
+    held = _stems(text) if len(text) <= _CACHED_TEXT_CHARS else _stems.__wrapped__(text)
     return sum(w for t, w in weights.items() if _holds(held, stem(t))) / total
+
+
+# A judged text is a candidate's statement (or message) with its day words: long ones (a pasted
+# document) are stemmed each time rather than kept in the cache.
+_CACHED_TEXT_CHARS = 4_000
 
 
 @lru_cache(maxsize=8_192)
