@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 
 from memstrata.demo import sample
 from memstrata.gateway.access import Principal
@@ -74,7 +75,7 @@ def test_log_in_then_every_page_opens(tab: Watched) -> None:
         assert title in heading(tab)
         look(tab, name)
     tab.page.click("nav[aria-labelledby=scenes-h] a")
-    assert tab.page.locator("article.doc").is_visible()
+    expect(tab.page.locator("article.doc")).to_be_visible()
     look(tab, "scene")
     tab.page.click("ul.atoms a")
     assert "Atom" in heading(tab)
@@ -84,7 +85,7 @@ def test_log_in_then_every_page_opens(tab: Watched) -> None:
         assert title in heading(tab)
         look(tab, name)
     tab.page.click("ul.messages a")
-    assert tab.page.locator("li.message.current").is_visible()
+    expect(tab.page.locator("li.message.current")).to_be_visible()
     look(tab, "message")
     tab.goto("/ui/import")
     look(tab, "import")
@@ -108,7 +109,7 @@ def test_drill_down_from_persona_to_a_source_message_and_back(tab: Watched) -> N
     current = tab.page.locator("li.message.current")
     assert source_text in current.inner_text()  # highlighted in its session
     made = tab.page.locator("ul.atoms a", has_text=atom_text)
-    assert made.count() >= 1  # back up: the atom made from it
+    expect(made.first).to_be_visible()  # back up: the atom made from it
     made.first.click()
     assert tab.page.locator("blockquote.content").inner_text() == atom_text
     tab.page.click(f"p.crumbs >> text={scene_name}")
@@ -121,7 +122,7 @@ def test_search_and_recall_preview(tab: Watched) -> None:
     tab.page.fill("#q", "Where does Maya work?")
     tab.page.click("form[role=search] button")
     hits = tab.page.locator("ol.hits > li")
-    assert hits.count() > 0
+    expect(hits.first).to_be_visible()  # the click only waits for the answer, not its parse
     assert re.search(r"L[01]", hits.first.locator(".badge").inner_text())
     assert "score" in hits.first.inner_text()
     assert "Why:" in hits.first.inner_text()
@@ -150,16 +151,16 @@ def test_edit_an_atom_then_pin_and_delete_it(tab: Watched) -> None:
     assert "rides to work" in tab.page.locator("blockquote.content").inner_text()
     assert "v2" in heading(tab)
     older = tab.page.locator("ul.versions li.superseded a")
-    assert older.count() == 1  # the old version, marked superseded
+    expect(older).to_have_count(1)  # the old version, marked superseded
     older.click()
     assert tab.page.url == old_url
     assert "Superseded by" in tab.page.locator("p.notice").inner_text()
     tab.page.click("p.notice a")
     tab.page.click("button:has-text('Pin')")
-    assert tab.page.locator("button:has-text('Unpin')").is_visible()
+    expect(tab.page.locator("button:has-text('Unpin')")).to_be_visible()
     new_url = tab.page.url
     tab.goto("/ui/t/maya/atoms?pinned=true")
-    assert tab.page.locator("ul.atoms li a").count() == 1
+    expect(tab.page.locator("ul.atoms li a")).to_have_count(1)
     tab.page.goto(new_url)
     tab.page.click("button:has-text('Delete')")  # confirm() accepted by the fixture
     tab.page.wait_for_url("**/ui/t/maya/atoms")
@@ -170,6 +171,7 @@ def test_edit_a_scene_then_see_its_backup_and_the_diff(tab: Watched) -> None:
     tab.log_in()
     tab.goto("/ui/t/maya")
     tab.page.locator("nav[aria-labelledby=scenes-h] a").last.click()  # not the screenshot's scene
+    tab.page.wait_for_load_state()  # the click waits for the answer, not for its parse
     listed = tab.page.locator("ol.backup-list > li").count()
     tab.page.click("summary:has-text('Edit this scene')")
     old = tab.page.input_value("#scene-content")
@@ -183,12 +185,12 @@ def test_edit_a_scene_then_see_its_backup_and_the_diff(tab: Watched) -> None:
     tab.page.wait_for_load_state()
     assert "Bubbles" in tab.page.locator("article.doc").inner_text()
     backups = tab.page.locator("ol.backup-list > li")
-    assert backups.count() == listed + 1  # the edit backed the scenes up first
+    expect(backups).to_have_count(listed + 1)  # the edit backed the scenes up first
     assert "1 line removed, 2 added" in backups.first.inner_text()
     backups.first.locator("a").click()
     assert "#diff" in tab.page.url
     diff = tab.page.locator("figure.diff")
-    assert diff.is_visible()
+    expect(diff).to_be_visible()
     removed = diff.locator("tr.del").all_inner_texts()
     added = diff.locator("tr.add").all_inner_texts()
     assert any(gone.strip() in r for r in removed), removed
