@@ -15,9 +15,7 @@ is every page under 200 ms.
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -28,36 +26,15 @@ from pathlib import Path
 
 import httpx
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _serve import server_env, serving
+
 KEY = "bench-console-key-0123"
 TARGET_MS = 200.0
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def cli(*args: str, env: dict[str, str]) -> None:
     subprocess.run([sys.executable, "-m", "memstrata", *args], env=env, check=True, stdout=subprocess.DEVNULL)
-
-
-def serve(home: Path, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memstrata", "serve", "--port", str(port), "--data-dir", str(home)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(url + "/v1/health", timeout=1).status_code == 200:
-                return proc, url
-        except httpx.TransportError:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit(f"the server did not start: {proc.communicate()[1].decode()[-2000:]}")
 
 
 def server_ms(reply: httpx.Response) -> float:
@@ -129,27 +106,22 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=20)
     a = ap.parse_args()
     home = a.data_dir or Path(tempfile.mkdtemp(prefix="memstrata-console-bench-"))
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "MEMSTRATA_API_KEY": KEY}
+    env = server_env(api_key=KEY)
     started = time.perf_counter()
     cli("import", str(a.data), "--data-dir", str(home), env=env)
     print(f"import: {time.perf_counter() - started:.1f} s into {home}")
-    proc, url = serve(home, env)
-    try:
-        with httpx.Client(base_url=url, timeout=60) as client:
-            if client.post("/ui/login", data={"key": KEY, "next": "/ui/"}).status_code != 303:
-                raise SystemExit("the console refused the key")
-            urls = pages(client)
-            times: dict[str, list[float]] = defaultdict(list)
-            baseline: list[float] = []
-            for _ in range(a.rounds):
-                for name, path in urls.items():
-                    times[name].append(server_ms(client.get(path)))
-                baseline.append(server_ms(client.get("/ui/static/console.css")))
-        print(f"{len(urls)} pages x {a.rounds} rounds")
-        ok = report(times, baseline)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=120)
+    with serving(home, env) as server, httpx.Client(base_url=server.url, timeout=60) as client:
+        if client.post("/ui/login", data={"key": KEY, "next": "/ui/"}).status_code != 303:
+            raise SystemExit("the console refused the key")
+        urls = pages(client)
+        times: dict[str, list[float]] = defaultdict(list)
+        baseline: list[float] = []
+        for _ in range(a.rounds):
+            for name, path in urls.items():
+                times[name].append(server_ms(client.get(path)))
+            baseline.append(server_ms(client.get("/ui/static/console.css")))
+    print(f"{len(urls)} pages x {a.rounds} rounds")
+    ok = report(times, baseline)
     sys.exit(0 if ok else 1)
 
 

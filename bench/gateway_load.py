@@ -28,11 +28,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
-import os
 import random
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -43,34 +40,8 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _serve import server_env, serving
 from _synthetic import queries, sentences
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_server(home: Path, port: int, embedder: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    if embedder != "default":
-        env["MEMSTRATA_EMBEDDING__PROVIDER"] = embedder
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memstrata", "serve", "--port", str(port), "--data-dir", str(home)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/v1/health", timeout=1).status_code == 200:
-                return proc
-        except httpx.TransportError:
-            time.sleep(0.1)
-    proc.kill()
-    raise SystemExit(f"the server did not start: {proc.communicate()[1].decode()[-2000:]}")
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -189,21 +160,14 @@ def main() -> None:
     )
     a = p.parse_args()
     ramp = a.think_ms if a.ramp_ms is None else a.ramp_ms
-    with tempfile.TemporaryDirectory() as tmp:
-        port = free_port()
-        server = start_server(Path(tmp) / "data", port, a.embedder)
-        try:
-            stats, elapsed, once = asyncio.run(
-                run(f"http://127.0.0.1:{port}", a.clients, a.seconds, a.think_ms / 1000, ramp / 1000)
-            )
-            rss = peak_rss_mb(server.pid)
-            embedder = httpx.get(f"http://127.0.0.1:{port}/v1/health").json()["embedder"]
-            batching = (
-                httpx.get(f"http://127.0.0.1:{port}/v1/status", timeout=60).json().get("query_embedding")
-            )
-        finally:
-            server.terminate()
-            server.wait(timeout=120)
+    env = server_env() if a.embedder == "default" else server_env(embedding__provider=a.embedder)
+    with tempfile.TemporaryDirectory() as tmp, serving(Path(tmp) / "data", env) as server:
+        stats, elapsed, once = asyncio.run(
+            run(server.url, a.clients, a.seconds, a.think_ms / 1000, ramp / 1000)
+        )
+        rss = peak_rss_mb(server.proc.pid)
+        embedder = httpx.get(server.url + "/v1/health").json()["embedder"]
+        batching = httpx.get(server.url + "/v1/status", timeout=60).json().get("query_embedding")
     total = sum(len(v) for v in stats.ms.values())
     print(f"{'route':<8} {'n':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'mean ms':>8}")
     for name in ("capture", "recall", "health"):

@@ -3,8 +3,11 @@
     python bench/proxy_overhead.py [--calls 200] [--streams 200] [--concurrency 20]
 
 One run, one machine: a scripted OpenAI-compatible upstream on loopback (answers at once, or
-streams ten events 10 ms apart, or sixteen 20 ms apart for the concurrent run) and a real gateway in front of it, whose memory holds a few
-hundred captured messages so recall does real work (hybrid search, hashing embedder). Printed:
+streams ten events 10 ms apart, or sixteen 20 ms apart for the concurrent run) and a real
+``memstrata serve`` in front of it, a process of its own as users run it, whose memory holds a few
+hundred captured messages so recall does real work (hybrid search, hashing embedder).
+``--in-process`` runs the gateway in this process instead (the method of the first figures: the
+client, the upstream and the gateway then share one interpreter lock). Printed:
 
 - non-streaming: latency p50/p95 direct and through the proxy, the difference, and recall's own
   p95 (``POST /v1/recall`` with the same prompts) as the target's baseline (added p95 <= recall
@@ -23,11 +26,16 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _serve import server_env, serving
 from tests.support.live_server import LiveServer
 from tests.support.llm_upstream import Reply, ScriptedUpstream
 
@@ -50,7 +58,7 @@ def pcts(values: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), ordered[max(0, round(0.95 * len(ordered)) - 1)]
 
 
-def seed(server: LiveServer, sessions: int = 30) -> None:
+def seed(url: str, sessions: int = 30) -> None:
     for s in range(sessions):
         messages = []
         for t in range(10):
@@ -63,8 +71,8 @@ def seed(server: LiveServer, sessions: int = 30) -> None:
             )
             messages.append({"role": "assistant", "content": f"Noted the {topic} story {t}."})
         httpx.post(
-            server.url + "/v1/capture", json={"session_key": f"seed-{s}", "messages": messages}, timeout=60
-        )
+            url + "/v1/capture", json={"session_key": f"seed-{s}", "messages": messages}, timeout=60
+        ).raise_for_status()
 
 
 def body(i: int, stream: bool = False) -> dict[str, object]:
@@ -88,13 +96,13 @@ def timed_calls(url: str, n: int, headers: dict[str, str]) -> list[float]:
     return out
 
 
-def recall_times(server: LiveServer, n: int) -> list[float]:
+def recall_times(url: str, n: int) -> list[float]:
     out = []
     with httpx.Client(timeout=60) as client:
         for i in range(n):
             prompt = body(i)["messages"][1]["content"]  # type: ignore[index]
             t0 = time.perf_counter()
-            client.post(server.url + "/v1/recall", json={"query": prompt}).raise_for_status()
+            client.post(url + "/v1/recall", json={"query": prompt}).raise_for_status()
             out.append((time.perf_counter() - t0) * 1000)
     return out
 
@@ -139,9 +147,9 @@ async def streams(
     return [g[0] for g in got], [g[1] for g in got], n / elapsed
 
 
-def non_streaming(server: LiveServer, direct: str, proxied: str, calls: int) -> None:
-    timed_calls(direct, 20, {}), timed_calls(proxied, 20, {}), recall_times(server, 20)  # warm
-    d, p, r = timed_calls(direct, calls, {}), timed_calls(proxied, calls, {}), recall_times(server, calls)
+def non_streaming(url: str, direct: str, proxied: str, calls: int) -> None:
+    timed_calls(direct, 20, {}), timed_calls(proxied, 20, {}), recall_times(url, 20)  # warm
+    d, p, r = timed_calls(direct, calls, {}), timed_calls(proxied, calls, {}), recall_times(url, calls)
     (d50, d95), (p50, p95), (_, r95) = pcts(d), pcts(p), pcts(r)
     print(
         f"non-streaming ({calls} calls): direct p50 {d50:.1f} p95 {d95:.1f} ms; proxied p50 {p50:.1f} p95 {p95:.1f} ms"
@@ -183,27 +191,48 @@ def concurrent(up: ScriptedUpstream, direct: str, proxied: str, n: int, concurre
     print(f"  proxied streams whose first chunk arrived only after the upstream finished: {buffered} of {n}")
 
 
+def gateway(home: Path, up: ScriptedUpstream, in_process: bool) -> AbstractContextManager[str]:
+    """The URL of a gateway on ``home`` whose proxy forwards to ``up``."""
+    if in_process:
+        proxy = {"openai_url": up.openai_url, "anthropic_url": up.url}
+        return _url(LiveServer(home, proxy=proxy))
+    env = server_env(
+        embedding__provider="hashing", proxy__openai_url=up.openai_url, proxy__anthropic_url=up.url
+    )
+    return _url(serving(home, env))
+
+
+@contextmanager
+def _url(server: AbstractContextManager[Any]) -> Iterator[str]:
+    with server as running:
+        yield running.url
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--streams", type=int, default=200)
     ap.add_argument("--concurrency", type=int, default=20)
+    ap.add_argument("--in-process", action="store_true", help="the gateway in this process")
     a = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp, ScriptedUpstream() as up:
-        proxy = {"openai_url": up.openai_url, "anthropic_url": up.url}
-        with LiveServer(Path(tmp) / "data", proxy=proxy) as server:
-            seed(server)
-            proxied = server.url + "/proxy/openai/v1/chat/completions"
-            direct = up.openai_url + "/chat/completions"
-            non_streaming(server, direct, proxied, a.calls)
-            up.default = Reply(text="one two three four five six seven eight", delay=0.01)
-            first_tokens(direct, proxied, a.calls // 2)
-            # Longer streams here (16 events 20 ms apart): a buffered stream reaches its client
-            # after the upstream's end however long it is; a forwarded one, on a busy event loop,
-            # can be late by a few tens of ms, which a 100 ms stream would mistake for buffering.
-            up.default = Reply(text=" ".join(f"w{i}" for i in range(15)), delay=0.02)
-            concurrent(up, direct, proxied, a.streams, a.concurrency)
-            print(f"proxy counters: {httpx.get(server.url + '/v1/status').json()['proxy']}")
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        ScriptedUpstream() as up,
+        gateway(Path(tmp) / "data", up, a.in_process) as url,
+    ):
+        print(f"gateway: {'in this process' if a.in_process else 'memstrata serve, its own process'}")
+        seed(url)
+        proxied = url + "/proxy/openai/v1/chat/completions"
+        direct = up.openai_url + "/chat/completions"
+        non_streaming(url, direct, proxied, a.calls)
+        up.default = Reply(text="one two three four five six seven eight", delay=0.01)
+        first_tokens(direct, proxied, a.calls // 2)
+        # Longer streams here (16 events 20 ms apart): a buffered stream reaches its client
+        # after the upstream's end however long it is; a forwarded one, on a busy event loop,
+        # can be late by a few tens of ms, which a 100 ms stream would mistake for buffering.
+        up.default = Reply(text=" ".join(f"w{i}" for i in range(15)), delay=0.02)
+        concurrent(up, direct, proxied, a.streams, a.concurrency)
+        print(f"proxy counters: {httpx.get(url + '/v1/status').json()['proxy']}")
 
 
 if __name__ == "__main__":

@@ -51,9 +51,11 @@ class Scored:
 @dataclass(frozen=True, slots=True)
 class Hit:
     """One search result. ``score`` is its relevance in [0, 1], from the evidence (vector similarity
-    and keyword match: see ``retrieval/relevance.py``), comparable across queries of one store;
-    result lists are sorted by it. ``rank`` is the hit's place in the fused ranking the candidates
-    were chosen by (from 1; 0 when not from a search), ``explain`` the raw signals."""
+    and keyword match: see ``retrieval/relevance.py``), comparable across queries of one store.
+    ``rank`` is the hit's place in its result list (from 1; 0 when not from a search): lists are in
+    the fused order the candidates were chosen by, which measured better than ordering by the
+    relevance itself (docs/design.md, "Search"). ``explain`` holds the raw signals and the fused
+    rank before the floor and diversification left hits out (``fused_rank``)."""
 
     layer: Layer
     id: str

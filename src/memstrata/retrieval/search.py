@@ -108,7 +108,7 @@ class Searcher:
         strategy = (
             "hybrid" if use_keyword and qvec is not None else ("vector" if qvec is not None else "keyword")
         )
-        return SearchResult(hits[: req.limit], strategy, tuple(degradations))
+        return SearchResult(ranked(hits[: req.limit]), strategy, tuple(degradations))
 
     def _judge(
         self,
@@ -188,6 +188,15 @@ class Searcher:
             )
             records.update({(layer, r.seq): r for r in got})
         return [(records[key], score) for key, score in fused if key in records]
+
+
+def ranked(hits: Sequence[Hit]) -> tuple[Hit, ...]:
+    """The hits with ``rank`` their place in this list (from 1): the floor and diversification
+    leave gaps in the fused ranking (a list read 1, 2, 5, 6, ...), which ``explain["fused_rank"]``
+    keeps."""
+    return tuple(
+        replace(h, rank=i, explain={**h.explain, "fused_rank": h.rank}) for i, h in enumerate(hits, start=1)
+    )
 
 
 def diversify(hits: Sequence[Hit]) -> tuple[Hit, ...]:

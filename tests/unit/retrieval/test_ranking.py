@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from memstrata.models import Hit, Layer, Scored
 from memstrata.retrieval.fusion import rrf
 from memstrata.retrieval.keyword import PRUNE_MIN_RECORDS, prune, two_terms_first
-from memstrata.retrieval.search import diversify
+from memstrata.retrieval.search import diversify, ranked
 
 
 def test_rrf_sums_reciprocal_ranks_over_the_lists_holding_a_key() -> None:
@@ -49,6 +51,18 @@ def test_diversify_leaves_out_hits_whose_sources_are_covered_by_better_ones() ->
 def test_diversify_keeps_order_and_sourceless_hits() -> None:
     hits = [hit("a", ()), hit("b", ()), hit("c", ("m1",)), hit("d", ("m1",)), hit("e", ("m2",))]
     assert [h.id for h in diversify(hits)] == ["a", "b", "c", "e"]
+
+
+def test_ranked_numbers_the_list_and_keeps_the_fused_rank_in_explain() -> None:
+    # What the floor and diversification left of a fused ranking: places 1, 2, 5 and 6.
+    left = [
+        replace(hit(i, ()), rank=r, explain={"fused": 0.1})
+        for i, r in (("a", 1), ("b", 2), ("c", 5), ("d", 6))
+    ]
+    out = ranked(left)
+    assert [(h.id, h.rank) for h in out] == [("a", 1), ("b", 2), ("c", 3), ("d", 4)]
+    assert [h.explain["fused_rank"] for h in out] == [1, 2, 5, 6]
+    assert out[2].explain["fused"] == 0.1
 
 
 def test_prune_keeps_terms_of_half_a_small_index_or_less() -> None:
