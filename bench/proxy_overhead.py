@@ -84,10 +84,16 @@ def body(i: int, stream: bool = False) -> dict[str, object]:
     }
 
 
-def timed_calls(url: str, n: int, headers: dict[str, str]) -> list[float]:
+# Each run asks its own prompts in its own sessions (indexes from its own base): the proxy reuses a
+# turn's memories for a request that repeats the turn (an agent's tool loop), so a run that
+# repeated the warm-up's prompts measured no recall for them.
+WARM, OFF_BASE, CONCURRENT_BASE = 1_000_000, 100_000, 200_000
+
+
+def timed_calls(url: str, n: int, headers: dict[str, str], first: int = 0) -> list[float]:
     out = []
     with httpx.Client(timeout=60) as client:
-        for i in range(n):
+        for i in range(first, first + n):
             t0 = time.perf_counter()
             client.post(
                 url, json=body(i), headers={**headers, "x-memstrata-session": f"bench-{i}"}
@@ -130,9 +136,10 @@ async def stream_once(
 
 
 async def streams(
-    url: str, n: int, concurrency: int, extra: dict[str, str] | None = None
+    url: str, n: int, concurrency: int, extra: dict[str, str] | None = None, first: int = 0
 ) -> tuple[list[float], list[float], float]:
-    """TTFTs, first-chunk arrival times (by request order) and requests/s."""
+    """TTFTs, first-chunk arrival times (by request order) and requests/s; the requests' indexes
+    (prompts, sessions, ``x-bench-id``) run from ``first``."""
     gate = asyncio.Semaphore(concurrency)
     limits = httpx.Limits(max_connections=concurrency * 2)
     async with httpx.AsyncClient(timeout=60, limits=limits) as client:
@@ -142,13 +149,13 @@ async def streams(
                 return await stream_once(client, url, i, extra)
 
         t0 = time.perf_counter()
-        got = await asyncio.gather(*(one(i) for i in range(n)))
+        got = await asyncio.gather(*(one(i) for i in range(first, first + n)))
         elapsed = time.perf_counter() - t0
     return [g[0] for g in got], [g[1] for g in got], n / elapsed
 
 
 def non_streaming(url: str, direct: str, proxied: str, calls: int) -> None:
-    timed_calls(direct, 20, {}), timed_calls(proxied, 20, {}), recall_times(url, 20)  # warm
+    timed_calls(direct, 20, {}, WARM), timed_calls(proxied, 20, {}, WARM), recall_times(url, 20)  # warm
     d, p, r = timed_calls(direct, calls, {}), timed_calls(proxied, calls, {}), recall_times(url, calls)
     (d50, d95), (p50, p95), (_, r95) = pcts(d), pcts(p), pcts(r)
     print(
@@ -160,10 +167,10 @@ def non_streaming(url: str, direct: str, proxied: str, calls: int) -> None:
 
 
 def first_tokens(direct: str, proxied: str, n: int) -> None:
-    asyncio.run(streams(direct, 20, 1)), asyncio.run(streams(proxied, 20, 1))  # warm
+    asyncio.run(streams(direct, 20, 1, None, WARM)), asyncio.run(streams(proxied, 20, 1, None, WARM))
     (dt50, dt95), (pt50, pt95), (ot50, ot95) = (
-        pcts(asyncio.run(streams(url, n, 1, extra))[0])
-        for url, extra in ((direct, None), (proxied, None), (proxied, OFF))
+        pcts(asyncio.run(streams(url, n, 1, extra, first))[0])
+        for url, extra, first in ((direct, None, 0), (proxied, None, 0), (proxied, OFF, OFF_BASE))
     )
     print(
         f"streaming TTFT ({n} streams, one at a time): direct p50 {dt50:.1f} p95 {dt95:.1f} ms; proxied p50 {pt50:.1f} p95 {pt95:.1f} ms"
@@ -178,13 +185,15 @@ def first_tokens(direct: str, proxied: str, n: int) -> None:
 
 
 def concurrent(up: ScriptedUpstream, direct: str, proxied: str, n: int, concurrency: int) -> None:
-    _, _, drps = asyncio.run(streams(direct, n, concurrency))
+    _, _, drps = asyncio.run(streams(direct, n, concurrency, None, CONCURRENT_BASE))
     mark = len(up.requests)
-    _, arrivals, prps = asyncio.run(streams(proxied, n, concurrency))
+    _, arrivals, prps = asyncio.run(streams(proxied, n, concurrency, None, CONCURRENT_BASE))
     # A stream was buffered if its first chunk reached the client only after its upstream had
     # sent the last byte (matched per stream by a header the proxy passes on).
     ends = {r.headers.get("x-bench-id"): r.finished or 0.0 for r in up.requests[mark:]}
-    buffered = sum(1 for i, at in enumerate(arrivals) if at >= ends.get(str(i), float("inf")))
+    buffered = sum(
+        1 for i, at in enumerate(arrivals, CONCURRENT_BASE) if at >= ends.get(str(i), float("inf"))
+    )
     print(
         f"{concurrency} concurrent streams ({n}): direct {drps:.1f} req/s, proxied {prps:.1f} req/s ({prps / drps:.2f}x)"
     )

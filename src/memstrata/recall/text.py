@@ -25,11 +25,19 @@ def cut(text: str, limit: int) -> str:
     return (head[:space] if space > limit // 2 else head).rstrip() + "…"
 
 
+# English month names, fixed: ``calendar.month_name`` follows the process locale (and formats each
+# name anew on every look-up).
+_MONTHS = (
+    "", "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
+
+
 def day_text(d: date, lang: str = "en") -> str:
     """``7 May 2023`` (``2023年5月7日`` in Chinese)."""
     if lang == "zh":
         return f"{d.year}年{d.month}月{d.day}日"
-    return f"{d.day} {calendar.month_name[d.month]} {d.year}"
+    return f"{d.day} {_MONTHS[d.month]} {d.year}"
 
 
 def span_text(start: date, end: date, lang: str = "en") -> str:
@@ -37,7 +45,7 @@ def span_text(start: date, end: date, lang: str = "en") -> str:
     (a day), ``9-10 September 2023`` or ``28 May 2023 to 3 June 2023``; in Chinese ``2022年``,
     ``2023年6月``, ``2023年9月9日至10日``."""
     zh = lang == "zh"
-    month = calendar.month_name[start.month]
+    month = _MONTHS[start.month]
     if (start.month, start.day, end.month, end.day) == (1, 1, 12, 31) and start.year == end.year:
         return f"{start.year}年" if zh else str(start.year)
     same_month = (start.year, start.month) == (end.year, end.month)
@@ -66,7 +74,7 @@ def _names(text: str, d: date) -> bool:
     """Whether ``text`` names the day ``d`` ("14 June 2026", "June 14 2026", "June 14th, 2026")."""
     return (
         str(d.year) in text
-        and calendar.month_name[d.month] in text
+        and _MONTHS[d.month] in text
         and re.search(rf"(?<!\d){d.day}(?!\d)", text.replace(str(d.year), "")) is not None
     )
 

@@ -88,7 +88,7 @@ def keyword_share(weights: Mapping[str, float], text: str) -> float:
     if total <= 0:
         return 0.0
     held = _stems(text) if len(text) <= _CACHED_TEXT_CHARS else _stems.__wrapped__(text)
-    return sum(w for t, w in weights.items() if _holds(held, stem(t))) / total
+    return sum(w for t, w in weights.items() if held.holds(stem(t))) / total
 
 
 # A judged text is a candidate's statement (or message) with its day words: long ones (a pasted
@@ -96,20 +96,33 @@ def keyword_share(weights: Mapping[str, float], text: str) -> float:
 _CACHED_TEXT_CHARS = 4_000
 
 
+class _Held:
+    """The stems of a text, and every prefix of ``PREFIX_MIN`` characters or more of each, so
+    that matching a term costs a few set look-ups, not a scan of the text's stems (the scan was
+    most of a recall's relevance judging)."""
+
+    __slots__ = ("prefixes", "stems")
+
+    def __init__(self, stems: frozenset[str]) -> None:
+        self.stems = stems
+        self.prefixes = frozenset(h[:k] for h in stems for k in range(PREFIX_MIN, len(h) + 1))
+
+    def holds(self, term: str) -> bool:
+        """Whether the text has the stem ``term``, or one that begins the other (the Porter stems
+        of "allergy" and "allergic" are "allergi" and "allerg"), when the shorter is
+        ``PREFIX_MIN`` long."""
+        if term in self.stems:
+            return True
+        if len(term) < PREFIX_MIN:
+            return False
+        # A held stem begins with the term, or the term begins with a held stem.
+        return term in self.prefixes or any(term[:k] in self.stems for k in range(PREFIX_MIN, len(term)))
+
+
 @lru_cache(maxsize=8_192)
-def _stems(text: str) -> frozenset[str]:
+def _stems(text: str) -> _Held:
     """The stems of ``text``'s words (a candidate's text recurs across a tenant's queries)."""
-    return frozenset(stem(w[:-2] if w.endswith("'s") else w) for w in words(text))
-
-
-def _holds(held: frozenset[str], term: str) -> bool:
-    """Whether ``held`` has the stem ``term``, or one that begins the other (the Porter stems of
-    "allergy" and "allergic" are "allergi" and "allerg"), when the shorter is ``PREFIX_MIN`` long."""
-    if term in held:
-        return True
-    if len(term) < PREFIX_MIN:
-        return False
-    return any(len(h) >= PREFIX_MIN and (h.startswith(term) or term.startswith(h)) for h in held)
+    return _Held(frozenset(stem(w[:-2] if w.endswith("'s") else w) for w in words(text)))
 
 
 class KeywordEvidence:

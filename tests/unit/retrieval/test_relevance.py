@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from memstrata.retrieval.relevance import VECTOR_ONE, VECTOR_ZERO, Evidence, idf_weights, keyword_share
+from memstrata.retrieval.relevance import (
+    PREFIX_MIN,
+    VECTOR_ONE,
+    VECTOR_ZERO,
+    Evidence,
+    _Held,
+    idf_weights,
+    keyword_share,
+)
 
 
 def test_the_keyword_share_weighs_rare_terms_more_than_common_ones() -> None:
@@ -29,3 +39,22 @@ def test_the_score_stays_in_the_unit_interval_and_grows_with_each_signal() -> No
     assert 0 < Evidence(middle, 0.0, 0.1, 1).score() < Evidence(middle, 0.5, 0.1, 1).score() < 1
     assert Evidence(None, 0.4, 0.1, 3).score() == pytest.approx(0.4)  # no vector: the keyword share alone
     assert set(full.explain()) == {"cosine", "vector", "keyword", "fused"}
+
+
+def _held_by_scan(stems: frozenset[str], term: str) -> bool:
+    """The matching rule read off its definition: a scan over the text's stems."""
+    if term in stems:
+        return True
+    return len(term) >= PREFIX_MIN and any(
+        len(h) >= PREFIX_MIN and (h.startswith(term) or term.startswith(h)) for h in stems
+    )
+
+
+@given(
+    st.frozensets(st.text(alphabet="abcde", min_size=1, max_size=9), max_size=8),
+    st.text(alphabet="abcde", min_size=1, max_size=9),
+)
+def test_the_prefix_sets_match_exactly_what_a_scan_of_the_stems_matches(
+    stems: frozenset[str], term: str
+) -> None:
+    assert _Held(stems).holds(term) == _held_by_scan(stems, term)

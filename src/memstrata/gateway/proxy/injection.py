@@ -24,14 +24,14 @@ import functools
 import logging
 import re
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
 from memstrata.gateway.context import who
 from memstrata.gateway.proxy.dialect import Injection, Turn
 from memstrata.gateway.proxy.stats import ProxyStats
-from memstrata.models import Hit, Tenant
+from memstrata.models import Tenant
 from memstrata.recall import Budgets, RecallResult, memories_block
 from memstrata.settings import Settings
 
@@ -61,13 +61,6 @@ class _Lru:
 def persona_of(system_context: str) -> str:
     found = _PERSONA.search(system_context)
     return found.group(1) if found else ""
-
-
-def relevant(hits: Sequence[Hit]) -> Sequence[Hit]:
-    """The hits worth injecting. Recall has no relevance floor yet (its scores are ranks within
-    one list); when it gains one (``min_score``), it is applied in recall and passed from here,
-    and only hits above it arrive."""
-    return hits
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +134,8 @@ class Injector:
         room = self._settings.proxy.memory_chars
         if room <= 0 or not result.hits:
             return ""
-        if len(result.prepend_context) <= room and len(relevant(result.hits)) == len(result.hits):
+        if len(result.prepend_context) <= room:
             return result.prepend_context  # recall's own block fits: not cut again on the way
         given = persona_of(result.system_context)
-        return memories_block(relevant(result.hits), room, self._budgets, given=given).block
+        # Recall's hits are above the relevance floor already (``search.min_score``).
+        return memories_block(result.hits, room, self._budgets, given=given).block

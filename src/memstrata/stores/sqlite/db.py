@@ -1,8 +1,14 @@
-"""One SQLite connection shared by the store parts, with explicit transactions.
+"""The SQLite database of a store: one writer connection with explicit transactions, and a
+reader connection per thread.
 
-The connection runs in autocommit mode; ``tx()`` opens ``BEGIN IMMEDIATE`` so a writer never
-upgrades a read lock mid-transaction. A re-entrant lock serialises use across threads (the async
-core calls the store from worker threads).
+The writer runs in autocommit mode; ``tx()`` opens ``BEGIN IMMEDIATE`` so a writer never upgrades
+a read lock mid-transaction, and a re-entrant lock serialises writers across threads (the async
+core calls the store from worker threads). ``query()`` reads through the calling thread's own
+read-only connection, so a search never waits for a capture's or the pipeline's write to commit:
+in WAL mode each statement reads the last committed state, as it did once the lock was free. The
+thread inside a transaction reads through the writer instead (it sees its own uncommitted rows).
+Measured: under 50 agents, recall and capture had queued behind each other on the one lock
+(docs/benchmarks.md, issue 28).
 
 When the disk refuses (full, read-only, no permission, I/O error, a damaged file), every call raises
 one ``StorageError`` naming the database file; a failed write transaction is rolled back, so what
@@ -14,7 +20,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+import weakref
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -88,6 +95,11 @@ class Database:
         self.read_only = read_only
         self.lock = threading.RLock()
         self._depth = 0
+        self._writing: int | None = None  # the thread inside ``tx()``
+        self._local = threading.local()  # this thread's reader
+        self._readers: weakref.WeakSet[_Reader] = weakref.WeakSet()  # a dead thread's goes with it
+        self._reader_setup: list[str] = []  # statements every reader runs once (temp tables)
+        self._closed = False
         with self._errors("cannot open"):
             self.conn = self._connect(path, read_only)
             try:
@@ -143,7 +155,7 @@ class Database:
                 return
             with self._errors():
                 self.conn.execute("BEGIN IMMEDIATE")
-            self._depth = 1
+            self._depth, self._writing = 1, threading.get_ident()
             try:
                 with self._errors():
                     yield self.conn
@@ -155,13 +167,47 @@ class Database:
                         self.conn.execute("ROLLBACK")
                 raise
             finally:
-                self._depth = 0
+                self._depth, self._writing = 0, None
 
-    def query(self, sql: str, params: tuple[object, ...] | list[object] = ()) -> list[sqlite3.Row]:
-        with self.lock, self._errors("cannot read"):
-            cur = self.conn.execute(sql, params)
-            cur.row_factory = sqlite3.Row
-            return cur.fetchall()
+    def query(self, sql: str, params: Sequence[object] = ()) -> list[sqlite3.Row]:
+        """Rows of one read statement: through this thread's reader, or through the writer for
+        the thread inside ``tx()`` and for a read-only database (one connection, nothing writes)."""
+        if self.read_only or self._writing == threading.get_ident():
+            with self.lock, self._errors("cannot read"):
+                return _rows(self.conn, sql, params)
+        reader = self._reader()
+        with reader.lock, self._errors("cannot read"):
+            return _rows(reader.conn, sql, params)
+
+    def for_every_reader(self, sql: str) -> None:
+        """Run ``sql`` on the writer now and on each reader connection, now and when one opens
+        (a ``temp`` table is per connection)."""
+        with self.lock:
+            self.conn.execute(sql)
+            self._reader_setup.append(sql)
+            for reader in list(self._readers):
+                with reader.lock:
+                    reader.conn.execute(sql)
+
+    def _reader(self) -> _Reader:
+        reader: _Reader | None = getattr(self._local, "reader", None)
+        if reader is not None:
+            return reader
+        with self.lock:
+            if self._closed:
+                raise StoreError(f"the database {self.path} is closed")
+            with self._errors("cannot open"):
+                conn = _open_uri(self.path, "mode=ro")
+                try:
+                    for sql in self._reader_setup:
+                        conn.execute(sql)
+                except BaseException:
+                    conn.close()
+                    raise
+            reader = _Reader(conn)
+            self._readers.add(reader)
+        self._local.reader = reader
+        return reader
 
     def run(self, sql: str) -> list[tuple[object, ...]]:
         """One statement outside any transaction (``VACUUM``, ``PRAGMA``), under the lock; storage
@@ -176,5 +222,25 @@ class Database:
         return str(rows[0]["value"]) if rows else None
 
     def close(self) -> None:
+        """Close the writer and every reader (a reader's running statement finishes first)."""
         with self.lock:
+            self._closed = True
+            for reader in list(self._readers):
+                with reader.lock:
+                    reader.conn.close()
+            self._readers.clear()
             self.conn.close()
+
+
+class _Reader:
+    """One thread's read connection; its lock only makes ``close`` wait for a running statement."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.lock = threading.Lock()
+
+
+def _rows(conn: sqlite3.Connection, sql: str, params: Sequence[object]) -> list[sqlite3.Row]:
+    cur = conn.execute(sql, params)
+    cur.row_factory = sqlite3.Row
+    return cur.fetchall()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
@@ -35,17 +36,26 @@ class _Matrix:
     vectors: Vectors
 
 
+@lru_cache(maxsize=1)
+def _stemmer() -> snowballstemmer.stemmer:
+    return snowballstemmer.stemmer("porter")  # the algorithm FTS5's porter tokenizer uses
+
+
+@lru_cache(maxsize=16_384)
+def _porter(term: str) -> str:
+    """A query term's stem (a query's terms recur; stemming one anew cost ~50 us)."""
+    return str(_stemmer().stemWord(term))
+
+
 class SqliteSearchIndex:
     def __init__(self, db: Database) -> None:
         self._db = db
         self._cache: dict[tuple[Tenant, Layer], _Matrix] = {}
         self._cache_lock = threading.Lock()
-        self._stem = snowballstemmer.stemmer("porter")  # the algorithm FTS5's porter tokenizer uses
-        with db.lock:
-            for _, fts in _TABLES.values():
-                db.conn.execute(
-                    f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{fts}_vocab USING fts5vocab(main, '{fts}', 'row')"
-                )
+        for _, fts in _TABLES.values():
+            db.for_every_reader(
+                f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{fts}_vocab USING fts5vocab(main, '{fts}', 'row')"
+            )
 
     def size(self, layer: Layer) -> int:
         _, fts = _TABLES[layer]
@@ -54,7 +64,7 @@ class SqliteSearchIndex:
     def document_counts(self, layer: Layer, terms: Sequence[str]) -> dict[str, int]:
         """Read from the FTS vocabulary by stem (FTS5's porter tokenizer stems the index side)."""
         _, fts = _TABLES[layer]
-        stems = {t: self._stem.stemWord(t) for t in terms}
+        stems = {t: _porter(t) for t in terms}
         unique = sorted(set(stems.values()))  # two words may share a stem
         if not unique:
             return {}
