@@ -67,8 +67,9 @@ def demo(
         with fail_cleanly():
             sessions = parse_import(sample(lang.value))
             with Memory.open(home) as mem:
-                console.print(f"[dim]embedder: {mem.status().embedder or 'none (keyword search only)'}[/dim]")
                 mem.import_sessions(sessions)  # L0 messages, then L1 atoms, L2 scenes, L3 persona
+                # After the import: a new store's embedder is chosen by its first messages.
+                console.print(f"[dim]embedder: {mem.status().embedder or 'none (keyword search only)'}[/dim]")
                 _show(mem, SCRIPTS[lang])
     finally:
         kept = keep or folder is not None

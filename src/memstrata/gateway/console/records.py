@@ -11,7 +11,7 @@ from memstrata.errors import NotFoundError
 from memstrata.gateway.console.cache import CHUNK, TenantCache
 from memstrata.gateway.console.render import when
 from memstrata.gateway.context import who
-from memstrata.models import Atom, Hit, Message, SessionStatus, Status, Tenant
+from memstrata.models import Atom, Hit, Message, SessionStatus, Status, Tenant, custom_keys
 from memstrata.recall import RecallResult, content_terms
 
 _TIMES = frozenset({"timestamp", "message_time", "expires_at"})
@@ -191,9 +191,23 @@ def _matched(terms: Any, content: str) -> list[str]:
     return sorted({t for t in terms if t.lower() in words})
 
 
+# What a person reads beside a hit: when it was said, in which session, its type and priority,
+# then the caller's own metadata. Left out: the engine's working keys (the statement again, its
+# form, language, asker, ...: the hit's text in other words) and an atom's scene label, which
+# names the L1 topic, not the scene file L2 filed it in (the atom's page shows both).
+_SHOWN = ("message_time", "timestamp", "session_key", "name", "type", "priority", "pinned", "expires_at")
+_OWN = frozenset({*_SHOWN, "scene", "superseded_by"})  # a hit's own fields, not the caller's
+
+
 def _fields(hit: Hit) -> dict[str, Any]:
     """The hit's fields worth showing, times as dates (the store keeps epoch ms)."""
-    shown = {k: v for k, v in hit.metadata.items() if v not in (None, "", ())}
+    meta = hit.metadata
+    custom = {k: v for k, v in custom_keys(meta).items() if k not in _OWN}
+    shown = {
+        k: v
+        for k, v in ({k: meta[k] for k in _SHOWN if k in meta} | custom).items()
+        if v not in (None, "", ())
+    }
     return {k: when(v) if k in _TIMES and isinstance(v, int) else v for k, v in shown.items()}
 
 
