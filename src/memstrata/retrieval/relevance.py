@@ -25,10 +25,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-import snowballstemmer
-
 from memstrata.models import Layer
 from memstrata.ports import SearchIndex
+from memstrata.retrieval.terms import porter_stem
 from memstrata.retrieval.terms import words
 
 VECTOR_ZERO = 0.2  # a cosine at or below this is no evidence (unrelated text scores about here)
@@ -66,16 +65,6 @@ class Evidence:
         }
 
 
-@lru_cache(maxsize=1)
-def _stemmer() -> snowballstemmer.stemmer:
-    return snowballstemmer.stemmer("porter")  # the algorithm FTS5's porter tokenizer uses
-
-
-@lru_cache(maxsize=65_536)
-def stem(word: str) -> str:
-    return str(_stemmer().stemWord(word.lower()))
-
-
 def idf_weights(terms: Sequence[str], total: int, counts: Mapping[str, int]) -> dict[str, float]:
     """BM25's idf of each term (``counts``: records holding it, of ``total``), always above 0."""
     n = max(total, 1)
@@ -88,7 +77,7 @@ def keyword_share(weights: Mapping[str, float], text: str) -> float:
     if total <= 0:
         return 0.0
     held = _stems(text) if len(text) <= _CACHED_TEXT_CHARS else _stems.__wrapped__(text)
-    return sum(w for t, w in weights.items() if held.holds(stem(t))) / total
+    return sum(w for t, w in weights.items() if held.holds(porter_stem(t))) / total
 
 
 # A judged text is a candidate's statement (or message) with its day words: long ones (a pasted
@@ -122,7 +111,7 @@ class _Held:
 @lru_cache(maxsize=8_192)
 def _stems(text: str) -> _Held:
     """The stems of ``text``'s words (a candidate's text recurs across a tenant's queries)."""
-    return _Held(frozenset(stem(w[:-2] if w.endswith("'s") else w) for w in words(text)))
+    return _Held(frozenset(porter_stem(w[:-2] if w.endswith("'s") else w) for w in words(text)))
 
 
 class KeywordEvidence:

@@ -12,6 +12,8 @@ import threading
 from functools import lru_cache
 from typing import Any
 
+import snowballstemmer
+
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -45,6 +47,20 @@ CHINESE_STOPWORDS = frozenset(
     然后 其实 就是 这样 那样 自己 一直 现在 时候 东西 事情 好 好的 对了 顺便
     """.split()
 )
+
+
+_stemmers = threading.local()
+
+
+@lru_cache(maxsize=65_536)
+def porter_stem(word: str) -> str:
+    """The Porter stem of ``word`` lowercased: the algorithm of FTS5's porter tokenizer, which stems
+    the index side. Each thread stems with its own stemmer: a snowballstemmer object keeps the word
+    it works on, so threads sharing one garbled each other's stems (and this cache kept them)."""
+    stemmer = getattr(_stemmers, "porter", None)
+    if stemmer is None:
+        stemmer = _stemmers.porter = snowballstemmer.stemmer("porter")
+    return str(stemmer.stemWord(word.lower()))
 
 
 @lru_cache(maxsize=1)

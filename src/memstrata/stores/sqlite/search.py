@@ -9,14 +9,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
 import numpy.typing as npt
-import snowballstemmer
 
 from memstrata.models import AtomFilter, Layer, MessageFilter, Scored, Tenant, Vectors, layer_of
+from memstrata.retrieval.terms import porter_stem
 from memstrata.stores.sqlite import rows
 from memstrata.stores.sqlite.db import Database
 
@@ -36,17 +35,6 @@ class _Matrix:
     vectors: Vectors
 
 
-@lru_cache(maxsize=1)
-def _stemmer() -> snowballstemmer.stemmer:
-    return snowballstemmer.stemmer("porter")  # the algorithm FTS5's porter tokenizer uses
-
-
-@lru_cache(maxsize=16_384)
-def _porter(term: str) -> str:
-    """A query term's stem (a query's terms recur; stemming one anew cost ~50 us)."""
-    return str(_stemmer().stemWord(term))
-
-
 class SqliteSearchIndex:
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -64,7 +52,7 @@ class SqliteSearchIndex:
     def document_counts(self, layer: Layer, terms: Sequence[str]) -> dict[str, int]:
         """Read from the FTS vocabulary by stem (FTS5's porter tokenizer stems the index side)."""
         _, fts = _TABLES[layer]
-        stems = {t: _porter(t) for t in terms}
+        stems = {t: porter_stem(t) for t in terms}  # FTS5's porter tokenizer stems the index side
         unique = sorted(set(stems.values()))  # two words may share a stem
         if not unique:
             return {}
