@@ -27,8 +27,7 @@ from functools import lru_cache
 
 from memstrata.models import Layer
 from memstrata.ports import SearchIndex
-from memstrata.retrieval.terms import porter_stem
-from memstrata.retrieval.terms import words
+from memstrata.retrieval.terms import porter_stem, words
 
 VECTOR_ZERO = 0.2  # a cosine at or below this is no evidence (unrelated text scores about here)
 VECTOR_ONE = 0.65  # a cosine at or above this is full evidence (a close paraphrase)
