@@ -16,12 +16,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from memstrata.layers.l0.media import photo_captions
 from memstrata.models import Hit, Layer
 from memstrata.recall.text import activity, memory_line
-from memstrata.retrieval.terms import STOPWORDS, words
+from memstrata.retrieval.terms import STOPWORDS, short_text_cache, words
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 # Words that react or acknowledge rather than tell: "That's great news about Tom and the flat!"
@@ -47,19 +46,9 @@ class SelectOptions:
     lang: str = "en"  # the conversation's language: how dates read ("7 May 2023", "2023年5月7日")
 
 
+@short_text_cache(maxsize=8_192)  # a hit, its atoms and the persona's lines recur across recalls
 def content_terms(text: str) -> frozenset[str]:
     """Lowercased words that carry content: no stopwords, no single letters."""
-    return _content_terms(text) if len(text) <= _CACHED_TEXT_CHARS else _content_terms.__wrapped__(text)
-
-
-# A candidate's text recurs across a tenant's recalls (and within one: a message, its atoms, the
-# persona's lines), and splitting it into words was a third of a recall's selection: cached,
-# except long texts (a pasted document), split each time rather than kept.
-_CACHED_TEXT_CHARS = 4_000
-
-
-@lru_cache(maxsize=8_192)
-def _content_terms(text: str) -> frozenset[str]:
     return frozenset(w for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit()))
 
 

@@ -23,11 +23,10 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from memstrata.models import Layer
 from memstrata.ports import SearchIndex
-from memstrata.retrieval.terms import porter_stem, words
+from memstrata.retrieval.terms import porter_stem, short_text_cache, words
 
 VECTOR_ZERO = 0.2  # a cosine at or below this is no evidence (unrelated text scores about here)
 VECTOR_ONE = 0.65  # a cosine at or above this is full evidence (a close paraphrase)
@@ -75,13 +74,8 @@ def keyword_share(weights: Mapping[str, float], text: str) -> float:
     total = sum(weights.values())
     if total <= 0:
         return 0.0
-    held = _stems(text) if len(text) <= _CACHED_TEXT_CHARS else _stems.__wrapped__(text)
+    held = _stems(text)
     return sum(w for t, w in weights.items() if held.holds(porter_stem(t))) / total
-
-
-# A judged text is a candidate's statement (or message) with its day words: long ones (a pasted
-# document) are stemmed each time rather than kept in the cache.
-_CACHED_TEXT_CHARS = 4_000
 
 
 class _Held:
@@ -93,7 +87,8 @@ class _Held:
 
     def __init__(self, stems: frozenset[str]) -> None:
         self.stems = stems
-        self.prefixes = frozenset(h[:k] for h in stems for k in range(PREFIX_MIN, len(h) + 1))
+        # Proper prefixes only: a term equal to a stem is in ``stems``.
+        self.prefixes = frozenset(h[:k] for h in stems for k in range(PREFIX_MIN, len(h)))
 
     def holds(self, term: str) -> bool:
         """Whether the text has the stem ``term``, or one that begins the other (the Porter stems
@@ -107,9 +102,10 @@ class _Held:
         return term in self.prefixes or any(term[:k] in self.stems for k in range(PREFIX_MIN, len(term)))
 
 
-@lru_cache(maxsize=8_192)
+@short_text_cache(maxsize=8_192)
 def _stems(text: str) -> _Held:
-    """The stems of ``text``'s words (a candidate's text recurs across a tenant's queries)."""
+    """The stems of ``text``'s words (a judged text: a candidate's statement or message with its
+    day words)."""
     return _Held(frozenset(porter_stem(w[:-2] if w.endswith("'s") else w) for w in words(text)))
 
 

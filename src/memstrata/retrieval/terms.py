@@ -7,10 +7,12 @@ to the index (FTS5 Porter), which applies it to both sides.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
+from collections.abc import Callable
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 import snowballstemmer
 
@@ -19,6 +21,7 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
 _jieba_lock = threading.Lock()
+T = TypeVar("T")
 
 STOPWORDS = frozenset(
     """
@@ -47,6 +50,27 @@ CHINESE_STOPWORDS = frozenset(
     然后 其实 就是 这样 那样 自己 一直 现在 时候 东西 事情 好 好的 对了 顺便
     """.split()
 )
+
+
+# A text's derived terms (its stems, its content words) are cached: a candidate's text recurs
+# across a tenant's searches and recalls. A text longer than this (a pasted document) is worked
+# out each time rather than kept.
+CACHED_TEXT_CHARS = 4_000
+
+
+def short_text_cache(maxsize: int) -> Callable[[Callable[[str], T]], Callable[[str], T]]:
+    """``lru_cache`` of a pure function of a text, for texts of at most ``CACHED_TEXT_CHARS``."""
+
+    def decorate(work: Callable[[str], T]) -> Callable[[str], T]:
+        cached = lru_cache(maxsize=maxsize)(work)
+
+        @functools.wraps(work)
+        def call(text: str) -> T:
+            return cached(text) if len(text) <= CACHED_TEXT_CHARS else work(text)
+
+        return call
+
+    return decorate
 
 
 _stemmers = threading.local()

@@ -52,7 +52,7 @@ class SqliteSearchIndex:
     def document_counts(self, layer: Layer, terms: Sequence[str]) -> dict[str, int]:
         """Read from the FTS vocabulary by stem (FTS5's porter tokenizer stems the index side)."""
         _, fts = _TABLES[layer]
-        stems = {t: porter_stem(t) for t in terms}  # FTS5's porter tokenizer stems the index side
+        stems = {t: porter_stem(t) for t in terms}
         unique = sorted(set(stems.values()))  # two words may share a stem
         if not unique:
             return {}
