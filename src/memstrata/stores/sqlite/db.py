@@ -98,6 +98,9 @@ class Database:
         self._writing: int | None = None  # the thread inside ``tx()``
         self._local = threading.local()  # this thread's reader
         self._readers: weakref.WeakSet[_Reader] = weakref.WeakSet()  # a dead thread's goes with it
+        # Guards the readers and their setup. Not ``lock``: a thread opening its reader must not
+        # wait for the writer's transaction to end.
+        self._readers_lock = threading.Lock()
         self._reader_setup: list[str] = []  # statements every reader runs once (temp tables)
         self._closed = False
         with self._errors("cannot open"):
@@ -182,7 +185,7 @@ class Database:
     def for_every_reader(self, sql: str) -> None:
         """Run ``sql`` on the writer now and on each reader connection, now and when one opens
         (a ``temp`` table is per connection)."""
-        with self.lock:
+        with self.lock, self._readers_lock:
             self.conn.execute(sql)
             self._reader_setup.append(sql)
             for reader in list(self._readers):
@@ -193,7 +196,7 @@ class Database:
         reader: _Reader | None = getattr(self._local, "reader", None)
         if reader is not None:
             return reader
-        with self.lock:
+        with self._readers_lock:
             if self._closed:
                 raise StoreError(f"the database {self.path} is closed")
             with self._errors("cannot open"):
@@ -223,7 +226,7 @@ class Database:
 
     def close(self) -> None:
         """Close the writer and every reader (a reader's running statement finishes first)."""
-        with self.lock:
+        with self.lock, self._readers_lock:
             self._closed = True
             for reader in list(self._readers):
                 with reader.lock:
