@@ -58,13 +58,16 @@ def limit(n: int) -> int:
     return n
 
 
-def min_score(value: float | None, settings: Settings) -> float:
-    """The relevance floor: the settings' default when None, else a number in [0, 1]."""
+def floor(value: float | None, settings: Settings) -> tuple[float, float]:
+    """The relevance floor as ``(min_score, query_floor)``. A call that names no ``min_score`` gets
+    the store's: hits below ``search.min_score`` are left out, and a query none of whose hits reaches
+    ``search.query_floor`` finds nothing. A call that names one (a number in [0, 1]) gets just that:
+    hits below it are left out, so ``min_score=0`` shows everything fusion found."""
     if value is None:
-        return settings.search.min_score
+        return settings.search.min_score, settings.search.query_floor
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
         raise InputError(f"must be a number between 0 and 1, got {value!r}", item="min_score")
-    return float(value)
+    return float(value), 0.0
 
 
 def messages(value: object) -> list[Any]:

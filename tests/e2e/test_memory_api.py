@@ -199,3 +199,53 @@ def test_background_pipeline_extracts_without_being_driven(home: Path) -> None:
         atoms = mem.atoms(user_id="ann")
     assert atoms, "the background scheduler did not run L1 within 10 s"
     assert "Biscuit" in atoms[0].content
+
+
+FLOOR_NOTES = [
+    "Maya is allergic to peanuts.",
+    "Maya moved to Lisbon from Porto.",
+    "Maya climbs at the bouldering gym on Tuesdays.",
+    "Maya's sister lives in Berlin.",
+]
+
+
+ASKED = "which nuts does maya avoid"
+
+
+def floored(home: Path, **search: float) -> Memory:
+    mem = Memory.open(home, embedder=HashingEmbedder(), search=search)
+    if not mem.search("peanuts", user_id="maya", min_score=0):
+        for note in FLOOR_NOTES:
+            mem.remember(note, user_id="maya")
+    return mem
+
+
+def test_the_default_floor_silences_a_query_whose_best_hit_is_weak_and_keeps_weak_hits_of_one_that_is_not(
+    home: Path,
+) -> None:
+    with floored(home) as mem:
+        every = mem.search(ASKED, user_id="maya", min_score=0)
+    assert len(every) >= 2
+    best, weakest = max(h.score for h in every), min(h.score for h in every)
+    assert best < 1.0
+    # The best hit reaches the query floor: the weaker hits stay, down to min_score.
+    with floored(home, query_floor=best, min_score=0) as mem:
+        kept = mem.search(ASKED, user_id="maya")
+        assert [(h.id, h.score) for h in kept] == [(h.id, h.score) for h in every]
+    # No hit reaches it: the query is about nothing stored and finds nothing.
+    with floored(home, query_floor=min(1.0, best + 0.001), min_score=0) as mem:
+        assert list(mem.search(ASKED, user_id="maya")) == []
+        assert mem.recall(ASKED, user_id="maya").hits == ()
+        # A call that names its own min_score gets just that floor, on hits one by one.
+        named = mem.search(ASKED, user_id="maya", min_score=weakest)
+        assert [h.id for h in named] == [h.id for h in every]
+    with floored(home, query_floor=0, min_score=best) as mem:
+        assert [h.score for h in mem.search(ASKED, user_id="maya")] == [best]
+
+
+def test_the_floor_a_call_names_must_be_a_number_in_zero_to_one(home: Path) -> None:
+    with floored(home) as mem:
+        for bad in (-0.1, 1.5, True, "high"):
+            with pytest.raises(InputError) as err:
+                mem.search("peanuts", user_id="maya", min_score=bad)  # type: ignore[arg-type]
+            assert err.value.item == "min_score"

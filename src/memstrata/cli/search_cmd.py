@@ -31,7 +31,10 @@ def search(
         float | None,
         typer.Option(
             "--min-score",
-            help="Relevance floor in [0, 1]; hits below it are left out (default: search.min_score).",
+            help=(
+                "Relevance floor in [0, 1]; hits below it are left out (default: the store's, "
+                "search.query_floor and search.min_score)."
+            ),
         ),
     ] = None,
     filters: Annotated[

@@ -169,6 +169,7 @@ class FacadeCore:
             AtomFilter(metadata=filters),
             plan=args.plan("hybrid", self.settings),
             min_score=self.settings.search.min_score,
+            query_floor=self.settings.search.query_floor,
         )
         sources = recall_sources(self._upper, tenant, lambda: self._searcher.search(request))
         result = await gather(sources, budgets, r.timeout_ms, text, tools=tools)

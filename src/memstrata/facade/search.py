@@ -29,7 +29,7 @@ class SearchMethods(FacadeCore):
                 args.atom_type(op.type), op.scene, op.since, op.until, op.include_superseded, metadata=meta
             ),
             args.plan(op.mode, self.settings),
-            args.min_score(op.min_score, self.settings),
+            *args.floor(op.min_score, self.settings),
         )
         return await asyncio.to_thread(self._searcher.search, req)
 

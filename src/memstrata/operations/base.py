@@ -39,7 +39,7 @@ Filters = Annotated[
         description='Metadata filters: {"key": value} (equal) or {"key": {"in": [values]}}; every key must match.'
     ),
 ]
-# A relevance floor in [0, 1]; None: the store's ``search.min_score``.
+# A relevance floor in [0, 1], hit by hit; None: the store's (``search.query_floor``, ``search.min_score``).
 MinScore = Annotated[float, Field(ge=0, le=1, description="Relevance floor in [0, 1].")]
 
 

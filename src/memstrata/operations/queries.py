@@ -32,7 +32,9 @@ from memstrata.recall import RecallResult
 class Search(Operation[SearchResult]):
     """Search memory atoms (L1) and/or raw messages (L0) of one tenant, fused into one ranking
     (``Hit.rank``); each hit's ``score`` is its relevance in [0, 1] and hits below ``min_score``
-    (default ``search.min_score``) are left out, so a query about nothing stored finds nothing.
+    are left out. Without ``min_score`` the store's floor applies: a query none of whose hits
+    reaches ``search.query_floor`` finds nothing (it is about nothing stored), and the hits of one
+    that does are kept down to ``search.min_score``.
     ``filters`` keeps records whose metadata matches (``{"app": "crm"}``, ``{"app": {"in":
     ["crm", "erp"]}}``), applied inside the store's queries."""
 

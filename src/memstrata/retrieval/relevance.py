@@ -1,7 +1,7 @@
 """How relevant a hit is, in [0, 1], from the evidence: the similarity of its vector to the query's
 and how well its words match the query's. Fusion (RRF) decides which records are candidates and
 in what order; this score says how good each one is, so it can be shown, compared across queries
-of one store and cut at a floor (``min_score``).
+of one store and cut at a floor (``query_floor`` for a query's best hit, ``min_score`` for each).
 
 - ``vector``: cosine similarity of the record and the query, mapped linearly from
   ``[VECTOR_ZERO, VECTOR_ONE]`` onto [0, 1] (clamped). With the bundled MiniLM model, questions

@@ -50,6 +50,7 @@ class SearchRequest:
     atoms: AtomFilter = field(default_factory=AtomFilter)
     plan: SearchPlan = HYBRID
     min_score: float = 0.0  # hits whose relevance is below this are left out
+    query_floor: float = 0.0  # when no hit's relevance reaches this, the query finds nothing
 
 
 def _wall_ms() -> int:
@@ -102,6 +103,10 @@ class Searcher:
         # Hydrate a margin beyond the limit so diversification has something to promote.
         margin = req.limit * 2 if req.plan.diversify else req.limit
         hits = self._judge(self._hydrate(req.tenant, fused[:margin]), qvec, cosines, req.tenant, evidence)
+        # A query whose best candidate is weak is about nothing stored: it finds nothing at all,
+        # while a query that does find something keeps its weaker hits above ``min_score``.
+        if not any(h.score >= req.query_floor for h in hits):
+            hits = ()
         hits = tuple(h for h in hits if h.score >= req.min_score)
         if req.plan.diversify:
             hits = diversify(hits)
