@@ -172,6 +172,25 @@ def test_session_state_round_trips_and_keeps_its_cursor(empty_store: Store) -> N
     assert [(s.tenant, s.session_key) for s in state.sessions()] == [(A, "s"), (B, "t")]
 
 
+def test_armed_sessions_are_those_whose_timer_is_set_the_earliest_first(empty_store: Store) -> None:
+    state = empty_store.pipeline
+    state.save_session(SessionState(A, "quiet", pending=2))
+    state.save_session(SessionState(A, "later", pending=1, fire_at=50))
+    state.save_session(SessionState(B, "sooner", fire_at=10))
+    state.save_session(SessionState(B, "also", fire_at=50))
+    assert [(s.session_key, s.fire_at) for s in state.armed()] == [
+        ("sooner", 10),
+        ("later", 50),
+        ("also", 50),
+    ]
+    assert [s.session_key for s in state.armed(due_by=49)] == ["sooner"]
+    assert [s.session_key for s in state.armed(due_by=50, limit=2)] == ["sooner", "later"]
+    assert state.armed(due_by=9) == [] and [s.session_key for s in state.armed(limit=1)] == ["sooner"]
+    state.save_session(SessionState(B, "sooner", fire_at=None))  # fired: disarmed
+    assert [s.session_key for s in state.armed()] == ["later", "also"]
+    assert len(state.sessions()) == 4
+
+
 def test_the_backlog_lists_sessions_with_messages_after_their_cursor(empty_store: Store) -> None:
     stored = empty_store.messages.append(
         [msg("m1", "s1"), msg("m2", "s1"), msg("m3", "s2"), msg("m4", "s3", tenant=B)]

@@ -54,7 +54,7 @@ def capture_until_full(mem: Memory) -> list[str]:
 def test_a_full_disk_fails_a_capture_with_one_line_and_nothing_is_lost_once_space_returns(
     tmp_path: Path, clock: FakeClock
 ) -> None:
-    with small_disk(tmp_path / "disk", "768k") as disk:
+    with small_disk(tmp_path / "disk", "1m") as disk:
         home = disk.path / "mem"
         mem = Memory.open(home, clock=clock, embedder=None)
         accepted = capture_until_full(mem)

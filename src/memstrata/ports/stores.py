@@ -226,6 +226,13 @@ class PipelineState(Protocol):
         """Every known session's state."""
         ...
 
+    def armed(self, *, due_by: int | None = None, limit: int | None = None) -> list[SessionState]:
+        """The sessions whose L1 timer is set (``fire_at``), the earliest first; ``due_by``: only
+        those due by then (ms); ``limit``: at most this many. The scheduler asks after every
+        capture, and every live conversation holds an idle timer: reading every session instead
+        grew with the conversations held (measured under the proxy's load)."""
+        ...
+
     def backlog(self) -> list[tuple[Tenant, str, int]]:
         """Sessions with L0 messages after their cursor: ``(tenant, session_key, unprocessed count)``."""
         ...

@@ -45,6 +45,20 @@ class SqlPipelineState:
         found = self._db.query(f"SELECT {sql.SESSION_COLS} FROM pipeline_sessions ORDER BY {order}")
         return [sql.session_state(r) for r in found]
 
+    def armed(self, *, due_by: int | None = None, limit: int | None = None) -> list[SessionState]:
+        m = self._dialect.mark
+        # Read through the partial index pipeline_sessions_armed, in its order.
+        query = f"SELECT {sql.SESSION_COLS} FROM pipeline_sessions WHERE fire_at IS NOT NULL"
+        params: list[object] = []
+        if due_by is not None:
+            query += f" AND fire_at <= {m}"
+            params.append(due_by)
+        query += f" ORDER BY fire_at, {self._dialect.insertion}"
+        if limit is not None:
+            query += f" LIMIT {m}"
+            params.append(limit)
+        return [sql.session_state(r) for r in self._db.query(query, params)]
+
     def backlog(self) -> list[tuple[Tenant, str, int]]:
         """Sessions with messages after their cursor, the one waiting longest first."""
         found = self._db.query(

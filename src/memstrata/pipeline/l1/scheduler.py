@@ -100,7 +100,7 @@ class Scheduler:
         ran = 0
         while True:
             now = self._clock.now_ms()
-            states = await asyncio.to_thread(self._store.pipeline.sessions)
+            states = await asyncio.to_thread(partial(self._store.pipeline.armed, due_by=now))
             due = [(s.tenant, s.session_key) for s in states if rules.is_due(s, now)]
             if not due:
                 return ran
@@ -217,8 +217,8 @@ class Scheduler:
 
     def next_fire(self) -> int | None:
         """The earliest armed L1 timer, ms (None: nothing armed)."""
-        timers = [s.fire_at for s in self._store.pipeline.sessions() if s.fire_at is not None]
-        return min(timers) if timers else None
+        first = self._store.pipeline.armed(limit=1)
+        return first[0].fire_at if first else None
 
     def status(self) -> list[SessionStatus]:
         lags = {(t, k): n for t, k, n in self._store.pipeline.backlog()}

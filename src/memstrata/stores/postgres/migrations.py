@@ -297,6 +297,13 @@ def m008_message_metadata(db: psycopg.Connection[Any]) -> None:
     _ddl(db, "ALTER TABLE messages ADD COLUMN metadata jsonb NOT NULL DEFAULT '{}'::jsonb")
 
 
+@migration
+def m009_armed_sessions(db: psycopg.Connection[Any]) -> None:
+    """The sessions whose L1 timer is set, found without reading every session the store ever
+    held (the scheduler asks after every capture)."""
+    _ddl(db, "CREATE INDEX pipeline_sessions_armed ON pipeline_sessions (fire_at) WHERE fire_at IS NOT NULL")
+
+
 def _ddl(db: psycopg.Connection[Any], script: str) -> None:
     for statement in script.split(";"):
         if statement.strip():

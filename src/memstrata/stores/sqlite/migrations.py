@@ -244,6 +244,13 @@ def m010_message_metadata(db: sqlite3.Connection) -> None:
     _ddl(db, "ALTER TABLE messages ADD COLUMN metadata TEXT NOT NULL DEFAULT '{}'")
 
 
+@migration
+def m011_armed_sessions(db: sqlite3.Connection) -> None:
+    """The sessions whose L1 timer is set, found without reading every session the store ever
+    held (the scheduler asks after every capture)."""
+    _ddl(db, "CREATE INDEX pipeline_sessions_armed ON pipeline_sessions (fire_at) WHERE fire_at IS NOT NULL")
+
+
 def _ddl(db: sqlite3.Connection, script: str) -> None:
     # One execute per statement: executescript() would commit the surrounding transaction.
     for statement in script.split(";"):

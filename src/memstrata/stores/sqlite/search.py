@@ -1,7 +1,9 @@
 """Search primitives on SQLite: FTS5 BM25 and exact numpy cosine top-K, both per tenant.
 
-Vectors of a tenant's layer are loaded once into a matrix and kept until that tenant gets new
-vectors; a query is one matrix-vector product.
+Vectors of a tenant's layer are loaded once into a matrix; a query is one matrix-vector product.
+New vectors of later records (every capture's) are appended to the kept matrix in place of
+reloading it: reloading after every capture put a reload of the whole tenant on the next
+search's path (a search p95 of 11 ms against 1.5 ms behind the proxy, at a few hundred messages).
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations
+from itertools import combinations, pairwise
 
 import numpy as np
 import numpy.typing as npt
@@ -31,14 +33,45 @@ def match_expression(terms: Sequence[str], op: str = "OR") -> str:
 
 @dataclass(frozen=True, slots=True)
 class _Matrix:
+    """A tenant's layer's vectors by seq. ``seqs`` and ``vectors`` are the first rows of buffers
+    with room to grow: a later matrix appends into the room, which this one's views never see."""
+
     seqs: npt.NDArray[np.int64]
     vectors: Vectors
+    seq_room: npt.NDArray[np.int64]
+    vector_room: Vectors
+
+    @classmethod
+    def of(cls, seqs: npt.NDArray[np.int64], vectors: Vectors) -> _Matrix:
+        return cls(seqs, vectors, seqs, vectors)
+
+    def appended(self, seqs: Sequence[int], vectors: Vectors) -> _Matrix | None:
+        """This matrix with the rows of later records added (amortised: the room doubles when
+        full), or None when they are not all later than its last record or of another size."""
+        n, k = len(self.seqs), len(seqs)
+        if not n or not k or seqs[0] <= self.seqs[-1] or any(b <= a for a, b in pairwise(seqs)):
+            return None
+        if vectors.shape[1:] != self.vectors.shape[1:]:
+            return None
+        seq_room, vector_room = self.seq_room, self.vector_room
+        if n + k > len(seq_room):
+            size = max(2 * n, n + k)
+            seq_room = np.empty(size, dtype=np.int64)
+            vector_room = np.empty((size, self.vectors.shape[1]), dtype=np.float32)
+            seq_room[:n], vector_room[:n] = self.seqs, self.vectors
+        seq_room[n : n + k] = seqs
+        vector_room[n : n + k] = vectors
+        return _Matrix(seq_room[: n + k], vector_room[: n + k], seq_room, vector_room)
 
 
 class SqliteSearchIndex:
     def __init__(self, db: Database) -> None:
         self._db = db
         self._cache: dict[tuple[Tenant, Layer], _Matrix] = {}
+        # Bumped by every change of a tenant's layer's vectors: a matrix read from the database
+        # while one was made is not kept (it may predate it).
+        self._changes: dict[tuple[Tenant, Layer], int] = {}
+        self._resets = 0  # the same for every tenant at once (``reset_vectors``)
         self._cache_lock = threading.Lock()
         for _, fts in _TABLES.values():
             db.for_every_reader(
@@ -127,8 +160,14 @@ class SqliteSearchIndex:
                     for s, b in zip(seqs, blobs, strict=True)
                 ],
             )
+        added = np.asarray(vectors, dtype=np.float32).reshape(len(blobs), -1) if blobs else None
         with self._cache_lock:
-            self._cache.pop((tenant, layer), None)
+            key = (tenant, layer)
+            self._changes[key] = self._changes.get(key, 0) + 1
+            kept = self._cache.pop(key, None)
+            grown = kept.appended(list(seqs), added) if kept is not None and added is not None else None
+            if grown is not None:
+                self._cache[key] = grown
 
     def drop_vectors(self, tenant: Tenant, layer: Layer, seqs: Sequence[int]) -> None:
         with self._db.tx() as c:
@@ -136,14 +175,17 @@ class SqliteSearchIndex:
                 "DELETE FROM vectors WHERE layer = ? AND seq = ? AND user_id = ? AND agent_id = ?",
                 [(str(layer), s, tenant.user_id, tenant.agent_id) for s in seqs],
             )
-        with self._cache_lock:
-            self._cache.pop((tenant, layer), None)
+        self._forget([(tenant, layer)])
 
     def evict(self, tenant: Tenant) -> None:
         """Forget the tenant's cached vector matrices (its rows were erased)."""
+        self._forget([(tenant, layer) for layer in _TABLES])
+
+    def _forget(self, keys: Sequence[tuple[Tenant, Layer]]) -> None:
         with self._cache_lock:
-            for layer in _TABLES:
-                self._cache.pop((tenant, layer), None)
+            for key in keys:
+                self._changes[key] = self._changes.get(key, 0) + 1
+                self._cache.pop(key, None)
 
     def get_vectors(self, tenant: Tenant, layer: Layer, seqs: Sequence[int]) -> dict[int, Vectors]:
         m = self._matrix(tenant, layer)
@@ -186,6 +228,7 @@ class SqliteSearchIndex:
                 (_MODEL_KEY, model),
             )
         with self._cache_lock:
+            self._resets += 1
             self._cache.clear()
 
     def choose_model(self, model: str) -> str:
@@ -197,8 +240,10 @@ class SqliteSearchIndex:
             return str(c.execute("SELECT value FROM meta WHERE key = ?", (_MODEL_KEY,)).fetchone()[0])
 
     def _matrix(self, tenant: Tenant, layer: Layer) -> _Matrix:
+        key = (tenant, layer)
         with self._cache_lock:
-            hit = self._cache.get((tenant, layer))
+            hit = self._cache.get(key)
+            seen = (self._resets, self._changes.get(key, 0))
         if hit is not None:
             return hit
         found = self._db.query(
@@ -210,9 +255,10 @@ class SqliteSearchIndex:
             vectors = np.vstack([np.frombuffer(r["vec"], dtype=np.float32) for r in found])
         else:
             vectors = np.zeros((0, 0), dtype=np.float32)
-        built = _Matrix(seqs, vectors)
+        built = _Matrix.of(seqs, vectors)
         with self._cache_lock:
-            self._cache[(tenant, layer)] = built
+            if (self._resets, self._changes.get(key, 0)) == seen:
+                self._cache[key] = built
         return built
 
     def _allowed_among(
