@@ -178,3 +178,42 @@ def test_a_streamed_answer_is_stored_and_the_openai_system_prompt_stays_identica
     assert one["content"].startswith("You are a music tutor.\n\n<user-persona>")
     got = stored(open_proxy, "cello", want=4)
     assert [(m["role"], m["content"]) for m in got] == [(m["role"], m["content"]) for m in transcript[1:]]
+
+
+def test_an_answer_streamed_to_an_sdk_that_stops_at_its_final_event_is_stored(
+    open_proxy: LiveServer, upstream: ScriptedUpstream
+) -> None:
+    """SDKs stop reading at the answer's final event (``[DONE]``, ``message_stop``) and close the
+    connection, which can be before the upstream ends its response: the client has the whole
+    answer, so it is stored. The upstream here keeps each response open a while after its last
+    event, so the client always leaves first."""
+    openai_client = _openai(open_proxy, "linger-openai")
+    upstream.enqueue(Reply(text="Tuesdays and Thursdays", linger=1.0))
+    stream = openai_client.chat.completions.create(
+        model="m", messages=[{"role": "user", "content": "When do I climb?"}], stream=True
+    )
+    said = "".join(
+        c.choices[0].delta.content or "" for c in stream if isinstance(c, ChatCompletionChunk) and c.choices
+    )
+    assert said == "Tuesdays and Thursdays"
+    got = stored(open_proxy, "linger-openai", want=2)
+    assert [(m["role"], m["content"]) for m in got] == [
+        ("user", "When do I climb?"),
+        ("assistant", "Tuesdays and Thursdays"),
+    ]
+    anthropic_client = anthropic.Anthropic(
+        base_url=open_proxy.url + "/proxy/anthropic",
+        api_key="k",
+        max_retries=0,
+        default_headers={"x-memstrata-session": "linger-anthropic"},
+    )
+    upstream.enqueue(Reply(text="At the harbour gym", linger=1.0))
+    with anthropic_client.messages.stream(
+        model="c", max_tokens=50, messages=[{"role": "user", "content": "Where do I climb?"}]
+    ) as answer:
+        assert answer.get_final_text() == "At the harbour gym"
+    got = stored(open_proxy, "linger-anthropic", want=2)
+    assert [(m["role"], m["content"]) for m in got] == [
+        ("user", "Where do I climb?"),
+        ("assistant", "At the harbour gym"),
+    ]

@@ -29,13 +29,15 @@ from typing import Any
 class Reply:
     """One scripted answer: ``text`` (and a tool call when ``tool`` names one), or an error when
     ``status`` is not 200 (with ``headers`` such as ``retry-after``). Streams wait ``delay``
-    seconds before each event; ``usage`` is reported as given."""
+    seconds before each event and keep the connection open ``linger`` seconds after the last one
+    (as a provider may before it ends the response); ``usage`` is reported as given."""
 
     text: str = "Noted, thank you."
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     tool: str | None = None
     delay: float = 0.0
+    linger: float = 0.0
     usage: tuple[int, int] = (11, 7)
 
 
@@ -304,7 +306,7 @@ def _handler(owner: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
             body = rec.json if rec.body else {}
             model = str((body or {}).get("model", "scripted"))
             if path in _STREAMS and (body or {}).get("stream") is True:
-                self._stream(_STREAMS[path](n, model, r), {**ids, **r.headers}, r.delay, rec)
+                self._stream(_STREAMS[path](n, model, r), {**ids, **r.headers}, r, rec)
             elif path in _WHOLE:
                 self._whole(200, _WHOLE[path](n, model, r), {**ids, **r.headers}, rec)
             elif path.endswith("/count_tokens"):
@@ -329,9 +331,7 @@ def _handler(owner: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(raw)
             rec.finished = time.monotonic()
 
-        def _stream(
-            self, events: Iterator[str], headers: dict[str, str], delay: float, rec: Recorded
-        ) -> None:
+        def _stream(self, events: Iterator[str], headers: dict[str, str], r: Reply, rec: Recorded) -> None:
             self.send_response(200)
             self.send_header("content-type", "text/event-stream; charset=utf-8")
             self.send_header("transfer-encoding", "chunked")
@@ -340,11 +340,12 @@ def _handler(owner: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             try:
                 for e in events:
-                    if delay:
-                        time.sleep(delay)
+                    if r.delay:
+                        time.sleep(r.delay)
                     data = e.encode()
                     self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
                     self.wfile.flush()
+                time.sleep(r.linger)
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
             except OSError:  # the client went away: what the proxy does when its client does

@@ -15,7 +15,7 @@ from memstrata.gateway.proxy.dialect import Injection, ToolPolicy
 from memstrata.gateway.proxy.openai_chat import ChatDeltas, OpenAIChat
 from memstrata.gateway.proxy.openai_responses import OpenAIResponses
 from memstrata.gateway.proxy.session import session_key
-from memstrata.gateway.proxy.sse import SseTap
+from memstrata.gateway.proxy.sse import SseTap, is_final
 from tests.support.llm_upstream import Reply, chat_body, chat_events, message_body, message_events
 
 NO_TOOLS, TOOLS = ToolPolicy(), ToolPolicy(keep=True, chars=60)
@@ -135,3 +135,20 @@ def test_responses_input_string_and_instructions() -> None:
         json.dumps(d.inject(items, t2, Injection("", "MEM"))["input"][1]["content"][0])
         == '{"type": "input_text", "text": "MEM"}'
     )
+
+
+def test_the_final_event_of_each_api_is_recognised_and_nothing_before_it() -> None:
+    chat = 'data: {"choices": [{"delta": {"content": "hi"}}]}\n\ndata: [DONE]\n\n'
+    anthropic = (
+        'event: content_block_stop\ndata: {"type": "content_block_stop", "index": 0}\n\n'
+        'event: message_delta\ndata: {"type": "message_delta"}\n\n'
+        'event: message_stop\ndata: {"type": "message_stop"}\n\n'
+    )
+    responses = (
+        'event: response.output_text.delta\ndata: {"type": "response.output_text.delta"}\n\n'
+        'event: response.completed\ndata: {"type": "response.completed", "response": {}}\n\n'
+    )
+    untitled = 'data: {"type": "response.incomplete"}\n\n'  # the type alone, no event name
+    for stream in (chat, anthropic, responses, untitled):
+        events = list(SseTap().feed(stream.encode()))
+        assert [is_final(e) for e in events] == [False] * (len(events) - 1) + [True]

@@ -58,6 +58,20 @@ class SseTap:
             yield event
 
 
+# The event each API ends a complete answer with: OpenAI Chat Completions' ``[DONE]``, Anthropic's
+# ``message_stop``, the Responses API's ``response.completed`` (or its failed / incomplete end).
+_FINAL_TYPES = frozenset({"message_stop", "response.completed", "response.failed", "response.incomplete"})
+
+
+def is_final(event: Event) -> bool:
+    """Whether ``event`` ends the answer: SDKs stop reading there, and may close the connection
+    before the upstream has ended its response."""
+    if event.data.strip() == "[DONE]" or event.name in _FINAL_TYPES:
+        return True
+    found = event.json() if '"type"' in event.data else None
+    return isinstance(found, dict) and found.get("type") in _FINAL_TYPES
+
+
 def parse(block: str) -> Event | None:
     """One event block (its lines without the blank line ending it); None for comments only."""
     name, data = "", []

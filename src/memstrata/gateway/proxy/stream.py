@@ -5,7 +5,8 @@ tap to the dialect's accumulator; nothing waits for the end. A client that disco
 ASGI ``http.disconnect``) cancels the forwarding and closes the upstream response, which
 closes its connection: the upstream request is cancelled, not read to its end. When the stream
 has ended, ``on_done`` runs with whether the client got all of it (the answer is captured then,
-after the last byte was sent). ``before_end`` is awaited before that last byte: the turn's prompt
+after the last byte was sent): every byte, or the answer's final event (an SDK stops reading at
+``[DONE]`` and may close the connection before the upstream ends its response). ``before_end`` is awaited before that last byte: the turn's prompt
 capture, so the prompt is stored before the client's answer ends.
 """
 
@@ -20,7 +21,7 @@ import httpx
 from starlette.responses import Response
 
 from memstrata.gateway.proxy.dialect import Accumulator
-from memstrata.gateway.proxy.sse import SseTap
+from memstrata.gateway.proxy.sse import SseTap, is_final
 from memstrata.gateway.proxy.stats import ProxyStats
 
 log = logging.getLogger("memstrata.proxy")
@@ -51,6 +52,7 @@ class TappedStream(Response):
         self._on_done = on_done
         self._before_end = before_end
         self._forwarded: bool | None = None  # set when the upstream's answer has all been sent on
+        self._final_sent = False  # the answer's final event has been sent on
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         left = False
@@ -73,7 +75,7 @@ class TappedStream(Response):
         # Complete: every byte of the upstream's answer went to the client. A client that leaves
         # once it has read the last event (SDKs stop at ``[DONE]``), while the end waits for
         # ``before_end``, has the whole answer.
-        complete = self._forwarded is True
+        complete = self._forwarded is True or self._final_sent
         if left and not complete:
             self._stats.client_disconnects += 1
         await self._on_done(complete)
@@ -86,6 +88,7 @@ class TappedStream(Response):
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
                 for event in self._tap.feed(chunk):
                     self._accumulator.feed(event)
+                    self._final_sent = self._final_sent or is_final(event)
         except httpx.HTTPError as exc:
             # The status line is gone: all that is left is to end the stream where it broke.
             self._stats.upstream_broken += 1
