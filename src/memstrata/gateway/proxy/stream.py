@@ -6,8 +6,9 @@ ASGI ``http.disconnect``) cancels the forwarding and closes the upstream respons
 closes its connection: the upstream request is cancelled, not read to its end. When the stream
 has ended, ``on_done`` runs with whether the client got all of it (the answer is captured then,
 after the last byte was sent): every byte, or the answer's final event (an SDK stops reading at
-``[DONE]`` and may close the connection before the upstream ends its response). ``before_end`` is awaited before that last byte: the turn's prompt
-capture, so the prompt is stored before the client's answer ends.
+``[DONE]`` and may close the connection before the upstream ends its response). ``before_end``
+is awaited before that last byte: the turn's prompt capture, so the prompt is stored before the
+client's answer ends.
 """
 
 from __future__ import annotations
@@ -72,9 +73,10 @@ class TappedStream(Response):
                 with anyio.CancelScope(shield=True):
                     await self._upstream.aclose()
                 group.cancel_scope.cancel()
-        # Complete: every byte of the upstream's answer went to the client. A client that leaves
-        # once it has read the last event (SDKs stop at ``[DONE]``), while the end waits for
-        # ``before_end``, has the whole answer.
+        # Complete: every byte of the upstream's answer went to the client, or its final event
+        # did. A client that leaves once it has read that event (SDKs stop at ``[DONE]``), while
+        # the upstream has not ended its response or the end waits for ``before_end``, has the
+        # whole answer.
         complete = self._forwarded is True or self._final_sent
         if left and not complete:
             self._stats.client_disconnects += 1
