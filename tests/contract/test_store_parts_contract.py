@@ -207,6 +207,17 @@ def test_the_backlog_puts_the_session_waiting_longest_first(empty_store: Store) 
     assert empty_store.pipeline.backlog() == [(A, "s2", 1), (A, "s1", 1)]
 
 
+def test_waiting_tenants_are_those_with_an_l2_timer_or_an_l3_request_not_yet_run(empty_store: Store) -> None:
+    state = empty_store.pipeline
+    c, d = Tenant("c", "main"), Tenant("d", "main")
+    state.save_tenant(TenantState(A, l2_cursor=9, new_atoms=3))  # consolidated, nothing asked
+    state.save_tenant(TenantState(B, l2_fire_at=500))
+    state.save_tenant(TenantState(c, l3_requested=2, l3_done=1))
+    state.save_tenant(TenantState(d, l3_requested=1, l3_done=1, l3_fire_at=10))  # its request ran
+    assert [s.tenant for s in state.tenants(waiting=True)] == [B, c]
+    assert [s.tenant for s in state.tenants()] == [A, B, c, d]
+
+
 def test_tenant_state_round_trips_every_field(empty_store: Store) -> None:
     state = empty_store.pipeline
     assert state.tenant(A) == TenantState(A)

@@ -245,8 +245,10 @@ class PipelineState(Protocol):
         """Persist every field of the tenant's L2/L3 state."""
         ...
 
-    def tenants(self) -> list[TenantState]:
-        """Every tenant's saved L2/L3 state."""
+    def tenants(self, *, waiting: bool = False) -> list[TenantState]:
+        """Every tenant's saved L2/L3 state; with ``waiting``, only the tenants the scheduler may
+        have to run: an L2 timer set, or more L3 requests than runs done. The scheduler asks after
+        every capture; reading every tenant instead grew with the tenants a server ever held."""
         ...
 
     def update_session(

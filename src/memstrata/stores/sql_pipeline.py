@@ -76,8 +76,9 @@ class SqlPipelineState:
         )
         return sql.tenant_state(found[0], self._dialect) if found else TenantState(tenant)
 
-    def tenants(self) -> list[TenantState]:
-        found = self._db.query(f"{_TENANTS} ORDER BY {self._dialect.insertion}")
+    def tenants(self, *, waiting: bool = False) -> list[TenantState]:
+        where = " WHERE l2_fire_at IS NOT NULL OR l3_requested > l3_done" if waiting else ""
+        found = self._db.query(f"{_TENANTS}{where} ORDER BY {self._dialect.insertion}")
         return [sql.tenant_state(r, self._dialect) for r in found]
 
     def sweep(self) -> SweepState:

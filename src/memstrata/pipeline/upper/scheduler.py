@@ -17,6 +17,7 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager
+from functools import partial
 from typing import TypeVar
 
 from memstrata.models import Tenant, TenantState, TenantStatus
@@ -96,7 +97,7 @@ class TenantScheduler:
     def next_fire(self) -> int | None:
         """The earliest L2 timer or L3 retry time, ms (None: nothing armed)."""
         times: list[int] = []
-        for st in self._store.pipeline.tenants():
+        for st in self._store.pipeline.tenants(waiting=True):
             if st.l2_fire_at is not None:
                 times.append(st.l2_fire_at)
             if rules.l3_is_due(st, 1 << 62, self._s):
@@ -108,7 +109,7 @@ class TenantScheduler:
         ran = 0
         while True:
             now = self._clock.now_ms()
-            states = await asyncio.to_thread(self._store.pipeline.tenants)
+            states = await asyncio.to_thread(partial(self._store.pipeline.tenants, waiting=True))
             l2 = [s.tenant for s in states if rules.l2_is_due(s, now)]
             l3 = [s.tenant for s in states if rules.l3_is_due(s, now, self._s) and s.tenant not in l2]
             if not l2 and not l3:
