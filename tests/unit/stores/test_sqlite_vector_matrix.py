@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -59,13 +60,14 @@ STEPS = st.lists(
 @settings(max_examples=40, deadline=None)
 @given(steps=STEPS)
 def test_searching_the_kept_matrix_finds_what_a_fresh_read_finds(
-    tmp_path_factory: object, steps: list[Step]
+    tmp_path_factory: pytest.TempPathFactory, steps: list[Step]
 ) -> None:
-    home: Path = tmp_path_factory.mktemp("m")  # type: ignore[attr-defined]
+    home = tmp_path_factory.mktemp("m")
     store = SqliteStore(home / "data")
     try:
         kept = store.index
-        tenants, made, n = (A, B), {A: [], B: []}, 0  # type: ignore[var-annotated]
+        tenants, n = (A, B), 0
+        made: dict[Tenant, list[int]] = {A: [], B: []}
         query = unit_rows(99, 1)[0]
         for what, who, count in steps:
             tenant = tenants[who]
