@@ -137,5 +137,5 @@ class Injector:
         if len(result.prepend_context) <= room:
             return result.prepend_context  # recall's own block fits: not cut again on the way
         given = persona_of(result.system_context)
-        # Recall's hits are above the relevance floor already (``search.min_score``).
+        # Recall's hits are above the relevance floor already (``search.query_floor``, ``min_score``).
         return memories_block(result.hits, room, self._budgets, given=given).block

@@ -68,7 +68,10 @@ def is_final(event: Event) -> bool:
     before the upstream has ended its response."""
     if event.data.strip() == "[DONE]" or event.name in _FINAL_TYPES:
         return True
-    found = event.json() if '"type"' in event.data else None
+    # An event without a name: parsed only when it may be one (the dialect parses every event).
+    if not any(t in event.data for t in _FINAL_TYPES):
+        return False
+    found = event.json()
     return isinstance(found, dict) and found.get("type") in _FINAL_TYPES
 
 

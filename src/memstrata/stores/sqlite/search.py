@@ -147,7 +147,7 @@ class SqliteSearchIndex:
             window *= 4
 
     def put_vectors(self, tenant: Tenant, layer: Layer, seqs: Sequence[int], vectors: Vectors) -> None:
-        blobs = [np.asarray(v, dtype=np.float32).tobytes() for v in vectors]
+        rows = np.asarray(vectors, dtype=np.float32)  # stored as bytes, and appended to the matrix
         with self._db.tx() as c:
             c.executemany(
                 # An upsert, not OR REPLACE: that deletes the old row first and would fill a NULL
@@ -156,16 +156,15 @@ class SqliteSearchIndex:
                 "ON CONFLICT (layer, seq) DO UPDATE SET user_id = excluded.user_id, "
                 "agent_id = excluded.agent_id, vec = excluded.vec",
                 [
-                    (str(layer), s, tenant.user_id, tenant.agent_id, b)
-                    for s, b in zip(seqs, blobs, strict=True)
+                    (str(layer), s, tenant.user_id, tenant.agent_id, row.tobytes())
+                    for s, row in zip(seqs, rows, strict=True)
                 ],
             )
-        added = np.asarray(vectors, dtype=np.float32).reshape(len(blobs), -1) if blobs else None
         with self._cache_lock:
             key = (tenant, layer)
             self._changes[key] = self._changes.get(key, 0) + 1
             kept = self._cache.pop(key, None)
-            grown = kept.appended(list(seqs), added) if kept is not None and added is not None else None
+            grown = kept.appended(list(seqs), rows) if kept is not None else None
             if grown is not None:
                 self._cache[key] = grown
 
