@@ -1,7 +1,7 @@
 """The HTTP gateway under load: N agents capturing and recalling against one `memstrata serve`.
 
     python bench/gateway_load.py [--clients 50] [--seconds 20] [--think-ms 200] [--ramp-ms THINK]
-                                 [--embedder hashing]
+                                 [--embedder hashing] [--query-process on|off]
 
 Each client is an agent of its own tenant, running turns until the time is up: `POST /v1/recall`
 for the user's message, a pause standing for the model call (`--think-ms`), `POST /v1/capture` of
@@ -20,7 +20,9 @@ Prints requests/s and p50/p95/p99 per route (client-side, wall clock), the serve
 checks that every message a 200 acknowledged is stored exactly once (and nothing else is), and
 how long after the load the server's background embedding caught up (captures do not wait for it).
 A last line gives the server's query-embedding figures from `/v1/status` (passes, batched queries,
-cache hits, background passes that paused for a query), when it has an embedder.
+cache hits, background passes that paused for a query, the query process's passes), when it has
+an embedder. `--query-process off` keeps the local model's query passes in the server's process
+(`embedding.query_process`; `memstrata serve` turns it on by default).
 """
 
 from __future__ import annotations
@@ -49,6 +51,12 @@ def peak_rss_mb(pid: int) -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+def children_peak_rss_mb(pid: int) -> float:
+    """The peak RSS of the server's child processes (its query process), summed."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return sum(peak_rss_mb(int(child)) for child in children)
 
 
 class Stats:
@@ -158,14 +166,21 @@ def main() -> None:
     p.add_argument(
         "--embedder", default="hashing", help="hashing (default), none, or default (the installed model)."
     )
+    p.add_argument(
+        "--query-process", choices=("on", "off"), default="on", help="The local model's query process."
+    )
     a = p.parse_args()
     ramp = a.think_ms if a.ramp_ms is None else a.ramp_ms
-    env = server_env() if a.embedder == "default" else server_env(embedding__provider=a.embedder)
+    settings = {"embedding__query_process": "true" if a.query_process == "on" else "false"}
+    if a.embedder != "default":
+        settings["embedding__provider"] = a.embedder
+    env = server_env(**settings)
     with tempfile.TemporaryDirectory() as tmp, serving(Path(tmp) / "data", env) as server:
         stats, elapsed, once = asyncio.run(
             run(server.url, a.clients, a.seconds, a.think_ms / 1000, ramp / 1000)
         )
         rss = peak_rss_mb(server.proc.pid)
+        child_rss = children_peak_rss_mb(server.proc.pid)
         embedder = httpx.get(server.url + "/v1/health").json()["embedder"]
         batching = httpx.get(server.url + "/v1/status", timeout=60).json().get("query_embedding")
     total = sum(len(v) for v in stats.ms.values())
@@ -184,7 +199,8 @@ def main() -> None:
     print(
         f"gateway_load: {a.clients} clients, {elapsed:.0f} s, think {a.think_ms:.0f} ms, ramp {ramp:.0f} ms, embedder {embedder}: "
         f"{total / elapsed:.0f} req/s; capture p99 {pct(cap, 0.99):.1f} ms, recall p95 {pct(rec, 0.95):.1f} ms; "
-        f"health p95 {pct(stats.ms['health'], 0.95):.1f} ms (baseline); peak server RSS {rss:.0f} MB; "
+        f"health p95 {pct(stats.ms['health'], 0.95):.1f} ms (baseline); peak server RSS {rss:.0f} MB"
+        f"{f' (+{child_rss:.0f} MB its query process)' if child_rss else ''}; "
         f"{captured} messages captured, each stored exactly once: {'yes' if once else 'NO'}; "
         f"every vector made: {vectors}; errors {len(stats.errors)}"
     )
@@ -193,7 +209,8 @@ def main() -> None:
         print(
             f"query embeddings: {b['queries']} queries, {b['cached']} cached, {b['passes']} passes, "
             f"{b['batched']} batched (largest {b['largest']}), wait max {b['wait_ms_max']:.1f} ms; "
-            f"background passes paused {b['background_pauses']} times, {b['background_paused_ms']:.0f} ms"
+            f"background passes paused {b['background_pauses']} times, {b['background_paused_ms']:.0f} ms; "
+            f"query process {b['process']}: {b['process_passes']} passes, {b['process_failures']} failures"
         )
 
 

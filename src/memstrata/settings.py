@@ -53,6 +53,9 @@ class EmbeddingSettings(_Section):
     # None: the adapter's default (16 sentence-transformers, 64 HTTP); the shipped local model
     # groups texts by length itself and ignores it
     batch_size: int | None = None
+    # The shipped local model's search queries in a child process of their own, away from a busy
+    # server's GIL (embeddings/query_process.py). None: on for `memstrata serve`, off elsewhere.
+    query_process: bool | None = None
 
 
 class CaptureSettings(_Section):

@@ -37,6 +37,11 @@ def status(
         console.print(
             f"query embeddings: {q.queries} queries, {q.cached} cached, {q.passes} passes "
             f"({q.batched} batched, largest {q.largest}), longest wait {q.wait_ms_max:.1f} ms"
+            + (
+                f"; query process {q.process}, {q.process_passes} passes, {q.process_failures} failures"
+                if q.process != "off"
+                else ""
+            )
         )
     for note in ([st.vectors_note] if st.vectors_note else []) + list(st.problems):
         console.print(f"[yellow]degraded[/yellow] {escape(note)}", soft_wrap=True)

@@ -50,7 +50,8 @@ def serve(
         postgres = isinstance(location, str) and location.startswith(("postgres://", "postgresql://"))
         app = gateway.create_app(
             settings,
-            _opener(location, f"http://{bind}:{listen}"),
+            # A server's query passes get a process of their own unless settings say otherwise.
+            _opener(location, f"http://{bind}:{listen}", settings.embedding.query_process is not False),
             host=bind,
             store="postgresql" if postgres else "sqlite",
         )
@@ -66,13 +67,15 @@ def serve(
         serving.run(server)
 
 
-def _opener(location: Path | str, url: str) -> Any:
+def _opener(location: Path | str, url: str, query_process: bool) -> Any:
     async def open_memory() -> Any:
         from memstrata.memory import AsyncMemory
 
         # A data directory's writer: its holder record names this server, so a CLI command that
         # finds the directory locked is told to go through it (--url). On PostgreSQL any number
         # of servers share the database (and its pipeline, through leases).
-        return await AsyncMemory.open(location, background=True, advertise_url=url)
+        return await AsyncMemory.open(
+            location, background=True, advertise_url=url, embedding={"query_process": query_process}
+        )
 
     return open_memory

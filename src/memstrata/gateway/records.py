@@ -7,7 +7,7 @@ records with ``from_attributes``; nothing here is imported by the core.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -182,6 +182,11 @@ class QueryEmbeddingOut(Wire):
     cache_entries: int
     background_pauses: int = Field(description="Background batch passes that paused for a query.")
     background_paused_ms: float
+    process: Literal["off", "starting", "running", "restarting", "given up", "closed"] = Field(
+        description="The server's query process (embedding.query_process): off, or its state."
+    )
+    process_passes: int = Field(description="Query passes the query process ran.")
+    process_failures: int = Field(description="Times it failed (those queries ran in the server).")
 
 
 class StatusOut(Wire):

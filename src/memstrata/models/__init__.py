@@ -48,7 +48,15 @@ from memstrata.models.search import (
     layer_of,
 )
 from memstrata.models.state import SessionState, SweepState, TenantState
-from memstrata.models.status import Counts, QueryEmbeddingStatus, SessionStatus, Status, TenantStatus
+from memstrata.models.status import (
+    Counts,
+    QueryEmbeddingStatus,
+    QueryPassReport,
+    QueryProcessState,
+    SessionStatus,
+    Status,
+    TenantStatus,
+)
 
 __all__ = [
     "DEFAULT",
@@ -82,6 +90,8 @@ __all__ = [
     "NewMessage",
     "Persona",
     "QueryEmbeddingStatus",
+    "QueryPassReport",
+    "QueryProcessState",
     "Reach",
     "ResponseSchema",
     "Role",

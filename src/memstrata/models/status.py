@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Literal
 
 from memstrata.models.records import Tenant
 
@@ -37,13 +38,30 @@ class TenantStatus:
     last_l3: int | None
 
 
+QueryProcessState = Literal["off", "starting", "running", "restarting", "given up", "closed"]
+
+
+@dataclass(frozen=True, slots=True)
+class QueryPassReport:
+    """An embedder's query side: background batch passes that paused for a query (and ms), and a
+    server's query process (``embeddings/query_process.py``): its state, the passes it ran and its
+    failures (each answered in the server's own process instead)."""
+
+    background_pauses: int = 0
+    background_paused_ms: float = 0.0
+    process: QueryProcessState = "off"
+    process_passes: int = 0
+    process_failures: int = 0
+
+
 @dataclass(frozen=True, slots=True)
 class QueryEmbeddingStatus:
     """Search queries' embeddings since the memory opened: ``queries`` asked for, ``cached`` of them
     answered from the cache, ``passes`` forward passes run for the rest, ``batched`` queries that
     shared a pass with another, ``largest`` pass, ``wait_ms_max``/``wait_ms_total`` queued behind a
     running pass, ``background_pauses``/``background_paused_ms``: background batch passes that
-    stepped aside for a query (the shipped local model only)."""
+    stepped aside for a query (the shipped local model only); ``process``, ``process_passes``,
+    ``process_failures``: a server's query process (``QueryPassReport``)."""
 
     queries: int = 0
     cached: int = 0
@@ -55,6 +73,9 @@ class QueryEmbeddingStatus:
     cache_entries: int = 0
     background_pauses: int = 0
     background_paused_ms: float = 0.0
+    process: QueryProcessState = "off"
+    process_passes: int = 0
+    process_failures: int = 0
 
 
 @dataclass(frozen=True, slots=True)

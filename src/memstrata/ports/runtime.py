@@ -8,6 +8,7 @@ from typing import Protocol, runtime_checkable
 from memstrata.models import (
     ChatMessage,
     ChatReply,
+    QueryPassReport,
     ResponseSchema,
     ToolSpec,
     Vectors,
@@ -56,12 +57,13 @@ class QueryFirstEmbedder(Embedder, Protocol):
     embedder's background ``embed`` passes may step aside while it runs. A model trained with
     query and passage prompts (e5) uses its query prompt there; any other returns ``embed``'s
     vectors to float rounding. Either way a batch's rows equal single calls' to 1e-5.
-    ``background_pauses`` is (times a background pass waited for a query, ms waited).
+    ``query_report`` says how its background passes stepped aside, and how its query process
+    (a server's shipped model) fares.
     """
 
     def embed_queries(self, texts: Sequence[str]) -> Vectors: ...
 
-    def background_pauses(self) -> tuple[int, float]: ...
+    def query_report(self) -> QueryPassReport: ...
 
 
 @runtime_checkable

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from memstrata.models import QueryEmbeddingStatus, Vectors
+from memstrata.models import QueryEmbeddingStatus, QueryPassReport, Vectors
 from memstrata.ports import Embedder, QueryFirstEmbedder
 
 MAX_BATCH = 32
@@ -93,8 +93,10 @@ class QueryVectors:
         return ticket.vector.copy()
 
     def status(self) -> QueryEmbeddingStatus:
-        pauses, paused_ms = (
-            self._embedder.background_pauses() if isinstance(self._embedder, QueryFirstEmbedder) else (0, 0.0)
+        report = (
+            self._embedder.query_report()
+            if isinstance(self._embedder, QueryFirstEmbedder)
+            else QueryPassReport()
         )
         with self._lock:
             c = self._counts
@@ -107,8 +109,11 @@ class QueryVectors:
                 wait_ms_total=round(c.wait_ms_total, 3),
                 wait_ms_max=round(c.wait_ms_max, 3),
                 cache_entries=len(self._cache),
-                background_pauses=pauses,
-                background_paused_ms=round(paused_ms, 3),
+                background_pauses=report.background_pauses,
+                background_paused_ms=round(report.background_paused_ms, 3),
+                process=report.process,
+                process_passes=report.process_passes,
+                process_failures=report.process_failures,
             )
 
     def _run_pass(self) -> None:

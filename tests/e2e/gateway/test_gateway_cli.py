@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -46,8 +47,9 @@ def env(tmp_path: Path) -> dict[str, str]:
     }
 
 
-@pytest.fixture
-def serving(tmp_path: Path, env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[str], str, Path]]:
+@contextmanager
+def served(tmp_path: Path, env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[str], str, Path]]:
+    """``memstrata serve`` on ``tmp_path / "data"``, up and answering; killed on the way out."""
     home, port = tmp_path / "data", free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "memstrata", "serve", "--port", str(port), "--data-dir", str(home)],
@@ -56,21 +58,29 @@ def serving(tmp_path: Path, env: dict[str, str]) -> Iterator[tuple[subprocess.Po
         stderr=subprocess.PIPE,
         text=True,
     )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(url + "/v1/health", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise AssertionError(f"memstrata serve did not start: {proc.communicate()[1]}")
-        time.sleep(0.1)
-    yield proc, url, home
-    if proc.poll() is None:
-        proc.kill()
-        proc.wait()
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if httpx.get(url + "/v1/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"memstrata serve did not start: {proc.communicate()[1]}")
+            time.sleep(0.1)
+        yield proc, url, home
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture
+def serving(tmp_path: Path, env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[str], str, Path]]:
+    with served(tmp_path, env) as server:
+        yield server
 
 
 def test_the_cli_is_told_to_go_through_the_server_and_can(
@@ -105,3 +115,47 @@ def test_sigterm_drains_the_captured_sessions_then_exits(
         atoms = mem.atoms(user_id="ann")
         assert any("Oslo" in a.content for a in atoms)  # extracted on the way out
         assert not [s for s in mem.status().sessions if s.lag]
+
+
+def capture_and_wait_for_its_vector(url: str) -> None:
+    turn = [{"role": "user", "content": "I adopted a greyhound called Pixel."}]
+    assert httpx.post(url + "/v1/capture", json={"messages": turn, "session_key": "s"}).status_code == 200
+    deadline = time.monotonic() + 60
+    while httpx.get(url + "/v1/status").json()["unembedded"]:  # a server embeds captures in the background
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+
+
+def test_the_servers_query_passes_run_in_a_process_that_ends_with_it(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    env = {**env, "MEMSTRATA_EMBEDDING__PROVIDER": "local"}  # the shipped model: serve gives it a child
+    with served(tmp_path, env) as (proc, url, _):
+        capture_and_wait_for_its_vector(url)
+        deadline = time.monotonic() + 60
+        while (q := httpx.get(url + "/v1/status").json()["query_embedding"])["process"] != "running":
+            assert q["process"] == "starting" and time.monotonic() < deadline, q
+            time.sleep(0.1)
+        found = httpx.post(url + "/v1/search", json={"query": "What is my dog called?", "layers": ["L0"]})
+        assert found.status_code == 200 and "Pixel" in found.text
+        q = httpx.get(url + "/v1/status").json()["query_embedding"]
+        assert q["process_passes"] >= 1 and q["process_failures"] == 0
+        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        assert len(children) == 1 and "query_child" in Path(f"/proc/{children[0]}/cmdline").read_text()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) in (0, -signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{children[0]}").exists():
+            assert time.monotonic() < deadline, "the query process outlived the server"
+            time.sleep(0.05)
+
+
+def test_settings_can_keep_a_servers_query_passes_at_home(tmp_path: Path, env: dict[str, str]) -> None:
+    env = {**env, "MEMSTRATA_EMBEDDING__PROVIDER": "local", "MEMSTRATA_EMBEDDING__QUERY_PROCESS": "false"}
+    with served(tmp_path, env) as (proc, url, _):
+        capture_and_wait_for_its_vector(url)
+        found = httpx.post(url + "/v1/search", json={"query": "What is my dog called?", "layers": ["L0"]})
+        assert found.status_code == 200 and "Pixel" in found.text
+        q = httpx.get(url + "/v1/status").json()["query_embedding"]
+        assert (q["process"], q["passes"]) == ("off", 1)
+        assert not Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()

@@ -15,7 +15,7 @@ from memstrata import Memory
 from memstrata.embeddings import local
 from memstrata.embeddings.local import LocalEmbedder
 from memstrata.embeddings.query_gate import QueryGate
-from memstrata.models import QueryEmbeddingStatus
+from memstrata.models import QueryEmbeddingStatus, QueryPassReport
 from memstrata.ports import QueryFirstEmbedder
 from memstrata.retrieval.query_vectors import QueryVectors
 from tests.unit.embeddings.local_texts import AWKWARD, locomo_texts
@@ -86,7 +86,7 @@ def test_a_background_pass_waits_while_a_query_runs(
     assert done.wait(10)
     worker.join()
     assert gate.pauses >= 1 and gate.paused_ms >= 250
-    assert minilm.background_pauses() == (gate.pauses, gate.paused_ms)
+    assert minilm.query_report() == QueryPassReport(gate.pauses, gate.paused_ms)
 
 
 def test_the_pause_is_bounded_so_batches_are_never_starved(
