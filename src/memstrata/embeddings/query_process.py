@@ -17,7 +17,7 @@ exits when its stdin closes, so it ends with the server however that ends.
 The child starts in the background; until it is ready, and whenever it fails, ``embed`` returns
 None and the caller runs the pass in its own process as before: a query never waits for the
 child to start and never fails because of it. A failure (the child died, hung past
-``timeout_s``, or answered garbage) is logged and counted; the child is started again, up to
+``timeout_s``, 5 s, or answered garbage) is logged and counted; the child is started again, up to
 ``MAX_STARTS`` times in a row without one answer, after which the server keeps its queries.
 """
 
@@ -43,7 +43,9 @@ from memstrata.models import QueryProcessState, Vectors
 log = logging.getLogger(__name__)
 
 MAX_STARTS = 3
-TIMEOUT_S = 30.0  # a pass is milliseconds; this only catches a child that hangs
+# A pass is milliseconds (a full batch of 32 queries on a loaded machine, well under a second).
+# Queries queue behind a pass, so a hung child holds every search up for this long, once.
+TIMEOUT_S = 5.0
 _READY_TIMEOUT_S = 120.0  # importing numpy and loading the weights on a loaded machine
 _LENGTH = struct.Struct(">I")
 _MAX_FRAME = 64 << 20
@@ -95,8 +97,9 @@ class QueryProcess:
             if self._state != "running" or child is None:
                 return None
             try:
-                _send(child, body)
-                kind, payload = _receive(child, time.monotonic() + self._timeout_s)
+                deadline = time.monotonic() + self._timeout_s
+                _send(child, body, deadline)
+                kind, payload = _receive(child, deadline)
                 if kind == b"E":
                     # The model failed on these texts: not the child's fault, and the caller's own
                     # pass will raise the same error in its own words.
@@ -131,13 +134,15 @@ class QueryProcess:
             except OSError as exc:
                 self._fail(f"could not start: {exc}")
                 return
+            assert child.stdin is not None
+            os.set_blocking(child.stdin.fileno(), False)  # ``_send`` writes with a deadline
             self._child = child
         # Wait for the ready frame without the lock: ``embed`` meanwhile sees "starting".
         try:
             kind, payload = _receive(child, time.monotonic() + _READY_TIMEOUT_S)
             if kind != b"R" or json.loads(payload) != {"dimensions": self._dimensions}:
                 raise ChildFailed(f"a first frame of kind {kind!r}: {payload[:200]!r}")
-        except (ChildFailed, ValueError) as exc:
+        except (ChildFailed, ValueError) as exc:  # ValueError: the frame is not JSON
             with self._lock:
                 if self._child is child:
                     self._fail(f"did not start: {exc}")
@@ -175,24 +180,38 @@ class QueryProcess:
             if stream is not None:
                 stream.close()  # the child reads EOF and exits
         try:
-            child.wait(timeout=2)
+            child.wait(timeout=1)  # a live child exits at once on EOF; a hung one is killed
         except subprocess.TimeoutExpired:
             child.kill()
             child.wait()
 
 
-def _send(child: subprocess.Popen[bytes], body: bytes) -> None:
-    assert child.stdin is not None
+def _send(child: subprocess.Popen[bytes], body: bytes, deadline: float) -> None:
+    """Write one frame by ``deadline``: the pipe's write end is non-blocking, so a long text to a
+    child that stopped reading fails in time instead of blocking on a full pipe."""
+    stdin = child.stdin
+    if stdin is None or stdin.closed:
+        raise ChildFailed("its pipe is closed")
+    data = memoryview(_LENGTH.pack(len(body)) + body)
     try:
-        child.stdin.write(_LENGTH.pack(len(body)) + body)
-        child.stdin.flush()
-    except (OSError, ValueError) as exc:  # a broken pipe, or closed by a concurrent failure
+        fd = stdin.fileno()
+        while data:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([], [fd], [], left)[1]:
+                raise ChildFailed("took no request in time")
+            try:
+                data = data[os.write(fd, data) :]
+            except BlockingIOError:
+                continue
+    except (OSError, ValueError) as exc:  # a broken pipe, or closed under us
         raise ChildFailed(f"could not be written to: {exc!r}") from exc
 
 
 def _receive(child: subprocess.Popen[bytes], deadline: float) -> tuple[bytes, bytes]:
-    assert child.stdout is not None
-    body = read_frame(child.stdout.fileno(), deadline)
+    stdout = child.stdout
+    if stdout is None or stdout.closed:
+        raise ChildFailed("its pipe is closed")
+    body = read_frame(stdout.fileno(), deadline)
     return body[:1], body[1:]
 
 
@@ -215,11 +234,14 @@ def _read(fd: int, n: int, deadline: float) -> bytes:
     """``n`` bytes from the raw pipe ``fd`` (unbuffered, so ``select`` tells the truth)."""
     chunks: list[bytes] = []
     while n:
-        if deadline != FOREVER:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                raise ChildFailed("gave no answer in time")
-        chunk = os.read(fd, n)
+        try:
+            if deadline != FOREVER:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([fd], [], [], left)[0]:
+                    raise ChildFailed("gave no answer in time")
+            chunk = os.read(fd, n)
+        except (OSError, ValueError) as exc:  # the pipe closed under us (``close`` meanwhile)
+            raise ChildFailed(f"its pipe failed: {exc!r}") from exc
         if not chunk:
             raise ChildFailed("exited")
         chunks.append(chunk)

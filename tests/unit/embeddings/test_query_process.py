@@ -145,3 +145,22 @@ def test_a_local_embedder_with_a_query_process_uses_it_and_reports_it(
     np.testing.assert_allclose(got, in_process.embed_queries(TEXTS), atol=1e-5)
     assert (report.process, report.process_failures) == ("running", 0) and report.process_passes >= 1
     assert in_process.query_report().process == "off"
+
+
+def test_a_long_text_to_a_hung_child_fails_in_time_instead_of_blocking(running: QueryProcess) -> None:
+    hung = child_pid(running)
+    os.kill(hung, signal.SIGSTOP)
+    try:
+        t0 = time.monotonic()
+        assert running.embed(["word " * 200_000]) is None  # 1 MB: far more than a pipe holds
+        assert time.monotonic() - t0 < 10 and running.failures == 1
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(hung, signal.SIGCONT)
+
+
+def test_a_long_text_gets_its_vector_from_the_child(running: QueryProcess, in_process: LocalEmbedder) -> None:
+    text = "word " * 200_000  # the model reads its first 256 pieces, as in the server
+    got = running.embed([text])
+    assert got is not None
+    np.testing.assert_allclose(got, in_process.embed_queries([text]), atol=1e-5)
