@@ -14,15 +14,15 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib.resources import as_file, files
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
+
+from tests.support.serve_process import wait_up
 
 CHROMIUM = shutil.which("chromium")
 KEY = "browser-admin-key-0123"
@@ -73,17 +73,7 @@ def served_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            if httpx.get(url + "/v1/health", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise AssertionError(f"memstrata serve did not start: {proc.communicate()[1]}")
-        time.sleep(0.2)
+    wait_up(proc, url, timeout=120)
     yield url
     proc.terminate()
     try:

@@ -13,13 +13,13 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
 from tests.reliability.test_replicas import ROUNDS, SESSIONS, TENANTS, check_outcome, turn, wait_until_idle
+from tests.support.serve_process import wait_up
 
 pytest.importorskip("psycopg")
 pytest.importorskip("fastapi")
@@ -55,20 +55,6 @@ def start(url: str) -> tuple[subprocess.Popen[str], str]:
     base = f"http://127.0.0.1:{port}"
     wait_up(proc, base)
     return proc, base
-
-
-def wait_up(proc: subprocess.Popen[str], base: str) -> None:
-    """Until ``base`` answers its health route (``AssertionError`` when the server died)."""
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if httpx.get(base + "/v1/health", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise AssertionError(f"memstrata serve did not start: {proc.communicate()[1][-2000:]}")
-        time.sleep(0.1)
 
 
 @pytest.fixture

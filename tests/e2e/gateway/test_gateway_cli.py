@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from memstrata import Memory
+from tests.support.serve_process import wait_up
 
 SEED = {"sessions": [{"sessionKey": "cli", "userId": "maya", "conversations": [[
     {"role": "user", "content": "I work as a carpenter in Porto."},
@@ -60,16 +61,7 @@ def served(tmp_path: Path, env: dict[str, str]) -> Iterator[tuple[subprocess.Pop
     )
     try:
         url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(url + "/v1/health", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"memstrata serve did not start: {proc.communicate()[1]}")
-            time.sleep(0.1)
+        wait_up(proc, url)
         yield proc, url, home
     finally:
         if proc.poll() is None:
