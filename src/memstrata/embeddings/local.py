@@ -90,7 +90,9 @@ class LocalEmbedder:
         self._config: Config | None = None
         self._loaded: tuple[MiniLM, WordPieceTokenizer] | None = None
         self._lock = threading.Lock()
-        self._process = shared(self.model_dir, self.dimensions) if query_process else None
+        # POSIX only: the pipe is read and written with select() and a non-blocking write end.
+        wanted = query_process and os.name == "posix"
+        self._process = shared(self.model_dir, self.dimensions) if wanted else None
 
     @property
     def dimensions(self) -> int:
