@@ -142,11 +142,13 @@ class FacadeCore:
         # With a background pipeline the capture's caller (an agent's turn) does not wait for the
         # model: the woken loop embeds this batch with whatever else arrived, in one larger batch.
         embed = self._background is None
+        if not embed:
+            # The window opens before the messages are stored, so a pass of the loop that starts
+            # meanwhile leaves them to gather instead of embedding them alone.
+            self._pipeline.embedding.gather(self._clock.now_ms())
         result = await asyncio.to_thread(
             functools.partial(self._recorder.record, tenant, key, sid, list(messages), embed=embed)
         )
-        if not embed and result.stored:
-            self._pipeline.embedding.gather(self._clock.now_ms())
         self._pipeline.wake()
         return result
 

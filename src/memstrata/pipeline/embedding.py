@@ -91,9 +91,11 @@ class EmbeddingBacklog:
         nothing is left, the embedder failed (recorded in ``last_error``, retried later) or, unless
         ``force``, captured messages are still gathering."""
         embedder = self._vectors.writer
-        if embedder is None or not self.is_due(self._clock.now_ms(), force=force):
+        if embedder is None:
             return 0
-        with self._lock:
+        with self._lock:  # checked and closed at once: a window a capture opens meanwhile stays
+            if not self.is_due(self._clock.now_ms(), force=force):
+                return 0
             self._gather_until = None  # what is captured from now on gathers anew
         if not self._store.leases.claim(LEASE):
             return 0  # another process drains the backlog now
