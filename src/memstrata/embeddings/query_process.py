@@ -187,22 +187,11 @@ class QueryProcess:
 
 
 def _send(child: subprocess.Popen[bytes], body: bytes, deadline: float) -> None:
-    """Write one frame by ``deadline``: the pipe's write end is non-blocking, so a long text to a
-    child that stopped reading fails in time instead of blocking on a full pipe."""
     stdin = child.stdin
     if stdin is None or stdin.closed:
         raise ChildFailed("its pipe is closed")
-    data = memoryview(_LENGTH.pack(len(body)) + body)
     try:
-        fd = stdin.fileno()
-        while data:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([], [fd], [], left)[1]:
-                raise ChildFailed("took no request in time")
-            try:
-                data = data[os.write(fd, data) :]
-            except BlockingIOError:
-                continue
+        write_frame(stdin.fileno(), body, deadline)
     except (OSError, ValueError) as exc:  # a broken pipe, or closed under us
         raise ChildFailed(f"could not be written to: {exc!r}") from exc
 
@@ -224,10 +213,20 @@ def read_frame(fd: int, deadline: float = FOREVER) -> bytes:
     return _read(fd, length, deadline)
 
 
-def write_frame(fd: int, body: bytes) -> None:
+def write_frame(fd: int, body: bytes, deadline: float = FOREVER) -> None:
+    """One frame to the raw pipe ``fd``. With a ``deadline`` the pipe's write end is non-blocking
+    (the server's), so a long text to a child that stopped reading fails in time (``ChildFailed``)
+    instead of blocking on a full pipe."""
     data = memoryview(_LENGTH.pack(len(body)) + body)
     while data:
-        data = data[os.write(fd, data) :]
+        if deadline != FOREVER:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([], [fd], [], left)[1]:
+                raise ChildFailed("took no request in time")
+        try:
+            data = data[os.write(fd, data) :]
+        except BlockingIOError:
+            continue
 
 
 def _read(fd: int, n: int, deadline: float) -> bytes:
