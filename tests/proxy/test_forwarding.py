@@ -246,3 +246,33 @@ def test_a_client_leaving_mid_stream_cancels_the_upstream(
     assert rec.finished is not None and rec.finished - rec.started < 5  # 200 events would take 10 s
     status = httpx.get(open_proxy.url + "/v1/status").json()["proxy"]
     assert status["client_disconnects"] == 1
+
+
+def test_cookies_an_upstream_sets_reach_their_client_and_no_other_request(
+    open_proxy: LiveServer, upstream: ScriptedUpstream
+) -> None:
+    # Providers' edges set cookies (``__cf_bm``): a client that keeps them sends them back itself.
+    # The proxy's pooled upstream client must not keep them and attach them to every later
+    # request, whoever makes it (a transparent proxy adds nothing; tenants stay unlinkable).
+    upstream.enqueue(Reply(headers={"set-cookie": "__cf_bm=tenant-a; Path=/; HttpOnly"}))
+    raw = _oai(open_proxy).chat.completions.with_raw_response.create(
+        model="m", messages=[{"role": "user", "content": "hi"}]
+    )
+    assert raw.headers["set-cookie"] == "__cf_bm=tenant-a; Path=/; HttpOnly"
+    for ask in (
+        lambda: _oai(open_proxy).chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "hi"}]
+        ),
+        lambda: _oai(open_proxy).models.list(),
+        lambda: _ant(open_proxy).messages.create(
+            model="c", max_tokens=5, messages=[{"role": "user", "content": "hi"}]
+        ),
+    ):
+        ask()
+        assert "cookie" not in upstream.requests[-1].headers
+    httpx.post(
+        open_proxy.url + "/proxy/openai/v1/chat/completions",
+        json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+        headers={"cookie": "mine=1"},
+    ).raise_for_status()
+    assert upstream.requests[-1].headers["cookie"] == "mine=1"  # the client's own, as it sent it

@@ -1,4 +1,5 @@
-"""The upstream client: one pooled ``httpx.AsyncClient`` per server, and which headers cross.
+"""The upstream client: one pooled ``httpx.AsyncClient`` per server (keeping no cookies), and
+which headers cross.
 
 Requests go upstream with the client's headers except hop-by-hop ones, memstrata's own
 (``x-memstrata-*``) and, in gateway mode, the client's key (replaced by the provider key).
@@ -9,7 +10,9 @@ on as it was decoded.
 
 from __future__ import annotations
 
+import urllib.request
 from collections.abc import Iterable, Mapping
+from http.cookiejar import Cookie, CookieJar, DefaultCookiePolicy
 
 import httpx
 
@@ -36,11 +39,28 @@ _ANSWER_DROPPED = frozenset(
 KEY_HEADERS = ("authorization", "x-api-key")
 
 
+class _NoCookies(DefaultCookiePolicy):
+    """Keeps no cookie: the client is shared by every proxied request, whoever makes it, so a
+    cookie one answer sets (providers' edges set them) would go out with every later request.
+    The answer's ``set-cookie`` reaches its own client, which sends it back itself if it likes."""
+
+    def set_ok(self, cookie: Cookie, request: urllib.request.Request) -> bool:
+        return False
+
+    def return_ok(self, cookie: Cookie, request: urllib.request.Request) -> bool:
+        return False
+
+
 def client(settings: ProxySettings) -> httpx.AsyncClient:
     """The pooled client every proxied request shares (HTTP keep-alive to the upstream)."""
     timeout = httpx.Timeout(settings.read_timeout_seconds, connect=settings.connect_timeout_seconds)
     limits = httpx.Limits(max_connections=None, max_keepalive_connections=100)
-    return httpx.AsyncClient(timeout=timeout, limits=limits, follow_redirects=False)
+    return httpx.AsyncClient(
+        timeout=timeout,
+        limits=limits,
+        follow_redirects=False,
+        cookies=CookieJar(policy=_NoCookies()),
+    )
 
 
 def request_headers(
