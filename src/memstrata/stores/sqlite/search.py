@@ -132,16 +132,20 @@ class SqliteSearchIndex:
         if not len(m.seqs):
             return []
         scores = m.vectors @ query.astype(np.float32).reshape(-1)
+        # Seqs and scores leave numpy as lists at once: indexing element by element made a numpy
+        # scalar per candidate (a search reads hundreds), the larger part of this method's time.
         if rows.is_trivial(flt):
-            return [Scored(int(m.seqs[i]), float(scores[i])) for i in _best(scores, k)]
+            best = _best(scores, k)
+            return [Scored(s, v) for s, v in zip(m.seqs[best].tolist(), scores[best].tolist(), strict=True)]
         # Filtered: the best-scoring records are checked against the filter in SQL, a growing
         # window at a time, until k pass or every record was looked at. (Listing every record the
         # filter allows cost a scan of the tenant per query: 150 ms at 100k atoms.)
         window = max(4 * k, 256)
         while True:
             best = _best(scores, min(window, len(scores)))
-            allowed = self._allowed_among(tenant, layer, flt, [int(m.seqs[i]) for i in best])
-            found = [Scored(int(m.seqs[i]), float(scores[i])) for i in best if int(m.seqs[i]) in allowed]
+            seqs: list[int] = m.seqs[best].tolist()
+            allowed = self._allowed_among(tenant, layer, flt, seqs)
+            found = [Scored(s, v) for s, v in zip(seqs, scores[best].tolist(), strict=True) if s in allowed]
             if len(found) >= k or window >= len(scores):
                 return found[:k]
             window *= 4
