@@ -2,7 +2,8 @@
 
 Reads never write: an unreadable ``persona.md`` reads as no persona and is recorded; ``repair`` (a
 writer's operation, also run before every backup) sets it aside and restores the newest readable
-backup.
+backup. A good read is kept while the file is unchanged (``read_cache``: recall reads it before
+every prompt).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from memstrata.models import Backup, FileProblem, Tenant
 from memstrata.stores.files import health, snapshots
 from memstrata.stores.files.folder import DirectoryFolder
 from memstrata.stores.files.layout import PERSONA, Layout, mtime_ms, remove_tree
+from memstrata.stores.files.read_cache import ReadCache, signature
 
 log = logging.getLogger(__name__)
 PREFIX = "persona-"
@@ -29,6 +31,7 @@ class FilePersonaStore:
         self.layout = Layout(root)
         self._keep = keep
         self._log = health.ProblemLog()
+        self._reads: ReadCache[tuple[str, int]] = ReadCache()
 
     def folder(self, tenant: Tenant) -> DirectoryFolder:
         return DirectoryFolder(self._file(tenant).parent, only=PERSONA)
@@ -43,6 +46,9 @@ class FilePersonaStore:
         if p.is_symlink() or not p.is_file():
             self._log.fine(tenant, PERSONA)
             return None
+        seen = signature(p)
+        if (kept := self._reads.get(tenant, seen)) is not None:
+            return kept
         raw, problem = health.read_checked(p, text_problem)
         if raw is None or problem is not None:
             found = FileProblem(tenant, PERSONA, problem or "cannot be read")
@@ -50,7 +56,9 @@ class FilePersonaStore:
                 log.warning("%s; left out", found)
             return None
         self._log.fine(tenant, PERSONA)
-        return raw.decode("utf-8"), mtime_ms(p)
+        read = raw.decode("utf-8"), mtime_ms(p)
+        self._reads.put(tenant, seen, read)
+        return read
 
     def write(self, tenant: Tenant, text: str) -> None:
         p = self._file(tenant)
@@ -105,6 +113,7 @@ class FilePersonaStore:
         for old in snapshots.newest_first(self.layout.backups(tenant), PREFIX):
             removed += remove_tree(old)
         self._log.drop(tenant)
+        self._reads.drop(tenant)
         return removed
 
     def problems(self, tenant: Tenant) -> list[FileProblem]:

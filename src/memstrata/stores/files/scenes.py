@@ -1,7 +1,9 @@
 """``FileSceneStore``: the ``SceneStore`` of the embedded backend (see ``layout`` for the folders).
 
 Reads never write: an unreadable scene file is left out and recorded; ``repair`` (a writer's
-operation, also run before every backup) sets it aside and restores the newest readable copy.
+operation, also run before every backup) sets it aside and restores the newest readable copy. A
+good read of the index is kept while the file is unchanged (``read_cache``: recall reads it
+before every prompt).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from memstrata.models import Backup, FileProblem, Scene, SceneEntry, Tenant
 from memstrata.stores.files import health, snapshots
 from memstrata.stores.files.folder import DirectoryFolder
 from memstrata.stores.files.layout import INDEX, SCENES, Layout, mtime_ms, remove_tree
+from memstrata.stores.files.read_cache import ReadCache, signature
 
 log = logging.getLogger(__name__)
 INDEX_PATH = f".metadata/{INDEX}"
@@ -50,6 +53,7 @@ class FileSceneStore:
         self.layout = Layout(root)
         self._keep = keep
         self._log = health.ProblemLog()
+        self._indexes: ReadCache[tuple[SceneEntry, ...]] = ReadCache()
 
     def folder(self, tenant: Tenant) -> DirectoryFolder:
         return DirectoryFolder(self._scene_dir(tenant))
@@ -127,6 +131,9 @@ class FileSceneStore:
         if not path.is_file():
             self._log.fine(tenant, INDEX_PATH)
             return []
+        seen = signature(path)
+        if (kept := self._indexes.get(tenant, seen)) is not None:
+            return list(kept)
         raw, problem = health.read_checked(path, text_problem)
         if raw is None or problem is not None:
             problem = problem or "cannot be read"
@@ -137,7 +144,9 @@ class FileSceneStore:
         except StoreError as exc:
             self._log.found(FileProblem(tenant, INDEX_PATH, exc.message))
             raise
-        return self._valid_entries(tenant, entries)
+        valid = self._valid_entries(tenant, entries)
+        self._indexes.put(tenant, seen, tuple(valid))
+        return valid
 
     def _valid_entries(self, tenant: Tenant, entries: list[SceneEntry]) -> list[SceneEntry]:
         """Entries naming a normal scene file, with summaries made safe for the navigation."""
@@ -200,6 +209,7 @@ class FileSceneStore:
         ids, and whatever the persona store left in it (erase the persona first)."""
         removed = remove_tree(self.layout.profile(tenant))
         self._log.drop(tenant)
+        self._indexes.drop(tenant)
         return removed
 
     def problems(self, tenant: Tenant) -> list[FileProblem]:
