@@ -85,7 +85,7 @@ def test_an_erased_persona_is_gone_from_memory_too(tmp_path: Path) -> None:
     assert store.read(T) is not None
     store.erase(T)
     assert store.read(T) is None
-    assert T not in store._reads._items  # forget leaves no copy of the persona in memory either
+    assert T not in store._reads  # forget leaves no copy of the persona in memory either
 
 
 def test_the_scene_index_read_again_comes_from_memory_until_it_changes(

@@ -23,14 +23,13 @@ import asyncio
 import functools
 import logging
 import re
-from collections import OrderedDict
-from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Any
 
 from memstrata.gateway.context import who
 from memstrata.gateway.proxy.dialect import Injection, Turn
 from memstrata.gateway.proxy.stats import ProxyStats
+from memstrata.lru import Lru
 from memstrata.models import Tenant
 from memstrata.recall import Budgets, RecallResult, memories_block
 from memstrata.settings import Settings
@@ -39,23 +38,6 @@ log = logging.getLogger("memstrata.proxy")
 _PERSONA = re.compile(r"<user-persona>\n(.*?)\n</user-persona>", re.DOTALL)
 _GUIDE = re.compile(r"\n*<memory-tools-guide>.*?</memory-tools-guide>\n*", re.DOTALL)
 CAPACITY = 10_000  # tenants, and turns, remembered (oldest forgotten first)
-
-
-class _Lru:
-    def __init__(self, capacity: int) -> None:
-        self._items: OrderedDict[Hashable, Any] = OrderedDict()
-        self._capacity = capacity
-
-    def get(self, key: Hashable) -> Any:
-        if key in self._items:
-            self._items.move_to_end(key)
-        return self._items.get(key)
-
-    def put(self, key: Hashable, value: Any) -> None:
-        self._items[key] = value
-        self._items.move_to_end(key)
-        while len(self._items) > self._capacity:
-            self._items.popitem(last=False)
 
 
 def persona_of(system_context: str) -> str:
@@ -75,15 +57,15 @@ class Injector:
     def __init__(self, settings: Settings, stats: ProxyStats) -> None:
         self._settings = settings
         self._stats = stats
-        self._systems = _Lru(CAPACITY)
-        self._turns = _Lru(CAPACITY)
+        self._systems: Lru[_Held] = Lru(CAPACITY)
+        self._turns: Lru[Injection] = Lru(CAPACITY)
         r = settings.recall
         self._budgets = Budgets(line_chars=r.line_chars, candidates=r.candidates, excerpt_chars=0)
 
     async def injection(self, mem: Any, tenant: Tenant, session: str, turn: Turn) -> Injection:
         key = (tenant, session, turn.prompt_index, turn.prompt)
         cached = self._turns.get(key)
-        if isinstance(cached, Injection):
+        if cached is not None:
             return cached
         held = self._systems.get(tenant)
         timeout = self._settings.proxy.recall_timeout_ms / 1000

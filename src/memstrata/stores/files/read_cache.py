@@ -13,11 +13,11 @@ problem recorded) every time.
 from __future__ import annotations
 
 import os
-import threading
-from collections import OrderedDict
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Generic, TypeVar
+
+from memstrata.lru import Lru
 
 T = TypeVar("T")
 Signature = tuple[int, int, int, int, int]
@@ -37,31 +37,20 @@ class ReadCache(Generic[T]):
     """Results by key (a tenant), each with the signature of the file it was read from."""
 
     def __init__(self, capacity: int = CAPACITY) -> None:
-        self._items: OrderedDict[Hashable, tuple[Signature, T]] = OrderedDict()
-        self._capacity = capacity
-        self._lock = threading.Lock()
+        self._items: Lru[tuple[Signature, T]] = Lru(capacity)
 
     def get(self, key: Hashable, seen: Signature | None) -> T | None:
         """The result kept for ``key`` when it was read from a file of signature ``seen``."""
-        if seen is None:
-            return None
-        with self._lock:
-            kept = self._items.get(key)
-            if kept is None or kept[0] != seen:
-                return None
-            self._items.move_to_end(key)
-            return kept[1]
+        kept = self._items.get(key) if seen is not None else None
+        return kept[1] if kept is not None and kept[0] == seen else None
 
     def put(self, key: Hashable, seen: Signature | None, value: T) -> None:
         """Keep ``value``, read after the file was found with signature ``seen``."""
-        if seen is None:
-            return
-        with self._lock:
-            self._items[key] = (seen, value)
-            self._items.move_to_end(key)
-            while len(self._items) > self._capacity:
-                self._items.popitem(last=False)
+        if seen is not None:
+            self._items.put(key, (seen, value))
 
     def drop(self, key: Hashable) -> None:
-        with self._lock:
-            self._items.pop(key, None)
+        self._items.pop(key)
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._items
