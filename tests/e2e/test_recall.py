@@ -130,6 +130,20 @@ def test_every_recall_budget_is_a_setting(home: Path, clock: FakeClock) -> None:
     assert "<user-persona>" in r.system_context and r.prepend_context
 
 
+def test_before_prompt_fits_the_memories_in_the_room_a_host_gives_them(home: Path, clock: FakeClock) -> None:
+    facts = [f"My cousin number {i} lives in Porto and keeps {i + 2} cats and a parrot." for i in range(40)]
+    with Memory.open(home, clock=clock, embedder=None) as mem:
+        capture(mem, "maya", "Maya", facts)
+        mem.run_all()
+        usual = mem.before_prompt("Which cousin keeps cats in Porto?", user_id="maya")
+        small = mem.before_prompt("Which cousin keeps cats in Porto?", user_id="maya", memory_chars=400)
+        none = mem.before_prompt("Which cousin keeps cats in Porto?", user_id="maya", memory_chars=0)
+    assert len(usual.prepend_context) > 400  # the default room: what the system context leaves
+    assert 0 < len(small.prepend_context) <= 400 and small.system_context == usual.system_context
+    assert small.prepend_context.splitlines()[1] == usual.prepend_context.splitlines()[1]  # best first
+    assert none.prepend_context == "" and none.system_context == usual.system_context
+
+
 def test_recall_on_an_empty_memory_is_just_the_guide(keyword_memory: Memory) -> None:
     r = keyword_memory.recall("anything", user_id="nobody")
     assert r.system_context.startswith("<memory-tools-guide>")

@@ -153,11 +153,18 @@ class FacadeCore:
         return result
 
     async def _recall(
-        self, tenant: Tenant, query: object, *, tools: bool = True, filters: MetadataFilter = NO_FILTER
+        self,
+        tenant: Tenant,
+        query: object,
+        *,
+        tools: bool = True,
+        filters: MetadataFilter = NO_FILTER,
+        memory_chars: int | None = None,
     ) -> RecallResult:
         """Recall for ``query`` (``recall``, ``before_prompt``); notes the recalled atoms' heat.
         Without ``tools`` (a host that gives its model no memory tools) the tools guide is left out.
-        ``filters`` narrow the search for memories (persona and navigation do not depend on it)."""
+        ``filters`` narrow the search for memories (persona and navigation do not depend on it).
+        ``memory_chars``: the memories' own room, apart from the system context (the proxy's)."""
         r = self.settings.recall
         budgets = Budgets(**r.model_dump(exclude={"timeout_ms"}))
         text = args.query(query)
@@ -166,7 +173,7 @@ class FacadeCore:
             tenant,
             text,
             (Layer.L1, Layer.L0),
-            r.candidates,
+            r.candidates if memory_chars is None else budgets.candidates_for(memory_chars),
             MessageFilter(metadata=filters),
             AtomFilter(metadata=filters),
             plan=args.plan("hybrid", self.settings),
@@ -174,7 +181,7 @@ class FacadeCore:
             query_floor=self.settings.search.query_floor,
         )
         sources = recall_sources(self._upper, tenant, lambda: self._searcher.search(request))
-        result = await gather(sources, budgets, r.timeout_ms, text, tools=tools)
+        result = await gather(sources, budgets, r.timeout_ms, text, tools=tools, memory_chars=memory_chars)
         upper = self._upper
         if upper is not None and (
             unreadable := upper.persona.problems(tenant) + upper.scenes.problems(tenant)

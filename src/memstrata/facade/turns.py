@@ -43,7 +43,7 @@ class TurnMethods(FacadeCore):
         tenant = args.tenant(user_id, agent_id)
         clean = host_turns.clean_prompt(prompt, self._noise)
         self._marks.put((tenant, session_key), PromptMark(clean, transcript_length, self._clock.now_ms()))
-        return await self._recall(tenant, clean or prompt, tools=op.tools)
+        return await self._recall(tenant, clean or prompt, tools=op.tools, memory_chars=op.memory_chars)
 
     @operation(ops.TurnCommitted)
     async def turn_committed(self, op: ops.TurnCommitted) -> TurnResult:

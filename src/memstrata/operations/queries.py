@@ -141,6 +141,21 @@ class BeforePrompt(Operation[RecallResult]):
             description="Whether the host gives its model the memory tools; False leaves the tools guide out."
         ),
     ] = True
+    memory_chars: (
+        Annotated[
+            int,
+            Field(
+                ge=0,
+                le=10**6,
+                description=(
+                    "The memories' own budget in characters (tags included), for a host that puts them "
+                    "apart from the system context; fewer search hits are considered for a smaller one. "
+                    "Default: what recall.total_chars leaves after the system context."
+                ),
+            ),
+        ]
+        | None
+    ) = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ escaped, so no stored text can close a block or open a new one.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -57,6 +58,14 @@ class Budgets:
 
     def select_options(self, lang: str = "en") -> SelectOptions:
         return SelectOptions(line_chars=self.line_chars, lang=lang)
+
+    def candidates_for(self, memory_chars: int) -> int:
+        """The search hits worth considering for memories given ``memory_chars`` of their own:
+        ``candidates`` is for the room these budgets leave them (``total_chars`` less the persona
+        and navigation shares), a smaller room takes proportionally fewer (each candidate is a
+        record read and a relevance judgement on the request's path), a larger one no more."""
+        usual = max(1, self.total_chars - self.persona_chars - self.navigation_chars)
+        return max(1, min(self.candidates, math.ceil(self.candidates * memory_chars / usual)))
 
 
 def navigation_lines(scenes: Sequence[SceneEntry], limit: int, lang: str = "en") -> str:

@@ -62,9 +62,17 @@ def _excerpt_finder(
 
 
 async def gather(
-    sources: Sources, budgets: Budgets, timeout_ms: int, query: str = "", *, tools: bool = True
+    sources: Sources,
+    budgets: Budgets,
+    timeout_ms: int,
+    query: str = "",
+    *,
+    tools: bool = True,
+    memory_chars: int | None = None,
 ) -> RecallResult:
-    """Read every source concurrently and assemble what is ready within ``timeout_ms``.
+    """Read every source concurrently and assemble what is ready within ``timeout_ms``: the
+    memories in what ``total_chars`` leaves after the system context, or in ``memory_chars``
+    when given (a host that puts them apart from it).
 
     Never raises: a source that fails or is late is left out and named in ``degradations``.
     """
@@ -101,7 +109,7 @@ async def gather(
     system = system_block(got.get("persona"), scenes, budgets, lang, tools=tools)
     memories = memories_block(
         found.hits if found is not None else (),
-        budgets.total_chars - len(system) - 1,
+        budgets.total_chars - len(system) - 1 if memory_chars is None else memory_chars,
         budgets,
         _excerpt_finder(query, scenes, sources),
         given=got.get("persona") or "",

@@ -141,3 +141,19 @@ def test_a_prompt_committed_before_the_answer_then_the_answer_alone(http: httpx.
         json={"messages": history, "session_key": "early", "user_id": user, "stored_before": 9},
     )
     assert too_far.status_code == 422 and "stored_before" in too_far.text
+
+
+def test_before_prompt_takes_a_room_for_the_memories_and_refuses_a_negative_one(
+    http: httpx.Client, user: str
+) -> None:
+    facts = [
+        {"role": "user", "content": f"My cousin {i} in Porto keeps {i + 2} cats and a parrot."}
+        for i in range(30)
+    ]
+    committed(http, user, facts, session="facts")
+    body = {"prompt": "Which cousin in Porto keeps cats?", "user_id": user, "memory_chars": 300}
+    r = http.post("/v1/turns/before-prompt", json=body)
+    assert r.status_code == 200, r.text
+    assert 0 < len(r.json()["prepend_context"]) <= 300
+    r = http.post("/v1/turns/before-prompt", json={**body, "memory_chars": -1})
+    assert r.status_code in (400, 422) and "memory_chars" in r.text

@@ -98,3 +98,11 @@ def test_a_chinese_conversation_reads_its_guide_navigation_and_dates_in_chinese(
     line = memory_line(atom_hit("小王对花生过敏。", activity_start="2026-03-07"), 300, lang="zh")
     assert line == "- [2026年3月7日] 小王对花生过敏。"
     assert memory_line(message_hit("我对花生过敏。", name=""), 300, lang="zh").startswith("- [2026年3月9日] ")
+
+
+def test_a_smaller_memory_room_considers_proportionally_fewer_candidates() -> None:
+    b = Budgets()  # 30 candidates for the 2,900 characters the persona and navigation leave
+    assert b.candidates_for(2900) == 30
+    assert b.candidates_for(1600) == 17  # rounded up
+    assert b.candidates_for(0) == 1  # never none: a search still says whether anything is relevant
+    assert b.candidates_for(100_000) == 30  # a larger room costs no more candidates

@@ -6,11 +6,11 @@
   byte-identical between turns and the provider's prompt cache keeps hitting on everything
   before the latest turn. Scene heat reorders the navigation between recalls; that alone does
   not change the block.
-- The **memories** (recall's own block when it fits in ``proxy.memory_chars``, else its hits
-  re-cut to that by recall's own line selection: the cut costs ~1 ms on the request's path, so
-  it is not redone when it would change nothing) go before the text of the turn's prompt. Within one turn (an agent's tool loop
-  resends the same prompt at the same position) they are reused, so the loop's requests stay
-  byte-identical too and recall runs once.
+- The **memories** (recall's block, assembled for ``proxy.memory_chars`` of their own:
+  ``before_prompt``'s ``memory_chars``, which also has search consider proportionally fewer
+  candidates than recall's larger default room) go before the text of the turn's prompt. Within
+  one turn (an agent's tool loop resends the same prompt at the same position) they are reused,
+  so the loop's requests stay byte-identical too and recall runs once.
 
 Fail-open: recall that raises or is later than ``proxy.recall_timeout_ms`` costs the memories
 of that request (a late one: of its turn) only (counted, logged); the system block already held
@@ -31,7 +31,7 @@ from memstrata.gateway.proxy.dialect import Injection, Turn
 from memstrata.gateway.proxy.stats import ProxyStats
 from memstrata.lru import Lru
 from memstrata.models import Tenant
-from memstrata.recall import Budgets, RecallResult, memories_block
+from memstrata.recall import RecallResult
 from memstrata.settings import Settings
 
 log = logging.getLogger("memstrata.proxy")
@@ -59,8 +59,6 @@ class Injector:
         self._stats = stats
         self._systems: Lru[_Held] = Lru(CAPACITY)
         self._turns: Lru[Injection] = Lru(CAPACITY)
-        r = settings.recall
-        self._budgets = Budgets(line_chars=r.line_chars, candidates=r.candidates, excerpt_chars=0)
 
     async def injection(self, mem: Any, tenant: Tenant, session: str, turn: Turn) -> Injection:
         key = (tenant, session, turn.prompt_index, turn.prompt)
@@ -71,7 +69,11 @@ class Injector:
         timeout = self._settings.proxy.recall_timeout_ms / 1000
         recall = asyncio.ensure_future(
             mem.before_prompt(
-                turn.prompt, session_key=session, transcript_length=turn.prompt_index, **who(tenant)
+                turn.prompt,
+                session_key=session,
+                transcript_length=turn.prompt_index,
+                memory_chars=self._settings.proxy.memory_chars,
+                **who(tenant),
             )
         )
         done, _ = await asyncio.wait({recall}, timeout=timeout)
@@ -92,7 +94,7 @@ class Injector:
         result: RecallResult = recall.result()
         if result.degradations:
             self._stats.recall_degraded += 1
-        injection = Injection(self._system(tenant, result, held), self._memories(result))
+        injection = Injection(self._system(tenant, result, held), result.prepend_context)
         self._turns.put(key, injection)
         return injection
 
@@ -111,13 +113,3 @@ class Injector:
         block = _GUIDE.sub("", result.system_context).strip()
         self._systems.put(tenant, _Held(persona, block))
         return block
-
-    def _memories(self, result: RecallResult) -> str:
-        room = self._settings.proxy.memory_chars
-        if room <= 0 or not result.hits:
-            return ""
-        if len(result.prepend_context) <= room:
-            return result.prepend_context  # recall's own block fits: not cut again on the way
-        given = persona_of(result.system_context)
-        # Recall's hits are above the relevance floor already (``search.query_floor``, ``min_score``).
-        return memories_block(result.hits, room, self._budgets, given=given).block
