@@ -6,6 +6,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +34,8 @@ class RecallResult:
 
 @dataclass(frozen=True, slots=True)
 class Sources:
-    """Where recall reads from: blocking callables, each run in a worker thread, all at once.
+    """Where recall reads from: blocking callables, the search in one worker thread and the
+    persona and scene index in another, at once.
     ``scene_body`` (a scene's Markdown body by file name, None when it is gone) is read after the
     search, only when the hits point at one scene strongly."""
 
@@ -78,28 +80,46 @@ async def gather(
     """
     timings: dict[str, float] = {}
 
-    async def timed(name: str, fn: Callable[[], Any]) -> Any:
-        t0 = time.perf_counter()
-        try:
-            return await asyncio.to_thread(fn)
-        finally:
-            timings[name] = round((time.perf_counter() - t0) * 1000, 2)
+    def timed(name: str, fn: Callable[[], Any]) -> Callable[[], Any]:
+        def run() -> Any:
+            t0 = time.perf_counter()
+            try:
+                return fn()
+            finally:
+                timings[name] = round((time.perf_counter() - t0) * 1000, 2)
+
+        return run
+
+    def files() -> dict[str, Future[Any]]:
+        # The persona and the scene index are two small file reads, most often answered by the
+        # read cache: one worker thread reads both, beside the search. A thread apiece cost each
+        # recall two more hand-offs contending with the search for the GIL (~0.5 ms at the
+        # median through the LLM proxy, bench/proxy_overhead.py's method, docs/benchmarks.md).
+        return {
+            name: _settled(timed(name, fn))
+            for name, fn in (("persona", sources.persona), ("scenes", sources.scenes))
+        }
 
     started = time.perf_counter()
-    parts = {"persona": sources.persona, "scenes": sources.scenes, "memories": sources.memories}
-    tasks = {name: asyncio.ensure_future(timed(name, fn)) for name, fn in parts.items()}
-    await asyncio.wait(tasks.values(), timeout=timeout_ms / 1000)
+    reads = asyncio.ensure_future(asyncio.to_thread(files))
+    search = asyncio.ensure_future(asyncio.to_thread(timed("memories", sources.memories)))
+    await asyncio.wait((reads, search), timeout=timeout_ms / 1000)
+    outcomes: dict[str, Future[Any] | asyncio.Future[Any] | None] = {
+        **(reads.result() if reads.done() else {"persona": None, "scenes": None}),
+        "memories": search if search.done() else None,
+    }
+    for late in (reads, search):
+        late.cancel()  # a late worker thread finishes on its own; its answer is dropped
     got: dict[str, Any] = {}
     notes: list[str] = []
-    for name, task in tasks.items():
-        if not task.done():
-            task.cancel()  # the worker thread finishes on its own; its answer is dropped
+    for name, outcome in outcomes.items():
+        if outcome is None:
             notes.append(f"{name} not ready within {timeout_ms} ms: left out")
-        elif (exc := task.exception()) is not None:
+        elif (exc := outcome.exception()) is not None:
             log.warning("recall: %s failed: %s", name, exc)
             notes.append(f"{name} failed ({type(exc).__name__}: {exc}): left out")
         else:
-            got[name] = task.result()
+            got[name] = outcome.result()
     found: SearchResult | None = got.get("memories")
     if found is not None:
         notes.extend(found.degradations)
@@ -115,12 +135,22 @@ async def gather(
         given=got.get("persona") or "",
         lang=lang,
     )
-    timings["total"] = round((time.perf_counter() - started) * 1000, 2)
     return RecallResult(
         system_context=system,
         prepend_context=memories.block,
         hits=memories.hits,
         strategy=found.strategy if found is not None else "none",
         degradations=tuple(notes),
-        timings_ms=timings,
+        # A copy: a late part's thread still writes its time into ``timings`` when it ends.
+        timings_ms={**timings, "total": round((time.perf_counter() - started) * 1000, 2)},
     )
+
+
+def _settled(fn: Callable[[], Any]) -> Future[Any]:
+    """``fn``'s result or exception, as a finished future."""
+    done: Future[Any] = Future()
+    try:
+        done.set_result(fn())
+    except Exception as exc:  # noqa: BLE001 - handed on: gather names it in the degradations
+        done.set_exception(exc)
+    return done

@@ -67,7 +67,12 @@ def atom_match_text(a: Atom) -> str:
     """What an atom's keyword match quality is judged on: its statement and its date words (not
     the scene name, which names a whole topic and would make every atom of it match)."""
     when = a.metadata.get("message_time")
-    return segment(f"{a.content}\n{day_words(when)}" if isinstance(when, int) else a.content)
+    when = when if isinstance(when, int) else None
+    return (_atom_text if len(a.content) > CACHED_TEXT_CHARS else _cached_atom_text)(a.content, when)
+
+
+def _atom_text(content: str, when: int | None) -> str:
+    return segment(f"{content}\n{day_words(when)}" if when is not None else content)
 
 
 def atom_vector_text(a: Atom) -> str:
@@ -86,8 +91,10 @@ def message_vector_text(m: Message) -> str:
 
 # Search judges every candidate by this text (its keyword share), and one tenant's candidates
 # recur from query to query: naming the people and the day was a quarter of a recall's time
-# (py-spy over 600 recalls). Pure in its arguments; long texts are not kept.
+# (py-spy over 600 recalls), and an atom's day in words still ~5 % of a search's (cProfile).
+# Pure in their arguments; long texts are not kept.
 CACHED_TEXT_CHARS = 2_000
+_cached_atom_text = lru_cache(maxsize=4_096)(_atom_text)
 
 
 @lru_cache(maxsize=4_096)

@@ -62,11 +62,13 @@ def keyword_top(
     terms: Sequence[str],
     k: int,
     counts: Mapping[str, int] | None = None,
+    total: int | None = None,
 ) -> list[Scored]:
     """BM25 top-``k`` of the tenant's records (of the filter's layer) matching any of ``terms``;
-    ``counts`` (records per term, read from the index when not given) decide the pruning."""
+    ``counts`` (records per term) and ``total`` (records in the layer), read from the index when
+    not given, decide the pruning."""
     layer = layer_of(flt)
-    total = index.size(layer)
+    total = index.size(layer) if total is None else total
     big = total >= PRUNE_MIN_RECORDS and len(terms) >= 2
     if len(terms) < 2:
         counts = {}

@@ -117,6 +117,7 @@ class KeywordEvidence:
         self._terms = list(terms)
         self._weights: dict[Layer, dict[str, float]] = {}
         self._counts: dict[Layer, dict[str, int]] = {}
+        self._sizes: dict[Layer, int] = {}
 
     @property
     def terms(self) -> list[str]:
@@ -128,7 +129,13 @@ class KeywordEvidence:
             self._counts[layer] = self._index.document_counts(layer, self._terms) if self._terms else {}
         return self._counts[layer]
 
+    def size(self, layer: Layer) -> int:
+        """The records of ``layer`` in the index, read once (the keyword query prunes by it too)."""
+        if layer not in self._sizes:
+            self._sizes[layer] = self._index.size(layer)
+        return self._sizes[layer]
+
     def share(self, layer: Layer, text: str) -> float:
         if layer not in self._weights:
-            self._weights[layer] = idf_weights(self._terms, self._index.size(layer), self.counts(layer))
+            self._weights[layer] = idf_weights(self._terms, self.size(layer), self.counts(layer))
         return keyword_share(self._weights[layer], text)

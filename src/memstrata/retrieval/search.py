@@ -156,9 +156,12 @@ class Searcher:
     def _keyword(
         self, req: SearchRequest, flt: MessageFilter | AtomFilter, terms: list[str], evidence: KeywordEvidence
     ) -> list[tuple[Layer, int]]:
-        counts = evidence.counts(layer_of(flt)) if terms == evidence.terms else None
-        found = keyword_top(self._store.index, req.tenant, flt, terms, req.plan.depth, counts)
-        return [(layer_of(flt), s.seq) for s in found]
+        layer = layer_of(flt)
+        counts = evidence.counts(layer) if terms == evidence.terms else None
+        found = keyword_top(
+            self._store.index, req.tenant, flt, terms, req.plan.depth, counts, evidence.size(layer)
+        )
+        return [(layer, s.seq) for s in found]
 
     def _query_vector(self, req: SearchRequest, degradations: list[str]) -> Vectors | None:
         if req.plan.mode == "keyword":
