@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ from typing import Any
 import pytest
 
 from tests.support.serve_process import wait_up
+from tests.support.sockets import free_port
 
 CHROMIUM = shutil.which("chromium")
 KEY = "browser-admin-key-0123"
@@ -39,12 +39,6 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 if CHROMIUM is None and not os.environ.get("CI"):
     pytest.skip("chromium is not installed (scripts/test installs it in CI)", allow_module_level=True)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def server_env(home: Path, key: str | None) -> dict[str, str]:

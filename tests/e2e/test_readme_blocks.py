@@ -24,7 +24,6 @@ import re
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -38,6 +37,7 @@ import httpx
 import pytest
 
 from memstrata import Memory
+from tests.support.sockets import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -171,12 +171,6 @@ class Shell:
         self.background.clear()
 
 
-def free_port() -> str:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return str(s.getsockname()[1])
-
-
 def commands(block: str) -> Iterator[tuple[str, list[str]]]:
     """``(the line without its comment, its words)`` for each command of a block, ``&&`` apart;
     INSTALLS commands are left out here, by name."""
@@ -300,13 +294,13 @@ def test_the_service_block_serves_searches_and_answers_mcp(
     assert verbs == ["serve", "serve", "--url", "mcp"]
     with shell(tmp_path, monkeypatch) as run:
         run.run(["memstrata", "--data-dir", "./mem", "import", "history.json"])  # SERVICE_SEED
-        run.port = free_port()  # PORT
+        run.port = str(free_port())  # PORT
         (_, serve), (_, keyed), (_, through), (_, mcp) = lines
         url = run.start(serve)  # "http://127.0.0.1:8420, MCP at /mcp"
         assert httpx.post(url + "/mcp", json={}).status_code != 404
         out = run.run(through)  # "the CLI through the server"
         assert "Lisbon" in out and "hits" in out
-        run.port = free_port()
+        run.port = str(free_port())
         keyed_url = run.start(keyed)  # with a key, off loopback
         assert httpx.get(keyed_url + "/v1/status").status_code == 401
         assert httpx.get(keyed_url + "/v1/status", headers={"authorization": "Bearer ..."}).status_code == 200

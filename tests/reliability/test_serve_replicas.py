@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,6 +19,7 @@ import pytest
 
 from tests.reliability.test_replicas import ROUNDS, SESSIONS, TENANTS, check_outcome, turn, wait_until_idle
 from tests.support.serve_process import wait_up
+from tests.support.sockets import free_port
 
 pytest.importorskip("psycopg")
 pytest.importorskip("fastapi")
@@ -35,12 +35,6 @@ ENV = {
     "MEMSTRATA_PERSONA__TRIGGER_EVERY_N": "5",
     "HF_HUB_OFFLINE": "1",
 }
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def start(url: str) -> tuple[subprocess.Popen[str], str]:

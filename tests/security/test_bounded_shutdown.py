@@ -13,9 +13,9 @@ from pathlib import Path
 
 import httpx
 
-from tests.reliability.test_serve_replicas import free_port
 from tests.security.conftest import ADMIN_KEY
 from tests.support.serve_process import wait_up
+from tests.support.sockets import free_port
 
 GRACE = 1.0  # short enough that the offline engine cannot drain 5,000 messages in it
 SESSIONS, PER_SESSION, BATCH = 5, 1000, 100  # 5,000 messages

@@ -79,8 +79,8 @@ def _serve(url: str, port: int) -> subprocess.Popen[str]:
 
 @pytest.fixture
 def two_replicas(postgres_url: str) -> Iterator[list[str]]:
-    from tests.reliability.test_serve_replicas import free_port
     from tests.support.serve_process import wait_up
+    from tests.support.sockets import free_port
 
     ports = [free_port(), free_port()]
     procs = [_serve(postgres_url, p) for p in ports]

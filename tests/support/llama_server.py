@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import gc
 import json
-import socket
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from tests.support.sockets import free_port
 
 MODEL = "gemma-3-270m-it-q4_k_m"
 CONTEXT_TOKENS = 2048
@@ -34,7 +35,7 @@ class LlamaServer:
         self.workdir = workdir
         self.context_tokens = context_tokens
         self.model = MODEL
-        self.port = _free_port()
+        self.port = free_port()
         self._server: Any = None
 
     @property
@@ -95,10 +96,3 @@ class LlamaServer:
             time.sleep(0.2)
         self.stop()
         raise RuntimeError(f"the llama.cpp server on port {self.port} did not answer /health")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port

@@ -16,13 +16,14 @@ import itertools
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import psycopg
+
+from tests.support.sockets import free_port
 
 USER = "postgres"
 TEMPLATE = "memstrata_template"
@@ -44,18 +45,12 @@ def package_install() -> Path:
     return install
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class EmbeddedServer:
     """``start()`` a throwaway server; ``database()`` a fresh migrated database; ``stop()`` it all."""
 
     def __init__(self) -> None:
         self.root = Path(tempfile.mkdtemp(prefix="memstrata-pg-"))
-        self.port = _free_port()
+        self.port = free_port()
         self._as: dict[str, Any] = {}
         self._names = itertools.count(1)
         self.started = False

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,17 +18,12 @@ import pytest
 
 from memstrata import Memory
 from tests.support.serve_process import wait_up
+from tests.support.sockets import free_port
 
 SEED = {"sessions": [{"sessionKey": "cli", "userId": "maya", "conversations": [[
     {"role": "user", "content": "I work as a carpenter in Porto."},
     {"role": "assistant", "content": "A fine trade."},
 ]]}]}  # fmt: skip
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
