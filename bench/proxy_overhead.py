@@ -242,6 +242,10 @@ def concurrent(up: ScriptedUpstream, direct: str, proxied: str, n: int, concurre
     _, arrivals, prps = asyncio.run(streams(proxied, n, concurrency, None, CONCURRENT_BASE))
     # A stream was buffered if its first chunk reached the client only after its upstream had
     # sent the last byte (matched per stream by a header the proxy passes on).
+    # The upstream's thread notes a stream's end just after its last byte: wait for every note.
+    deadline = time.monotonic() + 10
+    while any(r.finished is None for r in up.requests[mark:]) and time.monotonic() < deadline:
+        time.sleep(0.01)
     ends = {r.headers.get("x-bench-id"): r.finished or 0.0 for r in up.requests[mark:]}
     buffered = sum(
         1 for i, at in enumerate(arrivals, CONCURRENT_BASE) if at >= ends.get(str(i), float("inf"))
