@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 
 from memstrata.models import Atom, Message, Role
-from memstrata.retrieval.terms import segment
+from memstrata.retrieval.terms import segment, short_text_cache
 
 _FIRST = re.compile(r"\b(?:I|me|myself)\b")
 _FIRST_POSS = re.compile(r"\b(?:my|mine)\b", re.IGNORECASE)
@@ -25,6 +25,7 @@ def speaker(m: Message) -> str:
     return m.name or ("User" if m.role == Role.USER else "Assistant")
 
 
+@lru_cache(maxsize=4_096)
 def day_words(ms: int) -> str:
     """``8 May 2023, Monday``: the words a question about a date uses."""
     d = datetime.fromtimestamp(ms / 1000, UTC)
@@ -67,12 +68,7 @@ def atom_match_text(a: Atom) -> str:
     """What an atom's keyword match quality is judged on: its statement and its date words (not
     the scene name, which names a whole topic and would make every atom of it match)."""
     when = a.metadata.get("message_time")
-    when = when if isinstance(when, int) else None
-    return (_atom_text if len(a.content) > CACHED_TEXT_CHARS else _cached_atom_text)(a.content, when)
-
-
-def _atom_text(content: str, when: int | None) -> str:
-    return segment(f"{content}\n{day_words(when)}" if when is not None else content)
+    return _segmented(f"{a.content}\n{day_words(when)}" if isinstance(when, int) else a.content)
 
 
 def atom_vector_text(a: Atom) -> str:
@@ -91,10 +87,10 @@ def message_vector_text(m: Message) -> str:
 
 # Search judges every candidate by this text (its keyword share), and one tenant's candidates
 # recur from query to query: naming the people and the day was a quarter of a recall's time
-# (py-spy over 600 recalls), and an atom's day in words still ~5 % of a search's (cProfile).
-# Pure in their arguments; long texts are not kept.
+# (py-spy over 600 recalls), and an atom's day in words (``day_words``) and segmented text still
+# ~5 % of a search's (cProfile). Pure in their arguments; long texts are not kept.
 CACHED_TEXT_CHARS = 2_000
-_cached_atom_text = lru_cache(maxsize=4_096)(_atom_text)
+_segmented = short_text_cache(maxsize=4_096)(segment)
 
 
 @lru_cache(maxsize=4_096)
