@@ -3,15 +3,16 @@
     python bench/embedder_speed.py [--queries 500] [--texts 2000] [--rounds 2] [--concurrent 1,4,16]
                                    [--data LOCOMO.json]
 
-Same inputs for both, in one run: the LoCoMo dev questions (one ``embed([question])`` each, the
-search path) and conversation turns (one ``embed(turns)`` call, the import / L1 path). Queries
+Same inputs for both, in one run: the LoCoMo dev questions (one query each, as the search path
+asks: ``embed_queries([question])`` where the embedder has it) and conversation turns (one
+``embed(turns)`` call, the import / L1 path). Queries
 alternate between the two embedders so load on the machine hits both alike; batch rounds alternate
 too. Both models are loaded and warmed before timing. Without sentence-transformers (or the
 bundled MiniLM) only the local figures are printed.
 
 The batched-queries lines: N threads ask for one query each at once, through the search path's
 ``QueryVectors`` (micro-batched, cache off), round after round over distinct questions; beside it the
-same questions one ``embed([q])`` at a time. Queries per second of process CPU time (every thread's)
+same questions one ``embed_queries([q])`` at a time. Queries per second of process CPU time (every thread's)
 and per second of wall time, as the ratio batched / one at a time.
 """
 
@@ -31,7 +32,7 @@ import numpy as np
 
 from memstrata.embeddings.local import LocalEmbedder
 from memstrata.models import Vectors
-from memstrata.ports import Embedder
+from memstrata.ports import Embedder, QueryFirstEmbedder
 from memstrata.retrieval.query_vectors import QueryVectors
 
 DEV_SET = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "locomo" / "locomo-dev.json"
@@ -60,8 +61,12 @@ def query_times(embedders: dict[str, Embedder], questions: list[str]) -> dict[st
     names = list(embedders)
     for i, q in enumerate(questions):
         for name in names if i % 2 == 0 else reversed(names):
+            embedder = embedders[name]
             t0 = time.perf_counter()
-            embedders[name].embed([q])
+            if isinstance(embedder, QueryFirstEmbedder):
+                embedder.embed_queries([q])
+            else:
+                embedder.embed([q])
             times[name].append((time.perf_counter() - t0) * 1000)
     return times
 
@@ -100,7 +105,7 @@ def concurrent_queries(embedder: LocalEmbedder, questions: list[str], n: int) ->
 
     def single(batch: list[str]) -> None:
         for text in batch:
-            embedder.embed([text])
+            embedder.embed_queries([text])
 
     with ThreadPoolExecutor(max_workers=n) as pool:
         for r, batch in enumerate(rounds):

@@ -130,8 +130,9 @@ class LocalEmbedder:
     def embed_queries(self, texts: Sequence[str]) -> Vectors:
         """As ``embed``, for texts a caller is waiting on (search queries, micro-batched).
 
-        Runs in the caller's thread at its priority, each layer in halves on two cores, outside the
-        batch passes' semaphore (a query pass is small), and marks itself on the query gate so
+        Runs in the caller's thread at its priority, outside the batch passes' semaphore (a query
+        pass is small): a thin pass (a short query) on one core with the weights' column blocks,
+        a longer one with each layer in halves on two cores. It marks itself on the query gate so
         background passes step aside. The vectors equal ``embed``'s up to float rounding. With a
         query process running, the pass runs there (same code, same vectors).
         """
@@ -145,9 +146,12 @@ class LocalEmbedder:
                 return out
             encoded = [tokenizer.encode(text) for text in texts]
             pair = on_two_cores if _WORKERS > 1 else None
+            # Thin passes' weight blocks (42 MB) only where queries are answered for good: a
+            # server's own passes only stand in while its query process starts or restarts.
+            thin = self._process is None
             with _failures():
                 for rows in _groups(encoded, split=False):
-                    out[rows] = model.encode([encoded[i] for i in rows], pair)
+                    out[rows] = model.encode([encoded[i] for i in rows], pair, thin=thin)
             return out
 
     def query_report(self) -> QueryPassReport:

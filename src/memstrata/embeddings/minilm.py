@@ -17,6 +17,7 @@ all-MiniLM-L6-v2: post-norm layers, GELU (tanh form), padding masked out of atte
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +38,16 @@ _FFN_ROWS = 256
 # multiple of 4 (one core, (15 x 384) @ (384 x 1536): 285 us; (16 x 384): 208 us). A batch's
 # groups have hundreds of rows, where a ragged block costs next to nothing.
 _ROW_ALIGN = 4
+# A thin pass (a query's) multiplies by each weight block by block (``_stack``): for products this
+# thin OpenBLAS packs the whole weight before it multiplies, which triples the memory traffic of a
+# pass that is bound by reading 42 MB of weights, while a product of at most _UNPACKED
+# multiply-adds it runs directly on the operands. Blocks of _INNER x _WIDTH keep a pass of up to
+# _FEW_ROWS rows under that. One core, a query pass of 8 rows: 9.4 ms whole, 4.5 ms by blocks; 32
+# rows (a few queries batched): 14.1 and 9.3 ms (docs/benchmarks.md, "Thin query passes").
+_UNPACKED = 1_000_000
+_INNER = 384
+_WIDTH = 64
+_FEW_ROWS = _UNPACKED // (_INNER * _WIDTH)  # 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +95,36 @@ class _Layer:
     norm2: tuple[F32, F32]
 
 
+@dataclass(frozen=True, slots=True)
+class _Stacked:
+    """A layer's weights in blocks for thin products (see ``_stack``)."""
+
+    qkv: F32
+    out: F32
+    up: F32
+    down: F32
+
+
+def _stack(weight: F32) -> F32:
+    """``weight`` (inner, cols) as contiguous ``(inner chunks, column blocks, _INNER, _WIDTH)``
+    blocks (a dimension that does not divide by its block size stays whole)."""
+    inner, cols = weight.shape
+    rows = _INNER if inner % _INNER == 0 else inner
+    width = _WIDTH if cols % _WIDTH == 0 else cols
+    blocks = weight.reshape(inner // rows, rows, cols // width, width).transpose(0, 2, 1, 3)
+    return np.ascontiguousarray(blocks)
+
+
+def _times(x: F32, weight: F32, stacked: F32 | None) -> F32:
+    """``x @ weight``, block by block when the weight's ``stacked`` blocks are given."""
+    if stacked is None:
+        return np.asarray(x @ weight, dtype=np.float32)
+    chunks, blocks, inner, width = stacked.shape
+    parts = x.reshape(len(x), chunks, inner).transpose(1, 0, 2)[:, None] @ stacked  # one BLAS call a block
+    summed = parts.sum(axis=0) if chunks > 1 else parts[0]  # (blocks, rows, width)
+    return np.asarray(summed.transpose(1, 0, 2).reshape(len(x), blocks * width), dtype=np.float32)
+
+
 def dequantise(q: npt.NDArray[np.int8], scale: F32) -> F32:
     """``q`` (rows, cols) times one scale per group of ``cols // scale.shape[1]`` values of a row."""
     rows, cols = q.shape
@@ -94,7 +135,8 @@ def dequantise(q: npt.NDArray[np.int8], scale: F32) -> F32:
 
 
 class MiniLM:
-    """Token ids -> unit sentence vectors. Immutable after construction, so thread-safe."""
+    """Token ids -> unit sentence vectors. Thread-safe: immutable after construction, but for the
+    weights' column blocks, made once under a lock on the first thin pass that asks for them."""
 
     def __init__(self, tensors: Mapping[str, npt.NDArray[Any]], config: Config) -> None:
         self.config = config
@@ -107,6 +149,8 @@ class MiniLM:
             self._layers = [self._layer(tensors, f"encoder.layer.{i}.") for i in range(config.layers)]
         except KeyError as exc:
             raise EmbeddingError(f"the model file has no tensor {exc}") from exc
+        self._stacked: list[_Stacked] | None = None
+        self._stack_lock = threading.Lock()
 
     @property
     def dimensions(self) -> int:
@@ -117,6 +161,8 @@ class MiniLM:
         batch: Sequence[Sequence[int]],
         pair: Pair | None = None,
         pause: Callable[[], None] | None = None,
+        *,
+        thin: bool = False,
     ) -> F32:
         """Unit mean-pooled vectors of ``batch`` (padded to its longest row), shape ``(len, hidden)``.
 
@@ -127,6 +173,10 @@ class MiniLM:
         output projection, then each half of the feed-forward units) whose partial sums are added:
         two hand-offs per layer let a short input use two cores. The result is the same up to
         float rounding.
+
+        With ``thin`` (queries: a caller waits), a pass of at most ``_FEW_ROWS`` rows multiplies by
+        the weights' column blocks, made on the first such pass (another 42 MB, so only where asked
+        for), on one core whatever ``pair`` says; the result is the same up to float rounding.
         """
         width = max(len(ids) for ids in batch)
         if len(batch) == 1:
@@ -140,11 +190,17 @@ class MiniLM:
         ragged = bool(mask.min() == 0.0)
         x = self._embed(ids)
         bias = ((1.0 - mask) * _MASKED)[:, None, None, :] if ragged else None
-        for layer in self._layers:
+        stacks: list[_Stacked] | list[None] = [None] * len(self._layers)
+        if thin and ids.size <= _FEW_ROWS:
+            # On one core: such a pass is bound by reading the weights, and two cores reading
+            # halves of them took more CPU and no less time than one reading all (7.9 ms of wall
+            # and 12.4 of CPU against 4.5 and 4.5, 8 rows).
+            stacks, pair = self._stacks(), None
+        for layer, stacked in zip(self._layers, stacks, strict=True):
             if pause is not None:
                 pause()
             if pair is None:
-                x = self._block(x, layer, bias, len(batch), width)
+                x = self._block(x, layer, stacked, bias, len(batch), width)
             else:
                 x = self._halved_block(x, layer, bias, len(batch), width, pair)
         tokens = x.reshape(len(batch), width, self.config.hidden)
@@ -161,10 +217,22 @@ class MiniLM:
         x = words.reshape(batch, width, -1) + self._positions[:width] + self._token_type
         return self._layer_norm(x.reshape(batch * width, -1), self._norm)
 
-    def _block(self, x: F32, layer: _Layer, bias: F32 | None, batch: int, width: int) -> F32:
-        qkv = x @ layer.qkv
+    def _stacks(self) -> list[_Stacked] | list[None]:
+        if self._stacked is None:
+            with self._stack_lock:
+                if self._stacked is None:
+                    self._stacked = [
+                        _Stacked(_stack(la.qkv), _stack(la.out), _stack(la.up), _stack(la.down))
+                        for la in self._layers
+                    ]
+        return self._stacked
+
+    def _block(
+        self, x: F32, layer: _Layer, st: _Stacked | None, bias: F32 | None, batch: int, width: int
+    ) -> F32:
+        qkv = _times(x, layer.qkv, None if st is None else st.qkv)
         qkv += layer.qkv_bias
-        attended = self._attend(qkv, bias, batch, width, 2) @ layer.out
+        attended = _times(self._attend(qkv, bias, batch, width, 2), layer.out, None if st is None else st.out)
         attended += layer.out_bias
         attended += x
         x = self._layer_norm(attended, layer.norm1)
@@ -173,11 +241,14 @@ class MiniLM:
         # temporaries) stay a few MB and in cache, whatever the batch size.
         for start in range(0, x.shape[0], _FFN_ROWS):
             rows = x[start : start + _FFN_ROWS]
-            hidden = rows @ layer.up
+            hidden = _times(rows, layer.up, None if st is None else st.up)
             hidden += layer.up_bias
             _gelu_inplace(hidden)
             block = out[start : start + _FFN_ROWS]
-            np.matmul(hidden, layer.down, out=block)
+            if st is None:
+                np.matmul(hidden, layer.down, out=block)
+            else:
+                block[...] = _times(hidden, layer.down, st.down)
             block += layer.down_bias
             block += rows
         return self._layer_norm(out, layer.norm2)
