@@ -57,7 +57,10 @@ _SPLIT_ABOVE = 128
 # Groups of one batch run on this many threads (numpy releases the GIL in its kernels): the
 # parallelism BLAS threads would give, without their busy-waiting when the machine is loaded.
 _WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
-_BATCH_NICENESS = 10  # added to the batch workers' nice value (see _yield_to_requests)
+# The batch workers' nice value, the lowest priority (see _yield_to_requests). Against +10, four
+# interleaved bench/gateway_load.py pairs with the local model gave capture p99 33-44 ms against
+# 47-71 and recall p95 36-59 against 46-55 (docs/benchmarks.md, "Thin query passes").
+_BATCH_NICENESS = 19
 _pool_lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 # At most _WORKERS forward passes at once in the process, whoever calls: the pipeline embeds from
@@ -148,7 +151,7 @@ class LocalEmbedder:
             pair = on_two_cores if _WORKERS > 1 else None
             # Thin passes' weight blocks (42 MB) only where queries are answered for good: a
             # server's own passes only stand in while its query process starts or restarts.
-            thin = self._process is None
+            thin = self._process is None and blas_runs_thin_products()
             with _failures():
                 for rows in _groups(encoded, split=False):
                     out[rows] = model.encode([encoded[i] for i in rows], pair, thin=thin)
@@ -292,6 +295,31 @@ def _blas_functions() -> list[tuple[Any, Any]]:
                 found.append((lib.get_num_threads, setter))
         _blas_setters = found
     return _blas_setters
+
+
+# OpenBLAS kernels that multiply a product of at most ~10^6 multiply-adds on its operands, without
+# packing the weight first; a thin pass by blocks depends on that (``minilm._UNPACKED``). With the
+# AVX2 ("Haswell") kernels the blocks cost more: one core, 8 rows, 10.5 ms against 8.8 whole.
+_UNPACKED_KERNELS = frozenset({"skylakex", "cooperlake", "sapphirerapids"})
+_thin: bool | None = None
+
+
+def blas_runs_thin_products() -> bool:
+    """Whether the loaded BLAS is OpenBLAS with kernels that run thin products unpacked (found
+    once; False without threadpoolctl or with any other BLAS)."""
+    global _thin
+    if _thin is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+        except ImportError:  # pragma: no cover - a core dependency
+            _thin = False
+        else:
+            libs = ThreadpoolController().select(user_api="blas").lib_controllers
+            _thin = bool(libs) and all(
+                lib.internal_api == "openblas" and str(lib.architecture).lower() in _UNPACKED_KERNELS
+                for lib in libs
+            )
+    return _thin
 
 
 def _openblas_setter(lib: Any) -> Any:

@@ -3,10 +3,15 @@ weights (1e-5), the blocks made only when a thin pass asks for them."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
+from threadpoolctl import ThreadpoolController
 
-from memstrata.embeddings import halves, tensorfile
+from memstrata.embeddings import halves, local, tensorfile
 from memstrata.embeddings.local import _WEIGHTS, DATA_DIR, LocalEmbedder, bundled_local_model
 from memstrata.embeddings.minilm import _FEW_ROWS, Config, MiniLM, _stack, _times
 from memstrata.embeddings.wordpiece import WordPieceTokenizer
@@ -68,3 +73,41 @@ def test_a_pass_of_more_rows_than_thin_ones_uses_the_whole_weights(
 
     monkeypatch.setattr(model, "_stacks", no_blocks)
     np.testing.assert_allclose(model.encode([ids], thin=True), whole, atol=1e-6)
+
+
+@pytest.mark.parametrize("unpacked", [True, False])
+def test_queries_take_thin_passes_only_where_blas_runs_thin_products_unpacked(
+    monkeypatch: pytest.MonkeyPatch, unpacked: bool
+) -> None:
+    """With other kernels (OpenBLAS' AVX2 ones, another BLAS) blocks cost more than the whole weights."""
+    embedder = LocalEmbedder()
+    whole = embedder.embed(["Where does Maya work?"])
+    asked: list[bool] = []
+    real = MiniLM._stacks
+
+    def spy(self: MiniLM) -> object:
+        asked.append(True)
+        return real(self)
+
+    monkeypatch.setattr(local, "_thin", unpacked)
+    monkeypatch.setattr(MiniLM, "_stacks", spy)
+    np.testing.assert_allclose(embedder.embed_queries(["Where does Maya work?"]), whole, atol=1e-5)
+    assert bool(asked) is unpacked
+
+
+def test_openblas_avx2_kernels_take_no_thin_passes() -> None:
+    """OpenBLAS reads its kernels' choice from the environment when it loads: a process of its own."""
+    code = "from memstrata.embeddings import local; print(local.blas_runs_thin_products())"
+    env = {**os.environ, "OPENBLAS_CORETYPE": "Haswell"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+def test_openblas_avx512_kernels_take_thin_passes() -> None:
+    architectures = {
+        lib.architecture for lib in ThreadpoolController().select(internal_api="openblas").lib_controllers
+    }
+    if architectures != {"SkylakeX"}:
+        pytest.skip(f"OpenBLAS runs its {architectures or 'no'} kernels here")
+    local._thin = None  # found again
+    assert local.blas_runs_thin_products()
