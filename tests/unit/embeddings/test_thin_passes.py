@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from threadpoolctl import ThreadpoolController
 
-from memstrata.embeddings import halves, local, tensorfile
+from memstrata.embeddings import blas, halves, tensorfile
 from memstrata.embeddings.local import _WEIGHTS, DATA_DIR, LocalEmbedder, bundled_local_model
 from memstrata.embeddings.minilm import _FEW_ROWS, Config, MiniLM, _stack, _times
 from memstrata.embeddings.wordpiece import WordPieceTokenizer
@@ -89,7 +89,7 @@ def test_queries_take_thin_passes_only_where_blas_runs_thin_products_unpacked(
         asked.append(True)
         return real(self)
 
-    monkeypatch.setattr(local, "_thin", unpacked)
+    monkeypatch.setattr(blas, "_thin", unpacked)
     monkeypatch.setattr(MiniLM, "_stacks", spy)
     np.testing.assert_allclose(embedder.embed_queries(["Where does Maya work?"]), whole, atol=1e-5)
     assert bool(asked) is unpacked
@@ -97,7 +97,7 @@ def test_queries_take_thin_passes_only_where_blas_runs_thin_products_unpacked(
 
 def test_openblas_avx2_kernels_take_no_thin_passes() -> None:
     """OpenBLAS reads its kernels' choice from the environment when it loads: a process of its own."""
-    code = "from memstrata.embeddings import local; print(local.blas_runs_thin_products())"
+    code = "from memstrata.embeddings import blas; print(blas.blas_runs_thin_products())"
     env = {**os.environ, "OPENBLAS_CORETYPE": "Haswell"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
@@ -109,5 +109,5 @@ def test_openblas_avx512_kernels_take_thin_passes() -> None:
     }
     if architectures != {"SkylakeX"}:
         pytest.skip(f"OpenBLAS runs its {architectures or 'no'} kernels here")
-    local._thin = None  # found again
-    assert local.blas_runs_thin_products()
+    blas._thin = None  # found again
+    assert blas.blas_runs_thin_products()
