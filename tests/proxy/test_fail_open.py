@@ -126,3 +126,22 @@ def test_a_client_that_leaves_mid_stream_still_has_its_prompt_stored(
         assert wait_for(lambda: upstream.requests[-1].cancelled, 10)
         got = stored(server, "leaver", want=1)
         assert [(m["role"], m["content"]) for m in got] == [("user", "I left early.")]  # no answer
+
+
+def test_a_client_that_leaves_before_the_first_chunk_still_has_its_prompt_stored(
+    home: Path, upstream: ScriptedUpstream
+) -> None:
+    with LiveServer(home, proxy=proxy_settings(upstream)) as server:
+        upstream.enqueue(Reply(text="too late", delay=1.0))  # headers at once, the first event in 1 s
+        body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "I gave up."}]}
+        headers = {"x-memstrata-session": "impatient"}
+        with (
+            httpx.Client() as client,
+            client.stream(
+                "POST", server.url + "/proxy/openai/v1/chat/completions", json=body, headers=headers
+            ) as r,
+        ):
+            assert r.status_code == 200  # the status line came, then the client went
+        assert wait_for(lambda: upstream.requests[-1].cancelled, 10)
+        got = stored(server, "impatient", want=1)
+        assert [(m["role"], m["content"]) for m in got] == [("user", "I gave up.")]

@@ -4,6 +4,7 @@ once, injection is bounded and stable, and the per-request switches work."""
 from __future__ import annotations
 
 import json
+import time
 
 import anthropic
 import httpx
@@ -178,6 +179,30 @@ def test_a_streamed_answer_is_stored_and_the_openai_system_prompt_stays_identica
     assert one["content"].startswith("You are a music tutor.\n\n<user-persona>")
     got = stored(open_proxy, "cello", want=4)
     assert [(m["role"], m["content"]) for m in got] == [(m["role"], m["content"]) for m in transcript[1:]]
+
+
+def test_a_streams_prompt_is_stored_from_its_first_chunk_on_and_before_its_end(
+    open_proxy: LiveServer, upstream: ScriptedUpstream
+) -> None:
+    """The store's work stays out of the time to first token: nothing is stored while the
+    upstream has not sent its first event, and the prompt is stored before the stream ends."""
+    upstream.enqueue(Reply(text="Saturday mornings", delay=0.5))
+    body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "When is the market?"}]}
+    url = open_proxy.url + "/proxy/openai/v1/chat/completions"
+    with (
+        httpx.Client() as client,
+        client.stream("POST", url, json=body, headers={"x-memstrata-session": "market"}) as r,
+    ):
+        time.sleep(0.3)  # the status line is here, the first event not yet
+        assert open_proxy.app.state.proxy.stats.prompts_captured == 0
+        chunks = list(r.iter_bytes())
+        assert open_proxy.app.state.proxy.stats.prompts_captured == 1  # before the stream ended
+    assert b"Saturday" in b"".join(chunks)
+    got = stored(open_proxy, "market", want=2)
+    assert [(m["role"], m["content"]) for m in got] == [
+        ("user", "When is the market?"),
+        ("assistant", "Saturday mornings"),
+    ]
 
 
 def test_an_answer_streamed_to_an_sdk_that_stops_at_its_final_event_is_stored(

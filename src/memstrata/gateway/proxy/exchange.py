@@ -99,9 +99,13 @@ async def model_call(request: Request, dialect: Dialect, provider: Provider, pat
     note = f"system={len(injection.system)}; memories={len(injection.memories)}; session={session}"
     log.info("proxy: %s %s injected %s", provider.family, path, note)
     # The prompt is stored while the upstream works on the answer, and the answer's end waits for
-    # it (``_Turn.durable``). Started before the request goes: a whole (non-streamed) answer's
-    # headers come only with the answer, and its generation is the time the store has.
+    # it (``_Turn.durable``). A whole (non-streamed) answer's headers come only with the answer,
+    # so its capture starts before the request goes: the generation is the time the store has. A
+    # stream's starts once its first event has gone to the client, so the store's work does not
+    # compete with the time to first token (at the latest when the stream ends, however it ends).
     stored = _Turn(state, mem, who, session, turn) if capture else None
+    if stored is not None and not dialect.streaming(parsed.body):
+        stored.start()
     sent = await _send(request, state, provider, path, content)
     if isinstance(sent, Response):
         await _durable(stored)
@@ -115,12 +119,18 @@ async def model_call(request: Request, dialect: Dialect, provider: Provider, pat
 
 
 class _Turn:
-    """One turn's capture: the prompt (started at once, beside the upstream request), then the
+    """One turn's capture: the prompt (stored beside the upstream's work: ``start``), then the
     answer once the client has it."""
 
     def __init__(self, state: ProxyState, mem: Any, who: Tenant, session: str, turn: Turn) -> None:
         self._state, self._mem, self._who, self._session, self._turn = state, mem, who, session, turn
-        self._prompt = state.pending.start(self._store_prompt())
+        self._prompt: asyncio.Task[bool] | None = None
+
+    def start(self) -> asyncio.Task[bool]:
+        """The prompt's capture, started on the first call."""
+        if self._prompt is None:
+            self._prompt = self._state.pending.start(self._store_prompt())
+        return self._prompt
 
     async def _store_prompt(self) -> bool:
         t = self._turn
@@ -129,9 +139,9 @@ class _Turn:
         return stored
 
     async def durable(self) -> bool:
-        """Whether the prompt is stored, once its capture has ended; shielded: a client that
-        leaves stops the wait, never the capture."""
-        return await asyncio.shield(self._prompt)
+        """Whether the prompt is stored, once its capture has ended (started now if it was
+        not); shielded: a client that leaves stops the wait, never the capture."""
+        return await asyncio.shield(self.start())
 
     async def answer(self, answer: list[TurnMessage]) -> None:
         # The answer alone is new, unless the prompt could not be stored: then it goes again.
@@ -141,6 +151,10 @@ class _Turn:
         messages = [*t.messages, *answer]
         if await commit(self._mem, self._state.stats, self._who, self._session, messages, stored_before):
             self._state.stats.captured += 1
+
+
+def _nothing() -> None:
+    return None
 
 
 async def _durable(stored: _Turn | None) -> None:
@@ -167,7 +181,8 @@ async def _answer(
             if complete and kept is not None:
                 await kept.answer(acc.messages())
 
-        return TappedStream(sent, headers, acc, state.stats, done, lambda: _durable(stored))
+        began = stored.start if stored is not None else _nothing
+        return TappedStream(sent, headers, acc, state.stats, done, lambda: _durable(stored), began)
     data = await _read(sent)
     await _durable(stored)
     if data is None:

@@ -8,7 +8,9 @@ has ended, ``on_done`` runs with whether the client got all of it (the answer is
 after the last byte was sent): every byte, or the answer's final event (an SDK stops reading at
 ``[DONE]`` and may close the connection before the upstream ends its response). ``before_end``
 is awaited before that last byte: the turn's prompt capture, so the prompt is stored before the
-client's answer ends.
+client's answer ends. ``began`` is called once the first chunk has gone to the client, and when
+the stream ends however it ends (the client gone first, say): it starts that capture, which so
+does not compete with the time to first token.
 """
 
 from __future__ import annotations
@@ -28,9 +30,14 @@ from memstrata.gateway.proxy.stats import ProxyStats
 log = logging.getLogger("memstrata.proxy")
 Done = Callable[[bool], Awaitable[None]]
 BeforeEnd = Callable[[], Awaitable[object]]
+Began = Callable[[], object]
 
 
 async def _nothing() -> None:
+    return None
+
+
+def _no_start() -> None:
     return None
 
 
@@ -43,6 +50,7 @@ class TappedStream(Response):
         stats: ProxyStats,
         on_done: Done,
         before_end: BeforeEnd = _nothing,
+        began: Began = _no_start,
     ) -> None:
         super().__init__(status_code=upstream.status_code)
         self.raw_headers = headers
@@ -52,10 +60,17 @@ class TappedStream(Response):
         self._stats = stats
         self._on_done = on_done
         self._before_end = before_end
+        self._began = began
         self._forwarded: bool | None = None  # set when the upstream's answer has all been sent on
         self._final_sent = False  # the answer's final event has been sent on
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await self._run(receive, send)
+        finally:
+            self._began()
+
+    async def _run(self, receive: Any, send: Any) -> None:
         left = False
         async with anyio.create_task_group() as group:
 
@@ -88,6 +103,7 @@ class TappedStream(Response):
         try:
             async for chunk in self._upstream.aiter_bytes():
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
+                self._began()
                 for event in self._tap.feed(chunk):
                     self._accumulator.feed(event)
                     self._final_sent = self._final_sent or is_final(event)
