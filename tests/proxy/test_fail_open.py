@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 import openai
+import pytest
 
 from memstrata.embeddings.hashing import HashingEmbedder
 from memstrata.memory import AsyncMemory
@@ -108,40 +109,36 @@ def test_a_slow_recall_does_not_hold_the_upstream_request_past_the_recall_timeou
         assert "What colour is my bike?" in texts and "Blue, I think." in texts
 
 
-def test_a_client_that_leaves_mid_stream_still_has_its_prompt_stored(
-    home: Path, upstream: ScriptedUpstream
+def _leave_stream(server: LiveServer, text: str, session: str, *, chunks: int) -> None:
+    """Asks for a stream with ``text`` as its prompt and leaves after reading ``chunks`` chunks."""
+    body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": text}]}
+    with (
+        httpx.Client() as client,
+        client.stream(
+            "POST",
+            server.url + "/proxy/openai/v1/chat/completions",
+            json=body,
+            headers={"x-memstrata-session": session},
+        ) as r,
+    ):
+        assert r.status_code == 200
+        if chunks:
+            for i, _ in enumerate(r.iter_bytes(), start=1):
+                if i == chunks:
+                    break
+
+
+@pytest.mark.parametrize(
+    ("chunks", "delay"),
+    [(1, 0.05), (0, 1.0)],  # mid-stream; before the first event (the status line comes at once)
+    ids=["mid-stream", "before-the-first-chunk"],
+)
+def test_a_client_that_leaves_still_has_its_prompt_stored(
+    home: Path, upstream: ScriptedUpstream, chunks: int, delay: float
 ) -> None:
     with LiveServer(home, proxy=proxy_settings(upstream)) as server:
-        upstream.enqueue(Reply(text=" ".join(f"w{i}" for i in range(100)), delay=0.05))
-        body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "I left early."}]}
-        headers = {"x-memstrata-session": "leaver"}
-        with (
-            httpx.Client() as client,
-            client.stream(
-                "POST", server.url + "/proxy/openai/v1/chat/completions", json=body, headers=headers
-            ) as r,
-        ):
-            for _ in r.iter_bytes():
-                break
+        upstream.enqueue(Reply(text=" ".join(f"w{i}" for i in range(100)), delay=delay))
+        _leave_stream(server, "I left early.", "leaver", chunks=chunks)
         assert wait_for(lambda: upstream.requests[-1].cancelled, 10)
         got = stored(server, "leaver", want=1)
         assert [(m["role"], m["content"]) for m in got] == [("user", "I left early.")]  # no answer
-
-
-def test_a_client_that_leaves_before_the_first_chunk_still_has_its_prompt_stored(
-    home: Path, upstream: ScriptedUpstream
-) -> None:
-    with LiveServer(home, proxy=proxy_settings(upstream)) as server:
-        upstream.enqueue(Reply(text="too late", delay=1.0))  # headers at once, the first event in 1 s
-        body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "I gave up."}]}
-        headers = {"x-memstrata-session": "impatient"}
-        with (
-            httpx.Client() as client,
-            client.stream(
-                "POST", server.url + "/proxy/openai/v1/chat/completions", json=body, headers=headers
-            ) as r,
-        ):
-            assert r.status_code == 200  # the status line came, then the client went
-        assert wait_for(lambda: upstream.requests[-1].cancelled, 10)
-        got = stored(server, "impatient", want=1)
-        assert [(m["role"], m["content"]) for m in got] == [("user", "I gave up.")]
