@@ -153,10 +153,6 @@ class _Turn:
             self._state.stats.captured += 1
 
 
-def _nothing() -> None:
-    return None
-
-
 async def _durable(stored: _Turn | None) -> None:
     if stored is not None:
         await stored.durable()
@@ -181,7 +177,7 @@ async def _answer(
             if complete and kept is not None:
                 await kept.answer(acc.messages())
 
-        began = stored.start if stored is not None else _nothing
+        began = stored.start if stored is not None else None
         return TappedStream(sent, headers, acc, state.stats, done, lambda: _durable(stored), began)
     data = await _read(sent)
     await _durable(stored)

@@ -37,10 +37,6 @@ async def _nothing() -> None:
     return None
 
 
-def _no_start() -> None:
-    return None
-
-
 class TappedStream(Response):
     def __init__(
         self,
@@ -50,7 +46,7 @@ class TappedStream(Response):
         stats: ProxyStats,
         on_done: Done,
         before_end: BeforeEnd = _nothing,
-        began: Began = _no_start,
+        began: Began | None = None,
     ) -> None:
         super().__init__(status_code=upstream.status_code)
         self.raw_headers = headers
@@ -60,7 +56,7 @@ class TappedStream(Response):
         self._stats = stats
         self._on_done = on_done
         self._before_end = before_end
-        self._began = began
+        self._began = began  # cleared once called
         self._forwarded: bool | None = None  # set when the upstream's answer has all been sent on
         self._final_sent = False  # the answer's final event has been sent on
 
@@ -68,7 +64,7 @@ class TappedStream(Response):
         try:
             await self._run(receive, send)
         finally:
-            self._began()
+            self._begin()
 
     async def _run(self, receive: Any, send: Any) -> None:
         left = False
@@ -97,13 +93,18 @@ class TappedStream(Response):
             self._stats.client_disconnects += 1
         await self._on_done(complete)
 
+    def _begin(self) -> None:
+        began, self._began = self._began, None
+        if began is not None:
+            began()
+
     async def _forward(self, send: Any) -> None:
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
         complete = True
         try:
             async for chunk in self._upstream.aiter_bytes():
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
-                self._began()
+                self._begin()
                 for event in self._tap.feed(chunk):
                     self._accumulator.feed(event)
                     self._final_sent = self._final_sent or is_final(event)
