@@ -71,11 +71,7 @@ def idf_weights(terms: Sequence[str], total: int, counts: Mapping[str, int]) -> 
 
 def keyword_share(weights: Mapping[str, float], text: str) -> float:
     """The idf-weighted share of the query terms (``weights``) found in ``text``, by stem."""
-    total = sum(weights.values())
-    if total <= 0:
-        return 0.0
-    held = _stems(text)
-    return sum(w for t, w in weights.items() if held.holds(porter_stem(t))) / total
+    return _Weighted(weights).share(text)
 
 
 class _Held:
@@ -115,7 +111,7 @@ class KeywordEvidence:
     def __init__(self, index: SearchIndex, terms: Sequence[str]) -> None:
         self._index = index
         self._terms = list(terms)
-        self._weights: dict[Layer, dict[str, float]] = {}
+        self._stemmed: dict[Layer, _Weighted] = {}
         self._counts: dict[Layer, dict[str, int]] = {}
         self._sizes: dict[Layer, int] = {}
 
@@ -136,6 +132,25 @@ class KeywordEvidence:
         return self._sizes[layer]
 
     def share(self, layer: Layer, text: str) -> float:
-        if layer not in self._weights:
-            self._weights[layer] = idf_weights(self._terms, self.size(layer), self.counts(layer))
-        return keyword_share(self._weights[layer], text)
+        """``keyword_share`` of ``text`` with the layer's weights (stemmed and summed once)."""
+        stemmed = self._stemmed.get(layer)
+        if stemmed is None:
+            weights = idf_weights(self._terms, self.size(layer), self.counts(layer))
+            stemmed = self._stemmed[layer] = _Weighted(weights)
+        return stemmed.share(text)
+
+
+class _Weighted:
+    """Query terms' weights by stem with their total: ``keyword_share`` for many texts."""
+
+    __slots__ = ("stems", "total")
+
+    def __init__(self, weights: Mapping[str, float]) -> None:
+        self.total = sum(weights.values())
+        self.stems = [(porter_stem(t), w) for t, w in weights.items()]
+
+    def share(self, text: str) -> float:
+        if self.total <= 0:
+            return 0.0
+        held = _stems(text)
+        return sum(w for stem, w in self.stems if held.holds(stem)) / self.total
