@@ -13,7 +13,7 @@ class SearchPlan:
     mode: Literal["hybrid", "keyword", "vector"]
     depth: int = 100  # candidates per primitive list before fusion
     rrf_k: float = 60.0
-    # Move a hit whose source messages are all covered by better hits behind the new ones, so an
+    # Leave out a hit whose source messages are all covered by better hits, so an
     # atom and the message it came from do not take two places of a short result list.
     diversify: bool = True
 

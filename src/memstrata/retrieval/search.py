@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -100,20 +100,34 @@ class Searcher:
                 lists.append([(layer, s.seq) for s in found])
                 cosines.update({(layer, s.seq): s.score for s in found})
         fused = rrf(lists, req.plan.rrf_k)
-        # Hydrate a margin beyond the limit so diversification has something to promote.
+        # A margin beyond the limit so diversification has something to promote.
         margin = req.limit * 2 if req.plan.diversify else req.limit
-        hits = self._judge(self._hydrate(req.tenant, fused[:margin]), qvec, cosines, req.tenant, evidence)
-        # A query whose best candidate is weak is about nothing stored: it finds nothing at all,
-        # while a query that does find something keeps its weaker hits above ``min_score``.
-        if not any(h.score >= req.query_floor for h in hits):
-            hits = ()
-        hits = tuple(h for h in hits if h.score >= req.min_score)
-        if req.plan.diversify:
-            hits = diversify(hits)
+        judged = self._judged(req, fused[:margin], qvec, cosines, evidence)
+        hits = chosen(judged, req.limit, req.min_score, req.query_floor, diversified=req.plan.diversify)
         strategy = (
             "hybrid" if use_keyword and qvec is not None else ("vector" if qvec is not None else "keyword")
         )
-        return SearchResult(ranked(hits[: req.limit]), strategy, tuple(degradations))
+        return SearchResult(ranked(hits), strategy, tuple(degradations))
+
+    def _judged(
+        self,
+        req: SearchRequest,
+        candidates: Sequence[tuple[tuple[Layer, int], float]],
+        qvec: Vectors | None,
+        cosines: dict[tuple[Layer, int], float],
+        evidence: KeywordEvidence,
+    ) -> Iterator[Hit]:
+        """The candidates' hits in fused order, read as far as ``chosen`` reads them: hydrated
+        ``limit`` and a half at first (what nine searches in ten need), the rest only when asked
+        for, and judged one at a time."""
+        first = req.limit + req.limit // 2
+        rank = 0
+        for batch in (candidates[:first], candidates[first:]):
+            if not batch:
+                continue
+            found = self._hydrate(req.tenant, batch)
+            yield from self._judge(found, qvec, cosines, req.tenant, evidence, rank)
+            rank += len(found)
 
     def _judge(
         self,
@@ -122,19 +136,19 @@ class Searcher:
         cosines: dict[tuple[Layer, int], float],
         tenant: Tenant,
         keyword: KeywordEvidence,
-    ) -> tuple[Hit, ...]:
-        """Hits of the candidates with their relevance as score, in fused order: ordering by the
-        relevance itself measured lower on the LoCoMo dev set (R@10 77.0 against 78.3; see
-        docs/benchmarks.md), so the list keeps the fused ``rank`` and the floor cuts by ``score``."""
+        ranked_before: int = 0,
+    ) -> Iterator[Hit]:
+        """Hits of the candidates with their relevance as score, in fused order (``rank`` counted
+        on from ``ranked_before``): ordering by the relevance itself measured lower on the LoCoMo
+        dev set (R@10 77.0 against 78.3; see docs/benchmarks.md), so the list keeps the fused
+        ``rank`` and the floor cuts by ``score``."""
         if qvec is not None:
             cosines = {**cosines, **self._missing_cosines(tenant, found, qvec, cosines)}
-        judged = []
-        for rank, (record, fused) in enumerate(found, start=1):
+        for rank, (record, fused) in enumerate(found, start=ranked_before + 1):
             layer = Layer.L0 if isinstance(record, Message) else Layer.L1
             text = message_vector_text(record) if isinstance(record, Message) else atom_match_text(record)
             e = Evidence(cosines.get((layer, record.seq)), keyword.share(layer, text), fused, rank)
-            judged.append(to_hit(record, e.score(), rank, e.explain()))
-        return tuple(judged)
+            yield to_hit(record, e.score(), rank, e.explain())
 
     def _missing_cosines(
         self,
@@ -207,18 +221,34 @@ def ranked(hits: Sequence[Hit]) -> tuple[Hit, ...]:
     )
 
 
-def diversify(hits: Sequence[Hit]) -> tuple[Hit, ...]:
-    """The hits without those whose source messages are all covered by better hits (an atom and
-    the message it came from are one finding: the better of the two stands for both, and its
-    ``source_message_ids`` lead to the other). Order is kept, so a sorted list stays sorted."""
+def chosen(
+    judged: Iterable[Hit], limit: int, min_score: float, query_floor: float, *, diversified: bool
+) -> tuple[Hit, ...]:
+    """The first ``limit`` of the ``judged`` hits (in fused order) whose relevance reaches
+    ``min_score``, or none at all when no judged hit reaches ``query_floor``: a query whose best
+    candidate is weak is about nothing stored, while one that does find something keeps its
+    weaker hits above ``min_score``.
+
+    ``diversified``: a hit whose source messages are all covered by better hits is left out (an
+    atom and the message it came from are one finding: the better of the two stands for both,
+    and its ``source_message_ids`` lead to the other).
+
+    ``judged`` is read only as far as needed: once ``limit`` hits are kept and one has reached
+    the floor, the hits after them can change nothing (a search so judges about 19 of its 34
+    candidates on the proxy bench's store, docs/benchmarks.md)."""
+    kept: list[Hit] = []
     covered: set[str] = set()
-    fresh: list[Hit] = []
-    for h in hits:
-        sources = set(h.source_message_ids)
-        if not (sources and sources <= covered):
-            fresh.append(h)
-        covered |= sources
-    return tuple(fresh)
+    floor_met = False
+    for h in judged:
+        floor_met = floor_met or h.score >= query_floor
+        if h.score >= min_score and len(kept) < limit:
+            sources = set(h.source_message_ids)
+            if not (diversified and sources and sources <= covered):
+                kept.append(h)
+            covered |= sources
+        if floor_met and len(kept) >= limit:
+            break
+    return tuple(kept) if floor_met else ()
 
 
 def to_hit(

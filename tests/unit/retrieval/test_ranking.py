@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 import pytest
@@ -9,7 +11,7 @@ import pytest
 from memstrata.models import Hit, Layer, Scored
 from memstrata.retrieval.fusion import rrf
 from memstrata.retrieval.keyword import PRUNE_MIN_RECORDS, prune, two_terms_first
-from memstrata.retrieval.search import diversify, ranked
+from memstrata.retrieval.search import chosen, ranked
 
 
 def test_rrf_sums_reciprocal_ranks_over_the_lists_holding_a_key() -> None:
@@ -43,14 +45,77 @@ def hit(i: str, sources: tuple[str, ...]) -> Hit:
     return Hit(Layer.L1, i, 1.0, i, sources)
 
 
+def diversify(hits: Sequence[Hit]) -> list[str]:
+    """The ids ``chosen`` keeps of ``hits`` diversified, with no limit and no floors."""
+    return [h.id for h in chosen(hits, len(hits), 0.0, 0.0, diversified=True)]
+
+
 def test_diversify_leaves_out_hits_whose_sources_are_covered_by_better_ones() -> None:
     hits = [hit("atom", ("m1", "m2")), hit("msg", ("m1",)), hit("other", ("m3",))]
-    assert [h.id for h in diversify(hits)] == ["atom", "other"]
+    assert diversify(hits) == ["atom", "other"]
 
 
 def test_diversify_keeps_order_and_sourceless_hits() -> None:
     hits = [hit("a", ()), hit("b", ()), hit("c", ("m1",)), hit("d", ("m1",)), hit("e", ("m2",))]
-    assert [h.id for h in diversify(hits)] == ["a", "b", "c", "e"]
+    assert diversify(hits) == ["a", "b", "c", "e"]
+
+
+def eager(
+    hits: Sequence[Hit], limit: int, min_score: float, query_floor: float, diversified: bool
+) -> list[str]:
+    """What search returned before it judged its candidates lazily: the floor over every judged
+    hit, then ``min_score``, then diversification, then the limit."""
+    if not any(h.score >= query_floor for h in hits):
+        return []
+    left = [h for h in hits if h.score >= min_score]
+    if diversified:
+        covered: set[str] = set()
+        fresh = []
+        for h in left:
+            sources = set(h.source_message_ids)
+            if not (sources and sources <= covered):
+                fresh.append(h)
+            covered |= sources
+        left = fresh
+    return [h.id for h in left[:limit]]
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_chosen_reading_lazily_keeps_what_the_eager_filters_kept(seed: int) -> None:
+    rng = random.Random(seed)
+    hits = [
+        Hit(
+            Layer.L1,
+            f"h{i}",
+            rng.random(),
+            "",
+            tuple(f"m{rng.randrange(8)}" for _ in range(rng.randrange(3))),
+        )
+        for i in range(rng.randrange(40))
+    ]
+    limit, min_score, floor = rng.randrange(1, 20), rng.random() * 0.5, rng.random()
+    for diversified in (True, False):
+        got = chosen(hits, limit, min_score, floor, diversified=diversified)
+        assert [h.id for h in got] == eager(hits, limit, min_score, floor, diversified)
+
+
+def test_chosen_stops_reading_once_the_limit_is_kept_and_the_floor_met() -> None:
+    read: list[str] = []
+
+    def judged() -> Iterator[Hit]:
+        for i in range(10):
+            read.append(f"h{i}")
+            yield Hit(Layer.L1, f"h{i}", 0.9 if i == 1 else 0.4, "", (f"m{i}",))
+
+    assert [h.id for h in chosen(judged(), 3, 0.3, 0.8, diversified=True)] == ["h0", "h1", "h2"]
+    assert read == ["h0", "h1", "h2"]
+
+
+def test_chosen_reads_on_for_the_floor_and_finds_nothing_without_it() -> None:
+    weak = [Hit(Layer.L1, f"h{i}", 0.4, "", ()) for i in range(5)]
+    assert chosen(weak, 2, 0.3, 0.8, diversified=True) == ()
+    late = [*weak, Hit(Layer.L1, "strong", 0.9, "", ())]
+    assert [h.id for h in chosen(late, 2, 0.3, 0.8, diversified=True)] == ["h0", "h1"]
 
 
 def test_ranked_numbers_the_list_and_keeps_the_fused_rank_in_explain() -> None:
