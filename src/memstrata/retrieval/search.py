@@ -118,8 +118,8 @@ class Searcher:
         evidence: KeywordEvidence,
     ) -> Iterator[Hit]:
         """The candidates' hits in fused order, read as far as ``chosen`` reads them: hydrated
-        ``limit`` and a half at first (what nine searches in ten need), the rest only when asked
-        for, and judged one at a time."""
+        ``limit`` and a half at first (on the proxy bench's store nine searches in ten need no
+        more), the rest only when asked for, and judged one at a time."""
         first = req.limit + req.limit // 2
         rank = 0
         for batch in (candidates[:first], candidates[first:]):
