@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -26,7 +26,6 @@ _TRIGRAM_WEIGHT = 0.5
 MAX_CHARS = 16_000
 
 
-@lru_cache(maxsize=65536)
 def _bucket(feature: str, dimensions: int) -> tuple[int, float]:
     """Stable bucket and sign of a feature (blake2b, so results do not depend on PYTHONHASHSEED)."""
     digest = hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest()
@@ -35,14 +34,26 @@ def _bucket(feature: str, dimensions: int) -> tuple[int, float]:
     return value % dimensions, sign
 
 
-def _features(text: str) -> Iterator[tuple[str, float]]:
-    """Lowercase word tokens, plus the character trigrams of each word padded with ``#``."""
-    for match in _WORD.finditer(text.lower()):
-        word = match.group()
-        yield "w:" + word, _WORD_WEIGHT
-        padded = f"#{word}#"
-        for i in range(len(padded) - 2):
-            yield "c:" + padded[i : i + 3], _TRIGRAM_WEIGHT
+def _word(word: str, dimensions: int) -> tuple[tuple[int, ...], tuple[float, ...]]:
+    """Buckets and signed weights of one lowercase word's features: the word, then the character
+    trigrams of it padded with ``#``."""
+    padded = f"#{word}#"
+    features = [("w:" + word, _WORD_WEIGHT)]
+    features += [("c:" + padded[i : i + 3], _TRIGRAM_WEIGHT) for i in range(len(padded) - 2)]
+    buckets, values = [], []
+    for feature, weight in features:
+        bucket, sign = _bucket(feature, dimensions)
+        buckets.append(bucket)
+        values.append(sign * weight)
+    return tuple(buckets), tuple(values)
+
+
+# Words are cached, so a text costs a lookup per word and one numpy call, not one per feature: a
+# message of 20 words went from 215 to 59 us, a 7-word query from 93 to 68 us (identical vectors).
+# Only words of up to _CACHED_CHARS characters: a longer "word" (a hash, a base64 blob) is rarely
+# seen twice, and its entry would grow with its length.
+_CACHED_CHARS = 40
+_cached_word = lru_cache(maxsize=65536)(_word)
 
 
 class HashingEmbedder:
@@ -63,9 +74,16 @@ class HashingEmbedder:
         """One row per text, in input order; shape ``(len(texts), dimensions)``, float32."""
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         for row, text in enumerate(texts):
-            for feature, weight in _features(text[:MAX_CHARS]):
-                bucket, sign = _bucket(feature, self.dimensions)
-                out[row, bucket] += sign * weight
+            buckets: list[int] = []
+            values: list[float] = []
+            for match in _WORD.finditer(text[:MAX_CHARS].lower()):
+                word = match.group()
+                cached = len(word) <= _CACHED_CHARS
+                word_buckets, word_values = (_cached_word if cached else _word)(word, self.dimensions)
+                buckets += word_buckets
+                values += word_values
+            # Unbuffered and in order: the float32 sums of adding the features one at a time.
+            np.add.at(out[row], buckets, np.asarray(values, dtype=np.float32))
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         # Zero rows stay zero: dividing by 1 instead of 0 keeps them finite.
         np.divide(out, norms, out=out, where=norms > 0)

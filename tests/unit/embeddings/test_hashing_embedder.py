@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import random
+import re
 import subprocess
 import sys
 import tracemalloc
@@ -90,3 +93,31 @@ def test_only_the_start_of_a_long_text_counts_and_memory_does_not_grow_with_leng
     np.testing.assert_array_equal(long, short)
     # The 5 MB text costs its 16k-character slice, not a feature list per word (hundreds of MB).
     assert peak < 2_000_000, peak
+
+
+def _one_feature_at_a_time(text: str, dimensions: int) -> np.ndarray:
+    """The embedder's definition, feature by feature: what every stored hashing vector was made by."""
+    row = np.zeros(dimensions, dtype=np.float32)
+    for match in re.finditer(r"\w+", text[:MAX_CHARS].lower()):
+        padded = f"#{match.group()}#"
+        features = [("w:" + match.group(), 1.0)] + [
+            ("c:" + padded[i : i + 3], 0.5) for i in range(len(padded) - 2)
+        ]
+        for feature, weight in features:
+            value = int.from_bytes(hashlib.blake2b(feature.encode(), digest_size=8).digest(), "big")
+            row[value % dimensions] += (1.0 if value >> 63 == 0 else -1.0) * weight
+    norm = np.linalg.norm(row)
+    return row / norm if norm > 0 else row
+
+
+def test_vectors_are_bit_for_bit_those_of_the_feature_by_feature_definition() -> None:
+    # Stores hold vectors made one feature at a time; the word cache and the single numpy call
+    # must not move them by a rounding (repeated words, long uncached words, accents, Chinese).
+    rng = random.Random(7)
+    alphabet = "abcdefgh  ,.!?ÄÖüßİ中文记忆 0123456789-_"
+    texts = ["", "!!!", "x" * 100, "word " * 60, "Mountain mountain MOUNTAIN", "我喜欢爬山 and hiking"]
+    texts += ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 300))) for _ in range(200)]
+    for dimensions in (7, 256):
+        got = HashingEmbedder(dimensions).embed(texts)
+        for row, text in zip(got, texts, strict=True):
+            assert np.array_equal(row, _one_feature_at_a_time(text, dimensions)), text
