@@ -85,14 +85,20 @@ class LocalEmbedder:
     With ``query_process`` (a server: ``embedding.query_process``), query passes run in a child
     process shared by the process's memories (``query_process.py``), started here in the
     background; until it answers, and whenever it fails, they run here as without it.
+
+    ``query_halves=False`` keeps a query's pass on one core (the query process's child: see
+    ``embed_queries``).
     """
 
-    def __init__(self, model_dir: Path | None = None, *, query_process: bool = False) -> None:
+    def __init__(
+        self, model_dir: Path | None = None, *, query_process: bool = False, query_halves: bool = True
+    ) -> None:
         self.model_dir = model_dir or DATA_DIR
         self.name = NAME
         self._config: Config | None = None
         self._loaded: tuple[MiniLM, WordPieceTokenizer] | None = None
         self._lock = threading.Lock()
+        self._halves = query_halves and _WORKERS > 1
         # POSIX only: the pipe is read and written with select() and a non-blocking write end.
         wanted = query_process and os.name == "posix"
         self._process = shared(self.model_dir, self.dimensions) if wanted else None
@@ -135,9 +141,17 @@ class LocalEmbedder:
 
         Runs in the caller's thread at its priority, outside the batch passes' semaphore (a query
         pass is small): a thin pass (a short query) on one core with the weights' column blocks,
-        a longer one with each layer in halves on two cores. It marks itself on the query gate so
-        background passes step aside. The vectors equal ``embed``'s up to float rounding. With a
-        query process running, the pass runs there (same code, same vectors).
+        a longer one with each layer in halves on two cores, unless ``query_halves`` is off. It
+        marks itself on the query gate so background passes step aside. The vectors equal
+        ``embed``'s up to float rounding. With a query process running, the pass runs there (same
+        code, same vectors).
+
+        The query process's child runs its passes on one core: it serves a loaded server (many
+        agents), where the helper's half competes for the same two cores. On a machine without
+        thin passes (OpenBLAS' Haswell kernels) halves took 10.1 ms of wall and 15.5 of CPU
+        against one core's 11.1 and 11.1; under 50 agents the median recall was lower with the
+        child on one core in 3 of 4 interleaved pairs on a quiet machine, and in 4 of 4 with a test
+        suite running beside (``bench/gateway_load.py``, docs/benchmarks.md).
         """
         with GATE.query():
             done = self._process.embed(texts) if self._process is not None else None
@@ -148,7 +162,7 @@ class LocalEmbedder:
             if not texts:
                 return out
             encoded = [tokenizer.encode(text) for text in texts]
-            pair = on_two_cores if _WORKERS > 1 else None
+            pair = on_two_cores if self._halves else None
             # Thin passes' weight blocks (42 MB) only where queries are answered for good: a
             # server's own passes only stand in while its query process starts or restarts.
             thin = self._process is None and blas_runs_thin_products()

@@ -27,7 +27,8 @@ def serve(model_dir: Path) -> None:
     # library prints can land in the middle of a frame.
     stdin, stdout = 0, os.dup(1)
     os.dup2(2, 1)
-    embedder = LocalEmbedder(model_dir)
+    # One core a pass: the server that asks is loaded (``LocalEmbedder.embed_queries``).
+    embedder = LocalEmbedder(model_dir, query_halves=False)
     embedder.embed_queries(["warm up"])  # loads the weights before the server counts on us
     write_frame(stdout, b"R" + json.dumps({"dimensions": embedder.dimensions}).encode())
     while True:

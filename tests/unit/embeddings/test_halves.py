@@ -7,7 +7,7 @@ import threading
 import numpy as np
 import pytest
 
-from memstrata.embeddings import halves
+from memstrata.embeddings import halves, local
 from memstrata.embeddings.local import LocalEmbedder, bundled_local_model
 
 
@@ -46,3 +46,22 @@ def test_halved_layers_give_the_one_core_vectors() -> None:
     whole = model.encode(batch)
     halved = model.encode(batch, halves.on_two_cores)
     assert float(np.min(np.sum(whole * halved, axis=1))) > 0.99999
+
+
+@pytest.mark.skipif(bundled_local_model() is None, reason="the shipped model is not installed")
+def test_query_passes_without_halves_stay_on_one_core_and_give_the_same_vectors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    texts = ["Where does Maya work these days, and since when exactly?"]
+    halved = LocalEmbedder().embed_queries(texts)
+
+    def no_helper(work: object) -> None:
+        raise AssertionError("a query pass without halves asked for the second core")
+
+    monkeypatch.setattr(local, "on_two_cores", no_helper)
+    monkeypatch.setattr(local, "blas_runs_thin_products", lambda: False)  # thin passes: one core anyway
+    monkeypatch.setattr(local, "_WORKERS", 2)  # a one-core machine never halves
+    with pytest.raises(AssertionError, match="second core"):
+        LocalEmbedder().embed_queries(texts)  # the check sees a halved pass
+    one_core = LocalEmbedder(query_halves=False).embed_queries(texts)
+    np.testing.assert_allclose(one_core, halved, atol=1e-5)
