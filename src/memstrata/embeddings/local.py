@@ -150,8 +150,8 @@ class LocalEmbedder:
         agents), where the helper's half competes for the same two cores. On a machine without
         thin passes (OpenBLAS' Haswell kernels) halves took 10.1 ms of wall and 15.5 of CPU
         against one core's 11.1 and 11.1; under 50 agents the median recall was lower with the
-        child on one core in 3 of 4 interleaved pairs on a quiet machine, and in 4 of 4 with a test
-        suite running beside (``bench/gateway_load.py``, docs/benchmarks.md).
+        child on one core in 10 of 11 interleaved pairs, p95 in 3 of 3 on the final code
+        (``bench/gateway_load.py``, docs/benchmarks.md).
         """
         with GATE.query():
             done = self._process.embed(texts) if self._process is not None else None
