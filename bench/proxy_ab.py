@@ -24,16 +24,14 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _serve import server_env, serving
-from proxy_overhead import SETTLE_S, pcts, seed, stream_once
+from proxy_overhead import SETTLE_S, pcts, seed, served_settings, stream_once
 from tests.support.llm_upstream import Reply, ScriptedUpstream
 
 ROUND_BASE = 10_000_000  # each round's prompts and sessions are its own (no turn is reused)
 
 
 def _env(up: ScriptedUpstream, python_path: str | None) -> dict[str, str]:
-    env = server_env(
-        embedding__provider="hashing", proxy__openai_url=up.openai_url, proxy__anthropic_url=up.url
-    )
+    env = server_env(**served_settings(up))  # the gateway proxy_overhead.py measures
     env.pop("PYTHONPATH", None)
     if python_path:
         env["PYTHONPATH"] = python_path

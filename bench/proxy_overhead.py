@@ -261,10 +261,16 @@ def gateway(home: Path, up: ScriptedUpstream, in_process: bool) -> AbstractConte
     if in_process:
         proxy = {"openai_url": up.openai_url, "anthropic_url": up.url}
         return _url(LiveServer(home, proxy=proxy))
-    env = server_env(
-        embedding__provider="hashing", proxy__openai_url=up.openai_url, proxy__anthropic_url=up.url
-    )
-    return _url(serving(home, env))
+    return _url(serving(home, server_env(**served_settings(up))))
+
+
+def served_settings(up: ScriptedUpstream) -> dict[str, str]:
+    """The served gateway's settings: the hashing embedder, the proxy in front of ``up``."""
+    return {
+        "embedding__provider": "hashing",
+        "proxy__openai_url": up.openai_url,
+        "proxy__anthropic_url": up.url,
+    }
 
 
 @contextmanager
