@@ -13,7 +13,7 @@ import httpx
 import openai
 import pytest
 
-from tests.proxy.conftest import wait_for
+from tests.proxy.conftest import stored, wait_for
 from tests.support.live_server import LiveServer
 from tests.support.llm_upstream import Reply, ScriptedUpstream, chat_body, message_body, response_body
 
@@ -215,6 +215,51 @@ def test_an_unreachable_upstream_is_a_502_in_the_providers_shape(home: Any) -> N
         assert ant_err.value.status_code == 502
         assert ant_err.value.body["type"] == "error"  # type: ignore[index]
         assert httpx.get(server.url + "/v1/status").json()["proxy"]["upstream_unreachable"] == 2
+
+
+def test_a_compressed_answer_reaches_the_client_decoded_and_is_stored(
+    open_proxy: LiveServer, upstream: ScriptedUpstream
+) -> None:
+    # The upstream compresses (providers' edges do): the client gets the decoded body, with no
+    # content-encoding left to make it decode twice, and the tap reads the stream's events.
+    upstream.enqueue(Reply(text="Plain words.", gzip=True), Reply(text="one two three", gzip=True))
+    client = _oai(open_proxy)
+    raw = client.chat.completions.with_raw_response.create(
+        model="m", messages=[{"role": "user", "content": "Whole, zipped?"}]
+    )
+    assert raw.parse().choices[0].message.content == "Plain words."
+    assert "content-encoding" not in raw.headers
+    chunks = client.chat.completions.create(
+        model="m",
+        messages=[{"role": "user", "content": "Streamed, zipped?"}],
+        stream=True,
+        extra_headers={"x-memstrata-session": "zipped"},
+    )
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "one two three"
+    got = stored(open_proxy, "zipped", want=2)
+    assert [(m["role"], m["content"]) for m in got] == [
+        ("user", "Streamed, zipped?"),
+        ("assistant", "one two three"),
+    ]
+
+
+def test_an_upstream_breaking_off_its_answer_is_a_502_or_a_stream_ended_where_it_broke(
+    open_proxy: LiveServer, upstream: ScriptedUpstream
+) -> None:
+    upstream.enqueue(Reply(cut_after=0))
+    with pytest.raises(openai.APIStatusError) as whole:
+        _oai(open_proxy).chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+    assert whole.value.status_code == 502
+    assert whole.value.body["code"] == "upstream_broken"  # type: ignore[index]
+    upstream.enqueue(Reply(text="one two three four", cut_after=3))
+    body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "count"}]}
+    with httpx.stream("POST", open_proxy.url + "/proxy/openai/v1/chat/completions", json=body) as r:
+        assert r.status_code == 200
+        got = b"".join(r.iter_bytes())  # ends: the proxy does not hang on a broken upstream
+    assert b'"one "' in got and b'"two "' in got and b"four" not in got and b"[DONE]" not in got
+    proxy = httpx.get(open_proxy.url + "/v1/status").json()["proxy"]
+    assert proxy["upstream_broken"] == 2
+    assert proxy["captured"] == 0  # a broken answer is not the turn's answer
 
 
 def test_a_stream_is_never_buffered(open_proxy: LiveServer, upstream: ScriptedUpstream) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import zlib
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -30,7 +31,10 @@ class Reply:
     """One scripted answer: ``text`` (and a tool call when ``tool`` names one), or an error when
     ``status`` is not 200 (with ``headers`` such as ``retry-after``). Streams wait ``delay``
     seconds before each event and keep the connection open ``linger`` seconds after the last one
-    (as a provider may before it ends the response); ``usage`` is reported as given."""
+    (as a provider may before it ends the response); ``usage`` is reported as given. ``gzip``
+    compresses the body (a stream event by event, each flushed so it can be read on arrival);
+    ``cut_after`` breaks the connection off after that many events of a stream, or halfway
+    through a whole body, with no proper end."""
 
     text: str = "Noted, thank you."
     status: int = 200
@@ -39,6 +43,8 @@ class Reply:
     delay: float = 0.0
     linger: float = 0.0
     usage: tuple[int, int] = (11, 7)
+    gzip: bool = False
+    cut_after: int | None = None
 
 
 @dataclass(slots=True)
@@ -271,6 +277,11 @@ _STREAMS = {
 }
 
 
+def _gzipped(raw: bytes) -> bytes:
+    packer = zlib.compressobj(wbits=31)
+    return packer.compress(raw) + packer.flush()
+
+
 def _handler(owner: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -301,14 +312,14 @@ def _handler(owner: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
                 "x-ratelimit-remaining-requests": "99",
             }
             if r.status != 200:
-                self._whole(r.status, error_body(path, r), {**ids, **r.headers}, rec)
+                self._whole(r.status, error_body(path, r), {**ids, **r.headers}, rec, r)
                 return
             body = rec.json if rec.body else {}
             model = str((body or {}).get("model", "scripted"))
             if path in _STREAMS and (body or {}).get("stream") is True:
                 self._stream(_STREAMS[path](n, model, r), {**ids, **r.headers}, r, rec)
             elif path in _WHOLE:
-                self._whole(200, _WHOLE[path](n, model, r), {**ids, **r.headers}, rec)
+                self._whole(200, _WHOLE[path](n, model, r), {**ids, **r.headers}, rec, r)
             elif path.endswith("/count_tokens"):
                 self._whole(200, {"input_tokens": 42}, ids, rec)
             elif path.endswith("/models"):
@@ -320,32 +331,54 @@ def _handler(owner: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
                     404, {"error": {"message": f"no route {path}", "type": "invalid_request_error"}}, ids, rec
                 )
 
-        def _whole(self, status: int, body: Any, headers: dict[str, str], rec: Recorded) -> None:
+        def _whole(
+            self, status: int, body: Any, headers: dict[str, str], rec: Recorded, r: Reply | None = None
+        ) -> None:
             raw = json.dumps(body).encode()
+            if r is not None and r.gzip:
+                raw = _gzipped(raw)
+                headers = {**headers, "content-encoding": "gzip"}
             self.send_response(status)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(raw)))
             for k, v in headers.items():
                 self.send_header(k, v)
             self.end_headers()
-            self.wfile.write(raw)
+            if r is not None and r.cut_after is not None:
+                self.wfile.write(raw[: len(raw) // 2])
+                self.close_connection = True  # the length promised more: a broken answer
+            else:
+                self.wfile.write(raw)
             rec.finished = time.monotonic()
 
         def _stream(self, events: Iterator[str], headers: dict[str, str], r: Reply, rec: Recorded) -> None:
             self.send_response(200)
             self.send_header("content-type", "text/event-stream; charset=utf-8")
             self.send_header("transfer-encoding", "chunked")
+            if r.gzip:
+                self.send_header("content-encoding", "gzip")
             for k, v in headers.items():
                 self.send_header(k, v)
             self.end_headers()
+            packer = zlib.compressobj(wbits=31) if r.gzip else None  # 31: the gzip format
+
+            def chunk(data: bytes) -> None:
+                if data:
+                    self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                    self.wfile.flush()
+
             try:
-                for e in events:
+                for i, e in enumerate(events):
+                    if i == r.cut_after:
+                        self.close_connection = True  # no last chunk: the stream broke
+                        rec.finished = time.monotonic()
+                        return
                     if r.delay:
                         time.sleep(r.delay)
                     data = e.encode()
-                    self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-                    self.wfile.flush()
+                    chunk(packer.compress(data) + packer.flush(zlib.Z_SYNC_FLUSH) if packer else data)
                 time.sleep(r.linger)
+                chunk(packer.flush() if packer else b"")
                 self.wfile.write(b"0\r\n\r\n")
                 self.wfile.flush()
             except OSError:  # the client went away: what the proxy does when its client does
