@@ -34,8 +34,8 @@ class RecallResult:
 
 @dataclass(frozen=True, slots=True)
 class Sources:
-    """Where recall reads from: blocking callables, the search in one worker thread and the
-    persona and scene index in another, at once.
+    """Where recall reads from: blocking callables, read one after the other in one worker
+    thread (the persona, the scene index, then the search).
     ``scene_body`` (a scene's Markdown body by file name, None when it is gone) is read after the
     search, only when the hits point at one scene strongly."""
 
@@ -72,7 +72,7 @@ async def gather(
     tools: bool = True,
     memory_chars: int | None = None,
 ) -> RecallResult:
-    """Read every source concurrently and assemble what is ready within ``timeout_ms``: the
+    """Read every source (in one worker thread) and assemble what is ready within ``timeout_ms``: the
     memories in what ``total_chars`` leaves after the system context, or in ``memory_chars``
     when given (a host that puts them apart from it).
 
@@ -90,26 +90,26 @@ async def gather(
 
         return run
 
-    def files() -> dict[str, Future[Any]]:
-        # The persona and the scene index are two small file reads, most often answered by the
-        # read cache: one worker thread reads both, beside the search. A thread apiece cost each
-        # recall two more hand-offs contending with the search for the GIL (~0.5 ms at the
-        # median through the LLM proxy, bench/proxy_overhead.py's method, docs/benchmarks.md).
-        return {
-            name: _settled(timed(name, fn))
-            for name, fn in (("persona", sources.persona), ("scenes", sources.scenes))
-        }
+    parts: dict[str, Future[Any]] = {name: Future() for name in ("persona", "scenes", "memories")}
+
+    def read() -> None:
+        # One worker thread reads every source, the two small file reads (most often answered
+        # by the read cache) before the search. A thread apiece contended with the search for
+        # the interpreter lock: before_prompt p50 0.24-0.45 ms and p95 0.26-0.58 ms slower
+        # in process (docs/benchmarks.md). Each part is handed over as soon as it is read, so a
+        # search later than the timeout still leaves the persona and the scenes.
+        for name, fn in (
+            ("persona", sources.persona),
+            ("scenes", sources.scenes),
+            ("memories", sources.memories),
+        ):
+            _settle(parts[name], timed(name, fn))
 
     started = time.perf_counter()
-    reads = asyncio.ensure_future(asyncio.to_thread(files))
-    search = asyncio.ensure_future(asyncio.to_thread(timed("memories", sources.memories)))
-    await asyncio.wait((reads, search), timeout=timeout_ms / 1000)
-    outcomes: dict[str, Future[Any] | asyncio.Future[Any] | None] = {
-        **(reads.result() if reads.done() else {"persona": None, "scenes": None}),
-        "memories": search if search.done() else None,
-    }
-    for late in (reads, search):
-        late.cancel()  # a late worker thread finishes on its own; its answer is dropped
+    worker = asyncio.ensure_future(asyncio.to_thread(read))
+    await asyncio.wait({worker}, timeout=timeout_ms / 1000)
+    worker.cancel()  # a late worker thread finishes on its own; what it reads later is dropped
+    outcomes = {name: part if part.done() else None for name, part in parts.items()}
     got: dict[str, Any] = {}
     notes: list[str] = []
     for name, outcome in outcomes.items():
@@ -146,11 +146,9 @@ async def gather(
     )
 
 
-def _settled(fn: Callable[[], Any]) -> Future[Any]:
-    """``fn``'s result or exception, as a finished future."""
-    done: Future[Any] = Future()
+def _settle(part: Future[Any], fn: Callable[[], Any]) -> None:
+    """``part`` finished with ``fn``'s result or exception."""
     try:
-        done.set_result(fn())
+        part.set_result(fn())
     except Exception as exc:  # noqa: BLE001 - handed on: gather names it in the degradations
-        done.set_exception(exc)
-    return done
+        part.set_exception(exc)
