@@ -46,6 +46,11 @@ def stored(server: LiveServer, session: str, *, want: int, user: str = "default"
         time.sleep(0.05)
 
 
+def stored_turns(server: LiveServer, session: str, *, want: int) -> list[tuple[str, str]]:
+    """``stored``'s messages as (role, content) pairs, what the proxy's capture is judged by."""
+    return [(m["role"], m["content"]) for m in stored(server, session, want=want)]
+
+
 def wait_for(check: Callable[[], bool], seconds: float = 10) -> bool:
     deadline = time.monotonic() + seconds
     while not check():

@@ -13,7 +13,7 @@ import httpx
 import openai
 import pytest
 
-from tests.proxy.conftest import stored, wait_for
+from tests.proxy.conftest import stored_turns, wait_for
 from tests.support.live_server import LiveServer
 from tests.support.llm_upstream import Reply, ScriptedUpstream, chat_body, message_body, response_body
 
@@ -236,8 +236,8 @@ def test_a_compressed_answer_reaches_the_client_decoded_and_is_stored(
         extra_headers={"x-memstrata-session": "zipped"},
     )
     assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "one two three"
-    got = stored(open_proxy, "zipped", want=2)
-    assert [(m["role"], m["content"]) for m in got] == [
+    got = stored_turns(open_proxy, "zipped", want=2)
+    assert got == [
         ("user", "Streamed, zipped?"),
         ("assistant", "one two three"),
     ]

@@ -11,7 +11,7 @@ import httpx
 import openai
 from openai.types.chat import ChatCompletionChunk
 
-from tests.proxy.conftest import stored
+from tests.proxy.conftest import stored, stored_turns
 from tests.support.live_server import LiveServer
 from tests.support.llm_upstream import Reply, ScriptedUpstream
 
@@ -73,8 +73,8 @@ def test_three_resends_store_each_message_once_and_clean(
         sessions.add(raw.headers["x-memstrata-injected"].split("session=")[1])
         transcript.append({"role": "assistant", "content": raw.parse().content[0].text})  # type: ignore[union-attr]
     assert len(sessions) == 1  # derived from the system prompt and first message: one conversation
-    got = stored(open_proxy, sessions.pop(), want=6)
-    assert [(m["role"], m["content"]) for m in got] == [(m["role"], m["content"]) for m in transcript]
+    got = stored_turns(open_proxy, sessions.pop(), want=6)
+    assert got == [(m["role"], m["content"]) for m in transcript]
 
 
 def test_recall_off_sends_the_clients_bytes_and_capture_off_stores_nothing(
@@ -177,8 +177,8 @@ def test_a_streamed_answer_is_stored_and_the_openai_system_prompt_stays_identica
     one, two = (r.json["messages"][0] for r in upstream.requests[-2:])
     assert one == two  # the prefix OpenAI caches is the same bytes both turns
     assert one["content"].startswith("You are a music tutor.\n\n<user-persona>")
-    got = stored(open_proxy, "cello", want=4)
-    assert [(m["role"], m["content"]) for m in got] == [(m["role"], m["content"]) for m in transcript[1:]]
+    got = stored_turns(open_proxy, "cello", want=4)
+    assert got == [(m["role"], m["content"]) for m in transcript[1:]]
 
 
 def test_a_streams_prompt_is_stored_from_its_first_chunk_on_and_before_its_end(
@@ -198,8 +198,8 @@ def test_a_streams_prompt_is_stored_from_its_first_chunk_on_and_before_its_end(
         chunks = list(r.iter_bytes())
         assert open_proxy.app.state.proxy.stats.prompts_captured == 1  # before the stream ended
     assert b"Saturdays" in b"".join(chunks)
-    got = stored(open_proxy, "market", want=2)
-    assert [(m["role"], m["content"]) for m in got] == [
+    got = stored_turns(open_proxy, "market", want=2)
+    assert got == [
         ("user", "When is the market?"),
         ("assistant", "Saturdays"),
     ]
@@ -221,8 +221,8 @@ def test_an_answer_streamed_to_an_sdk_that_stops_at_its_final_event_is_stored(
         c.choices[0].delta.content or "" for c in stream if isinstance(c, ChatCompletionChunk) and c.choices
     )
     assert said == "Tuesdays and Thursdays"
-    got = stored(open_proxy, "linger-openai", want=2)
-    assert [(m["role"], m["content"]) for m in got] == [
+    got = stored_turns(open_proxy, "linger-openai", want=2)
+    assert got == [
         ("user", "When do I climb?"),
         ("assistant", "Tuesdays and Thursdays"),
     ]
@@ -237,8 +237,8 @@ def test_an_answer_streamed_to_an_sdk_that_stops_at_its_final_event_is_stored(
         model="c", max_tokens=50, messages=[{"role": "user", "content": "Where do I climb?"}]
     ) as answer:
         assert answer.get_final_text() == "At the harbour gym"
-    got = stored(open_proxy, "linger-anthropic", want=2)
-    assert [(m["role"], m["content"]) for m in got] == [
+    got = stored_turns(open_proxy, "linger-anthropic", want=2)
+    assert got == [
         ("user", "Where do I climb?"),
         ("assistant", "At the harbour gym"),
     ]

@@ -14,6 +14,7 @@ they come back.
 
 from __future__ import annotations
 
+import gzip
 import json
 import threading
 import time
@@ -277,11 +278,6 @@ _STREAMS = {
 }
 
 
-def _gzipped(raw: bytes) -> bytes:
-    packer = zlib.compressobj(wbits=31)
-    return packer.compress(raw) + packer.flush()
-
-
 def _handler(owner: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -336,7 +332,7 @@ def _handler(owner: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
         ) -> None:
             raw = json.dumps(body).encode()
             if r is not None and r.gzip:
-                raw = _gzipped(raw)
+                raw = gzip.compress(raw)
                 headers = {**headers, "content-encoding": "gzip"}
             self.send_response(status)
             self.send_header("content-type", "application/json")
