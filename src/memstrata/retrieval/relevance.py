@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from memstrata.models import Layer
 from memstrata.ports import SearchIndex
+from memstrata.retrieval.term_counts import TermCounts
 from memstrata.retrieval.terms import porter_stem, short_text_cache, words
 
 VECTOR_ZERO = 0.2  # a cosine at or below this is no evidence (unrelated text scores about here)
@@ -106,11 +107,13 @@ def _stems(text: str) -> _Held:
 
 
 class KeywordEvidence:
-    """The keyword share of records of one query, with each layer's idf weights read once."""
+    """The keyword share of records of one query, with each layer's idf weights read once (through
+    ``kept``, the counts kept between searches, when given)."""
 
-    def __init__(self, index: SearchIndex, terms: Sequence[str]) -> None:
+    def __init__(self, index: SearchIndex, terms: Sequence[str], kept: TermCounts | None = None) -> None:
         self._index = index
         self._terms = list(terms)
+        self._kept = kept
         self._stemmed: dict[Layer, _Weighted] = {}
         self._counts: dict[Layer, dict[str, int]] = {}
         self._sizes: dict[Layer, int] = {}
@@ -122,7 +125,12 @@ class KeywordEvidence:
     def counts(self, layer: Layer) -> dict[str, int]:
         """Records of ``layer`` holding each term, read once (the keyword query prunes by them)."""
         if layer not in self._counts:
-            self._counts[layer] = self._index.document_counts(layer, self._terms) if self._terms else {}
+            if not self._terms:
+                self._counts[layer] = {}
+            elif self._kept is not None:
+                self._counts[layer] = self._kept.read(layer, self._terms, self.size(layer))
+            else:
+                self._counts[layer] = self._index.document_counts(layer, self._terms)
         return self._counts[layer]
 
     def size(self, layer: Layer) -> int:

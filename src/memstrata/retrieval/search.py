@@ -31,6 +31,7 @@ from memstrata.retrieval.fusion import rrf
 from memstrata.retrieval.keyword import keyword_top
 from memstrata.retrieval.presets import HYBRID, SearchPlan
 from memstrata.retrieval.relevance import Evidence, KeywordEvidence
+from memstrata.retrieval.term_counts import TermCounts
 from memstrata.retrieval.terms import query_terms
 from memstrata.retrieval.vectors import VectorState
 
@@ -66,6 +67,7 @@ class Searcher:
         self._store = store
         self._vectors = vectors
         self._now = now
+        self._term_counts = TermCounts(store.index.document_counts)
 
     def search(self, req: SearchRequest) -> SearchResult:
         if req.atoms.at is None:
@@ -79,7 +81,7 @@ class Searcher:
         filters = [(layer, req.messages if layer == Layer.L0 else req.atoms) for layer in req.layers]
         # The terms' record counts are read once per layer: the keyword query prunes by them and
         # the relevance of every candidate weighs its matched terms by them.
-        evidence = KeywordEvidence(self._store.index, query_terms(req.query))
+        evidence = KeywordEvidence(self._store.index, query_terms(req.query), self._term_counts)
         keyword = (
             {layer: self._keyword(req, flt, terms, evidence) for layer, flt in filters}
             if keyword_wanted
