@@ -23,7 +23,10 @@ client, the upstream and the gateway then share one interpreter lock). Printed:
   settled server alike. The back-to-back line sends each proxied request the instant the last one
   ended, into that work, as no agent does (its next request waits for a model's answer at least);
 - requests/s with ``--concurrency`` streams at once, direct and proxied, and how many proxied
-  streams reached the client only after the upstream had finished (buffered: must be 0).
+  streams reached the client only after the upstream had finished (buffered: must be 0);
+- after each phase, how many of its proxied requests went upstream without memories because
+  recall was later than ``proxy.recall_timeout_ms`` (fail-open; the concurrent phase's, on two
+  cores, are most of them).
 """
 
 from __future__ import annotations
@@ -279,6 +282,24 @@ def _url(server: AbstractContextManager[Any]) -> Iterator[str]:
         yield running.url
 
 
+@contextmanager
+def late_recalls(url: str) -> Iterator[None]:
+    """Print how many of the phase's proxied requests went without memories because recall was
+    late (``proxy.recall_timeout_ms``): the run's counter alone does not say which phase's were."""
+    before = _proxy_counters(url)
+    yield
+    after = _proxy_counters(url)
+    late = after["recall_timeouts"] - before["recall_timeouts"]
+    print(
+        f"  recall later than the proxy's timeout: {late} of {after['requests'] - before['requests']} proxied requests"
+    )
+
+
+def _proxy_counters(url: str) -> dict[str, int]:
+    counters: dict[str, int] = httpx.get(url + "/v1/status", timeout=30).json()["proxy"]
+    return counters
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--calls", type=int, default=200)
@@ -295,14 +316,17 @@ def main() -> None:
         seed(url)
         proxied = url + "/proxy/openai/v1/chat/completions"
         direct = up.openai_url + "/chat/completions"
-        non_streaming(url, direct, proxied, a.calls)
+        with late_recalls(url):
+            non_streaming(url, direct, proxied, a.calls)
         up.default = Reply(text="one two three four five six seven eight", delay=0.01)
-        first_tokens(direct, proxied, a.calls // 2)
+        with late_recalls(url):
+            first_tokens(direct, proxied, a.calls // 2)
         # Longer streams here (16 events 20 ms apart): a buffered stream reaches its client
         # after the upstream's end however long it is; a forwarded one, on a busy event loop,
         # can be late by a few tens of ms, which a 100 ms stream would mistake for buffering.
         up.default = Reply(text=" ".join(f"w{i}" for i in range(15)), delay=0.02)
-        concurrent(up, direct, proxied, a.streams, a.concurrency)
+        with late_recalls(url):
+            concurrent(up, direct, proxied, a.streams, a.concurrency)
         print(f"proxy counters: {httpx.get(url + '/v1/status').json()['proxy']}")
 
 

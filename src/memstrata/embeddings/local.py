@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from memstrata.blas import blas_runs_thin_products, single_threaded_blas
 from memstrata.embeddings import tensorfile
-from memstrata.embeddings.blas import blas_runs_thin_products, single_threaded_blas
 from memstrata.embeddings.halves import on_two_cores
 from memstrata.embeddings.minilm import Config, MiniLM
 from memstrata.embeddings.query_gate import GATE

@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from memstrata import Memory
+from memstrata.blas import single_threaded_blas
 from memstrata.embeddings import local
 from memstrata.embeddings import minilm as minilm_module
-from memstrata.embeddings.blas import single_threaded_blas
 from memstrata.embeddings.local import LocalEmbedder, _groups
 from memstrata.errors import EmbeddingError
 from tests.unit.embeddings.local_texts import AWKWARD, locomo_texts

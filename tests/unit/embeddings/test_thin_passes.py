@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from threadpoolctl import ThreadpoolController
 
-from memstrata.embeddings import blas, halves, tensorfile
+from memstrata import blas
+from memstrata.embeddings import halves, tensorfile
 from memstrata.embeddings.local import _WEIGHTS, DATA_DIR, LocalEmbedder, bundled_local_model
 from memstrata.embeddings.minilm import _FEW_ROWS, Config, MiniLM, _stack, _times
 from memstrata.embeddings.wordpiece import WordPieceTokenizer
@@ -101,7 +102,7 @@ def test_openblas_avx2_kernels_take_no_thin_passes() -> None:
     code = (
         "import numpy\n"
         "from threadpoolctl import ThreadpoolController\n"
-        "from memstrata.embeddings import blas\n"
+        "from memstrata import blas\n"
         "libs = ThreadpoolController().select(internal_api='openblas').lib_controllers\n"
         "print(sorted({lib.architecture for lib in libs}), blas.blas_runs_thin_products())\n"
     )

@@ -8,11 +8,13 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from threadpoolctl import threadpool_info
 
 from memstrata.models import Layer, Message, MessageFilter, Role, Tenant, Vectors
 from memstrata.stores.sqlite.search import SqliteSearchIndex, _Matrix
@@ -123,5 +125,43 @@ def test_a_matrix_read_while_vectors_change_is_not_kept(tmp_path: Path) -> None:
         t.join(10)
         hits = index.vector(A, MessageFilter(), unit_rows(1, 1)[0], 10)
         assert {h.seq for h in hits} == {first[0].seq, later[0].seq}
+    finally:
+        store.close()
+
+
+BLAS_THREADS: list[int] = []  # what _BlasProbe saw, one entry a product
+
+
+def numpy_blas() -> list[dict[str, Any]]:
+    """The BLAS libraries numpy's own wheel loaded (another package may load one of its own)."""
+    return [lib for lib in threadpool_info() if lib["user_api"] == "blas" and "numpy" in lib["filepath"]]
+
+
+class _BlasProbe(np.ndarray):
+    """A matrix whose product records how many threads BLAS had for it."""
+
+    def __matmul__(self, other: Vectors) -> Vectors:  # type: ignore[override]
+        BLAS_THREADS.append(max(lib["num_threads"] for lib in numpy_blas()))
+        product: Vectors = np.asarray(self) @ other
+        return product
+
+
+def test_the_cosine_product_runs_on_one_blas_thread(tmp_path: Path) -> None:
+    # Beside a busy core OpenBLAS' two threads stalled each other: searches in a loop ran 75-94 a
+    # second against 175-344 on one thread (docs/benchmarks.md).
+    if not numpy_blas():
+        pytest.skip("no BLAS library of numpy's own wheel here")
+    store = SqliteStore(tmp_path / "data")
+    try:
+        index = store.index
+        stored = store.messages.append([message(f"m{i}", A) for i in range(3)])
+        index.put_vectors(A, Layer.L0, [m.seq for m in stored], unit_rows(0, 3))
+        index.vector(A, MessageFilter(), unit_rows(1, 1)[0], 2)  # reads and keeps the matrix
+        kept = index._cache[(A, Layer.L0)]
+        probe = kept.vectors.view(_BlasProbe)
+        index._cache[(A, Layer.L0)] = _Matrix(kept.seqs, probe, kept.seq_room, kept.vector_room)
+        BLAS_THREADS.clear()
+        hits = index.vector(A, MessageFilter(), unit_rows(1, 1)[0], 2)
+        assert len(hits) == 2 and BLAS_THREADS == [1]
     finally:
         store.close()

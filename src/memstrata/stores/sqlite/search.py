@@ -16,6 +16,7 @@ from itertools import combinations, pairwise
 import numpy as np
 import numpy.typing as npt
 
+from memstrata.blas import single_threaded_blas
 from memstrata.models import AtomFilter, Layer, MessageFilter, Scored, Tenant, Vectors, layer_of
 from memstrata.retrieval.terms import porter_stem
 from memstrata.stores.sqlite import rows
@@ -131,7 +132,8 @@ class SqliteSearchIndex:
         m = self._matrix(tenant, layer)
         if not len(m.seqs):
             return []
-        scores = m.vectors @ query.astype(np.float32).reshape(-1)
+        with single_threaded_blas():  # OpenBLAS' two threads stalled each other on a busy machine
+            scores = m.vectors @ query.astype(np.float32).reshape(-1)
         # Seqs and scores leave numpy as lists at once: indexing element by element made a numpy
         # scalar per candidate (a search reads hundreds), the larger part of this method's time.
         if rows.is_trivial(flt):

@@ -1,8 +1,10 @@
-"""The BLAS under numpy, as the local model needs it: one thread while embedding, and whether its
-kernels run thin products unpacked (``minilm``'s thin passes depend on that).
+"""The BLAS under numpy: one thread where latency counts, and whether its kernels run thin
+products unpacked (the local model's thin passes depend on that).
 
-BLAS runs single-threaded during an embed: on a busy 2-core machine OpenBLAS' own threads wait on
-each other, and a query's p95 went from about 25 ms to over 140 ms (docs/design.md, "Embeddings").
+BLAS runs single-threaded during an embed and during a search's cosine product: on a busy 2-core
+machine OpenBLAS' own threads wait on each other. A query embedding's p95 went from about 25 ms to
+over 140 ms (docs/design.md, "Embeddings"); searches in a loop beside a busy core ran 75-94 a
+second with the product on two threads and 175-344 on one (docs/benchmarks.md).
 """
 
 from __future__ import annotations
