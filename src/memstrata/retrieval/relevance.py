@@ -108,9 +108,9 @@ def _stems(text: str) -> _Held:
 
 class KeywordEvidence:
     """The keyword share of records of one query, with each layer's idf weights read once (through
-    ``kept``, the counts kept between searches, when given)."""
+    ``kept``, the counts kept between searches)."""
 
-    def __init__(self, index: SearchIndex, terms: Sequence[str], kept: TermCounts | None = None) -> None:
+    def __init__(self, index: SearchIndex, terms: Sequence[str], kept: TermCounts) -> None:
         self._index = index
         self._terms = list(terms)
         self._kept = kept
@@ -125,12 +125,7 @@ class KeywordEvidence:
     def counts(self, layer: Layer) -> dict[str, int]:
         """Records of ``layer`` holding each term, read once (the keyword query prunes by them)."""
         if layer not in self._counts:
-            if not self._terms:
-                self._counts[layer] = {}
-            elif self._kept is not None:
-                self._counts[layer] = self._kept.read(layer, self._terms, self.size(layer))
-            else:
-                self._counts[layer] = self._index.document_counts(layer, self._terms)
+            self._counts[layer] = self._kept.read(layer, self._terms, self.size(layer)) if self._terms else {}
         return self._counts[layer]
 
     def size(self, layer: Layer) -> int:
