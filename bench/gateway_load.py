@@ -19,9 +19,10 @@ against 12 ms for the same run's later turns (docs/benchmarks.md).
 Prints requests/s and p50/p95/p99 per route (client-side, wall clock), the server's peak RSS, and
 checks that every message a 200 acknowledged is stored exactly once (and nothing else is), and
 how long after the load the server's background embedding caught up (captures do not wait for it).
-A last line gives the server's query-embedding figures from `/v1/status` (passes, batched queries,
-cache hits, background passes that paused for a query, the query process's passes), when it has
-an embedder. `--query-process off` keeps the local model's query passes in the server's process
+A line gives the pipeline as the load ended (atoms, the L1 backlog) and how its background loop
+waited for the requests (`status().background`). A last line gives the server's query-embedding
+figures from `/v1/status` (passes, batched queries, cache hits, background passes that paused for
+a query, the query process's passes), when it has an embedder. `--query-process off` keeps the local model's query passes in the server's process
 (`embedding.query_process`; `memstrata serve` turns it on by default).
 """
 
@@ -65,6 +66,7 @@ class Stats:
         self.errors: list[str] = []
         self.acked: dict[str, list[str]] = defaultdict(list)  # user -> message ids stored
         self.vectors_after: float | None = None  # seconds until every record had its vector
+        self.pipeline_at_end: dict[str, Any] | None = None  # /v1/status as the load ended
 
     async def timed(self, name: str, call: Any) -> httpx.Response | None:
         t0 = time.perf_counter()
@@ -130,6 +132,7 @@ async def run(url: str, clients: int, seconds: float, think: float, ramp: float)
         started = time.monotonic()
         await asyncio.gather(*(agent(n, http, stats, started + seconds, think, ramp) for n in range(clients)))
         elapsed = time.monotonic() - started
+        stats.pipeline_at_end = (await http.get("/v1/status")).json()
         once = True
         for n in range(clients):
             user = f"agent-{n}"
@@ -182,7 +185,8 @@ def main() -> None:
         rss = peak_rss_mb(server.proc.pid)
         child_rss = children_peak_rss_mb(server.proc.pid)
         embedder = httpx.get(server.url + "/v1/health").json()["embedder"]
-        batching = httpx.get(server.url + "/v1/status", timeout=60).json().get("query_embedding")
+        status = httpx.get(server.url + "/v1/status", timeout=60).json()
+        batching = status.get("query_embedding")
     total = sum(len(v) for v in stats.ms.values())
     print(f"{'route':<8} {'n':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'mean ms':>8}")
     for name in ("capture", "recall", "health"):
@@ -204,6 +208,19 @@ def main() -> None:
         f"{captured} messages captured, each stored exactly once: {'yes' if once else 'NO'}; "
         f"every vector made: {vectors}; errors {len(stats.errors)}"
     )
+    end, paced = stats.pipeline_at_end, status.get("background")
+    if end is not None:
+        lag = [x["lag"] for x in end["sessions"] if x["lag"]]
+        pacing = (
+            f"; background steps {paced['steps']}, {paced['deferred']} waited for a lull "
+            f"({paced['waited_ms'] / 1000:.1f} s in all), {paced['capped']} went ahead at the cap"
+            if paced is not None
+            else ""
+        )
+        print(
+            f"pipeline at the load's end: {end['atoms']} atoms, L1 backlog {sum(lag)} messages in "
+            f"{len(lag)} sessions{pacing}"
+        )
     if batching:
         b = batching
         print(

@@ -35,7 +35,7 @@ from memstrata.wiring import Parts
 
 P = ParamSpec("P")
 Op = TypeVar("Op", bound=Operation[Any])
-S = TypeVar("S")
+S = TypeVar("S", bound="FacadeCore")
 R = TypeVar("R")
 
 
@@ -51,8 +51,14 @@ def operation(
     def decorate(
         body: Callable[[S, Op], Coroutine[Any, Any, R]],
     ) -> Callable[Concatenate[S, P], Coroutine[Any, Any, R]]:
+        # ``spec`` is typed as its constructor (for its parameters); it is an ``Operation`` class.
+        foreground: bool = getattr(spec, "FOREGROUND", True)
+
         async def method(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
-            return await body(self, spec(*args, **kwargs))
+            if not foreground:
+                return await body(self, spec(*args, **kwargs))
+            with self._pipeline.foreground.serving():  # the background loop waits it out
+                return await body(self, spec(*args, **kwargs))
 
         describe(method, spec)  # type: ignore[arg-type]
         return method

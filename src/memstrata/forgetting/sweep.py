@@ -16,7 +16,6 @@ it waits for the next scheduled time.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Sequence
@@ -26,6 +25,7 @@ from zoneinfo import ZoneInfo
 
 from memstrata.forgetting import dependants, schedule
 from memstrata.models import Atom, Layer, MessageFilter, SweepReport, Tenant
+from memstrata.pace import to_thread
 from memstrata.ports import Clock, Store
 from memstrata.settings import Settings
 
@@ -94,20 +94,20 @@ class Sweeper:
 
     async def run_due(self) -> SweepReport | None:
         """Run the sweep when it is due; None when it was not."""
-        due = await asyncio.to_thread(self.next_fire)
+        due = await to_thread(self.next_fire)
         return await self.run() if due <= self._clock.now_ms() else None
 
     async def run(self) -> SweepReport:
         """Sweep now. A failure is recorded (and retried later) and raised."""
         now = self._clock.now_ms()
         try:
-            messages, marked = await asyncio.to_thread(self._sweep_messages, now)
+            messages, marked = await to_thread(self._sweep_messages, now)
             expired, aged, tenants = await self._sweep_atoms(now)
         except Exception as exc:
-            await asyncio.to_thread(self._failed, now, exc)
+            await to_thread(self._failed, now, exc)
             raise
         report = SweepReport(now, messages, marked, expired, aged, tenants)
-        await asyncio.to_thread(self._done, now, report)
+        await to_thread(self._done, now, report)
         if report.removed():
             log.info("retention sweep: %s", report.describe())
         return report
@@ -155,7 +155,7 @@ class Sweeper:
         expired = aged = 0
         touched: dict[Tenant, None] = {}
         after = 0
-        while page := await asyncio.to_thread(self._store.atoms.sweepable, now, older, PAGE, after):
+        while page := await to_thread(self._store.atoms.sweepable, now, older, PAGE, after):
             after = page[-1].seq
             for tenant, atoms in _by_tenant(page).items():
                 dropped = await self._drop(tenant, atoms)
@@ -169,11 +169,9 @@ class Sweeper:
     async def _drop(self, tenant: Tenant, atoms: list[Atom]) -> dependants.Dropped:
         lock = self._hold(tenant) if self._hold is not None else contextlib.nullcontext()
         async with lock:
-            dropped = await asyncio.to_thread(
-                dependants.drop_atoms, self._store, tenant, [a.id for a in atoms]
-            )
+            dropped = await to_thread(dependants.drop_atoms, self._store, tenant, [a.id for a in atoms])
             if dropped.atoms and self._on_removed is not None:
-                await asyncio.to_thread(self._on_removed, tenant, dropped.scenes)
+                await to_thread(self._on_removed, tenant, dropped.scenes)
         return dropped
 
     # --- state ----------------------------------------------------------------------------------

@@ -189,6 +189,15 @@ class QueryEmbeddingOut(Wire):
     process_failures: int = Field(description="Times it failed (those queries ran in the server).")
 
 
+class PaceOut(Wire):
+    steps: int = Field(description="Steps the background pipeline took in its loop.")
+    deferred: int = Field(description="Steps that first waited for a lull in the requests.")
+    waited_ms: float = Field(description="Their waits in all (ms).")
+    capped: int = Field(
+        description="Steps that went ahead after the longest wait (requests without a pause)."
+    )
+
+
 class StatusOut(Wire):
     sessions: list[SessionStatusOut]
     messages: int
@@ -206,6 +215,10 @@ class StatusOut(Wire):
     )
     query_embedding: QueryEmbeddingOut | None = Field(
         default=None, description="How search queries were embedded: batched passes, cache hits."
+    )
+    background: PaceOut = Field(
+        default_factory=lambda: PaceOut(steps=0, deferred=0, waited_ms=0.0, capped=0),
+        description="How the background pipeline waited for requests in flight (docs/design.md).",
     )
     degradations: dict[str, int] = Field(
         default_factory=dict,

@@ -50,6 +50,7 @@ from memstrata.models.search import (
 from memstrata.models.state import SessionState, SweepState, TenantState
 from memstrata.models.status import (
     Counts,
+    PaceStatus,
     QueryEmbeddingStatus,
     QueryPassReport,
     QueryProcessState,
@@ -88,6 +89,7 @@ __all__ = [
     "MetadataCondition",
     "MetadataFilter",
     "NewMessage",
+    "PaceStatus",
     "Persona",
     "QueryEmbeddingStatus",
     "QueryPassReport",

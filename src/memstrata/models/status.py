@@ -79,6 +79,19 @@ class QueryEmbeddingStatus:
 
 
 @dataclass(frozen=True, slots=True)
+class PaceStatus:
+    """How the background pipeline stepped aside for callers' operations since the memory opened
+    (``memstrata.pace``): ``steps`` it took in its background loop, ``deferred`` of them that waited
+    for a lull, ``waited_ms`` in all, and ``capped`` ones that went ahead after the longest wait
+    (requests without a pause: many of these mean the pipeline runs behind its load)."""
+
+    steps: int = 0
+    deferred: int = 0
+    waited_ms: float = 0.0
+    capped: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Status:
     """A memory's health. ``embedder`` names the model (None: keyword search only); ``strategy``
     is what a default search runs now (``hybrid`` or ``keyword``); ``vectors_note`` says why stored
@@ -86,7 +99,8 @@ class Status:
     what the store found wrong (unreadable files, mirrors out of step, embedding failures, a
     failing retention sweep); ``last_sweep`` is when the retention sweep last ran;
     ``query_embedding``: how search queries were embedded (batched, cached), None without an
-    embedder; ``degradations`` counts what the engines got by without since the memory opened."""
+    embedder; ``background``: how the background pipeline waited for callers' operations;
+    ``degradations`` counts what the engines got by without since the memory opened."""
 
     sessions: tuple[SessionStatus, ...]
     messages: int
@@ -100,6 +114,7 @@ class Status:
     problems: tuple[str, ...] = ()
     last_sweep: int | None = None  # when the retention sweep last ran, ms
     query_embedding: QueryEmbeddingStatus | None = None
+    background: PaceStatus = field(default_factory=PaceStatus)
 
     # What the engines got by without, by name (see ``models.degradations``): a server without
     # structured outputs, prompts shrunk to fit the context, truncated replies, dropped items.

@@ -19,6 +19,7 @@ class RunPending(Operation[int]):
     is. Returns runs attempted."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/pipeline/run", key="runs", idempotent=False)
+    FOREGROUND: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +29,7 @@ class RunAll(Operation[RunAllReport]):
     retried later."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/pipeline/run-all", idempotent=False)
+    FOREGROUND: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +48,7 @@ class EndSession(Operation[None]):
     """The session is over: extract what is pending for it now."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/sessions/end")
+    FOREGROUND: ClassVar[bool] = False
     session_key: Key = DEFAULT
     _: KW_ONLY
     user_id: str = DEFAULT
@@ -57,6 +60,7 @@ class Status(Operation[m.Status]):
     """The pipeline per session and tenant, counts, the embedder and what is degraded."""
 
     ROUTE: ClassVar[Route] = Route("GET", "/v1/status")
+    FOREGROUND: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +70,7 @@ class Repair(Operation[list[str]]):
     their newest readable backup. Returns one line per repair (empty: nothing to repair)."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/repair", key="repaired", idempotent=False)
+    FOREGROUND: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +78,7 @@ class Reindex(Operation[int]):
     """Re-embed every record without a vector (all of them after an embedder change)."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/reindex", key="embedded", idempotent=False)
+    FOREGROUND: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +91,7 @@ class Forget(Operation[ForgetReport]):
     crash, it finishes the job."""
 
     ROUTE: ClassVar[Route] = Route("DELETE", "/v1/tenants")
+    FOREGROUND: ClassVar[bool] = False
     _: KW_ONLY
     user_id: str
     agent_id: str | None = None
@@ -128,6 +135,7 @@ class Sweep(Operation[SweepReport]):
     expired atoms, atoms past ``retention.atoms_days``. Returns what it removed."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/pipeline/sweep", idempotent=False)
+    FOREGROUND: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +146,7 @@ class RebuildScenes(Operation[list[SceneEntry]]):
     rebuild stays due: the pipeline retries it)."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/scenes/rebuild", idempotent=False)
+    FOREGROUND: ClassVar[bool] = False
     _: KW_ONLY
     user_id: str = DEFAULT
     agent_id: str = DEFAULT

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from memstrata.errors import ConfigError
 from memstrata.forgetting.sweep import Sweeper
 from memstrata.models import Degradations, Status, Tenant
+from memstrata.pace import Foreground, paced, to_thread
 from memstrata.pipeline.embedding import EmbeddingBacklog
 from memstrata.pipeline.l1.scheduler import L1Tally, Scheduler
 from memstrata.pipeline.upper.scheduler import TenantScheduler
@@ -72,6 +73,8 @@ class Pipeline:
         self._wake: asyncio.Event | None = None
         self._exclusive: asyncio.Lock | None = None
         self.heat = HeatLedger()
+        # The callers' operations in flight, which the background loop (``serve``) waits out.
+        self.foreground = Foreground()
 
     @contextlib.asynccontextmanager
     async def exclusive(self) -> AsyncIterator[None]:
@@ -106,7 +109,7 @@ class Pipeline:
             async with self.tenants.hold(tenant):
                 notes = self.heat.take(tenant)
                 try:
-                    await asyncio.to_thread(self.tenants.warm, tenant, notes)
+                    await to_thread(self.tenants.warm, tenant, notes)
                 except Exception as exc:  # noqa: BLE001 - heat is a hint: never worth a failed run
                     log.warning("raising the scene heat of %s failed: %s", tenant, exc)
 
@@ -118,7 +121,7 @@ class Pipeline:
         async with self._lock():
             while True:
                 step = await self._sweep_due()
-                step += 1 if await asyncio.to_thread(self.embedding.drain) else 0
+                step += 1 if await to_thread(self.embedding.drain) else 0
                 step += await self.sessions.run_due()
                 if self.tenants is not None:
                     step += await self.tenants.run_due()
@@ -132,15 +135,15 @@ class Pipeline:
         await self.warm(everything=True)
         async with self._lock():
             await self._sweep_due()
-            while await asyncio.to_thread(functools.partial(self.embedding.drain, force=True)):
+            while await to_thread(functools.partial(self.embedding.drain, force=True)):
                 pass
             tally = L1Tally()
             await self.sessions.flush(tally=tally)
             if self.tenants is None:
                 return RunAllReport(tally.runs, 0, tally.failed, tally.atoms)
-            known = await asyncio.to_thread(self.known_tenants)
+            known = await to_thread(self.known_tenants)
             upper = await self.tenants.flush(known)
-            states = await asyncio.to_thread(self.tenants.status)
+            states = await to_thread(self.tenants.status)
             failing = {t.tenant for t in states if t.l2_error or t.l3_error}
             return RunAllReport(tally.runs, upper, tally.failed, tally.atoms, len(failing & set(known)))
 
@@ -196,6 +199,7 @@ class Pipeline:
             problems=tuple(problems),
             last_sweep=self.sweeper.last_run() if self.sweeper is not None else None,
             query_embedding=vectors.queries.status() if vectors.queries is not None else None,
+            background=self.foreground.status(),
             degradations=self.degradations.snapshot(),
         )
 
@@ -206,15 +210,20 @@ class Pipeline:
         return list(dict.fromkeys(found))
 
     async def serve(self) -> None:
-        """Background loop: run what is due, sleep until the next timer or a capture wakes it."""
+        """Background loop: run what is due, sleep until the next timer or a capture wakes it.
+        Each of its steps waits for a lull in the callers' operations first (``memstrata.pace``)."""
+        with paced(self.foreground):
+            await self._serve()
+
+    async def _serve(self) -> None:
         self._wake = asyncio.Event()
         while True:
             await self.run_due()
-            timers = [await asyncio.to_thread(self.sessions.next_fire)]
+            timers = [await to_thread(self.sessions.next_fire)]
             if self.tenants is not None:
-                timers.append(await asyncio.to_thread(self.tenants.next_fire))
+                timers.append(await to_thread(self.tenants.next_fire))
             if self.sweeper is not None:
-                timers.append(await asyncio.to_thread(self.sweeper.next_fire))
+                timers.append(await to_thread(self.sweeper.next_fire))
             timers.append(self.embedding.next_fire())
             armed = [t for t in timers if t is not None]
             delay = (min(armed) - self._clock.now_ms()) / 1000 if armed else IDLE_POLL_SECONDS

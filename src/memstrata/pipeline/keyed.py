@@ -20,6 +20,7 @@ from typing import Generic, TypeVar
 
 from memstrata.errors import MemstrataError
 from memstrata.models import Tenant
+from memstrata.pace import to_thread
 from memstrata.ports import Leases
 
 K = TypeVar("K", bound=Hashable)
@@ -73,11 +74,11 @@ def lease_key(stage: str, tenant: Tenant, session_key: str | None = None) -> str
 @asynccontextmanager
 async def claimed(leases: Leases, key: str) -> AsyncIterator[bool]:
     """Claim ``key`` for the block (True) unless another holder has it (False); released after."""
-    mine = await asyncio.to_thread(leases.claim, key)
+    mine = await to_thread(leases.claim, key)
     try:
         yield mine
     finally:
-        if mine:
+        if mine:  # not paced: a release ends a step (and may run while the loop is cancelled)
             await asyncio.to_thread(leases.release, key)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -60,6 +60,10 @@ class QueryVectors:
         if max_batch < 1 or cache_size < 0:
             raise ValueError(f"max_batch must be >= 1 and cache_size >= 0, not {max_batch}, {cache_size}")
         self._embedder = embedder
+        # Chosen once: a runtime-checkable protocol's isinstance costs ~20 us, and ran every pass.
+        self._embed: Callable[[Sequence[str]], Vectors] = (
+            embedder.embed_queries if isinstance(embedder, QueryFirstEmbedder) else embedder.embed
+        )
         self._max_batch = max_batch
         self._cache_size = cache_size
         self._lock = threading.Lock()
@@ -141,11 +145,6 @@ class QueryVectors:
                 t.done.set()
             if successor is not None:
                 successor.done.set()
-
-    def _embed(self, texts: Sequence[str]) -> Vectors:
-        if isinstance(self._embedder, QueryFirstEmbedder):
-            return self._embedder.embed_queries(texts)
-        return self._embedder.embed(texts)
 
     def _count_pass(self, batch: Sequence[_Ticket]) -> None:
         now = time.perf_counter()

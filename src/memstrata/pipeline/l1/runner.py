@@ -7,7 +7,6 @@ retry of the same window produces the same atom ids, so nothing is lost or store
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from dataclasses import dataclass
 from memstrata.layers.l1 import gate
 from memstrata.layers.l1.writer import Plan, plan_window, unique_drafts
 from memstrata.models import Atom, AtomFilter, ExtractionWindow, Message, Tenant
+from memstrata.pace import to_thread
 from memstrata.pipeline.l1.commit import commit_atoms
 from memstrata.ports import Clock, Deduplicator, Extractor, Store
 from memstrata.retrieval.keyword import keyword_top
@@ -80,20 +80,20 @@ class L1Runner:
         finally:
             # One embedding batch for the whole run (much cheaper than one per window), written
             # even when a later window failed: those atoms are committed.
-            await asyncio.to_thread(self._vectors.embed_atoms, tenant, unembedded)
+            await to_thread(self._vectors.embed_atoms, tenant, unembedded)
 
     async def _drain(
         self, tenant: Tenant, session_key: str, done: L1Progress, unembedded: list[Atom]
     ) -> L1Report:
         while self.stop_at is None or time.monotonic() < self.stop_at:
-            state = await asyncio.to_thread(self._store.pipeline.session, tenant, session_key)
-            new = await asyncio.to_thread(
+            state = await to_thread(self._store.pipeline.session, tenant, session_key)
+            new = await to_thread(
                 self._store.messages.after, tenant, session_key, state.cursor, self._s.window_size
             )
             if not new:
                 break
             plan = await self._window(tenant, session_key, new)
-            stored = await asyncio.to_thread(
+            stored = await to_thread(
                 commit_atoms, self._store, tenant, plan.new, plan.superseded, (session_key, new[-1].seq)
             )
             done.windows += 1
@@ -106,14 +106,14 @@ class L1Runner:
     async def _window(self, tenant: Tenant, session_key: str, new: list[Message]) -> Plan:
         if not gate.passes(new):
             return Plan()
-        background = await asyncio.to_thread(
+        background = await to_thread(
             self._store.messages.before, tenant, session_key, new[0].seq, self._s.background_size
         )
         window = ExtractionWindow(tenant, session_key, tuple(new), tuple(background))
         drafts = unique_drafts(await self._extractor.extract(window))
         if not drafts:
             return Plan()
-        candidates = await asyncio.to_thread(lambda: [self._candidates(tenant, d.content) for d in drafts])
+        candidates = await to_thread(lambda: [self._candidates(tenant, d.content) for d in drafts])
         decisions = await self._dedup.decide(drafts, candidates)
         return plan_window(tenant, session_key, new, drafts, decisions, candidates, self._clock.now_ms())
 

@@ -19,6 +19,7 @@ from functools import partial
 
 from memstrata.errors import ConflictError
 from memstrata.models import SessionState, SessionStatus, Tenant
+from memstrata.pace import to_thread
 from memstrata.pipeline.keyed import KeyedRuns, StateBook, claimed, lease_key, log_failure
 from memstrata.pipeline.l1 import rules
 from memstrata.pipeline.l1.runner import L1Progress, L1Report, L1Runner
@@ -100,7 +101,7 @@ class Scheduler:
         ran = 0
         while True:
             now = self._clock.now_ms()
-            states = await asyncio.to_thread(partial(self._store.pipeline.armed, due_by=now))
+            states = await to_thread(partial(self._store.pipeline.armed, due_by=now))
             due = [(s.tenant, s.session_key) for s in states if rules.is_due(s, now)]
             if not due:
                 return ran
@@ -111,7 +112,7 @@ class Scheduler:
         """Run L1 now on what is pending, due or not: every session with a backlog, or ``keys``.
         Returns the sessions run; ``tally`` (if given) adds what they did."""
         if keys is None:
-            backlog = await asyncio.to_thread(self._store.pipeline.backlog)
+            backlog = await to_thread(self._store.pipeline.backlog)
             keys = [(t, k) for t, k, _ in backlog]
         await asyncio.gather(*(self.run_session(t, k, force=True, tally=tally) for t, k in keys))
         return len(keys)
@@ -121,7 +122,7 @@ class Scheduler:
         caught up are left alone, so their run count, which drives warm-up, stays true). With
         ``within`` (seconds), no window starts after that long: what is left stays in the
         durable backlog for the next process, and is logged."""
-        backlog = await asyncio.to_thread(self._store.pipeline.backlog)
+        backlog = await to_thread(self._store.pipeline.backlog)
         if within is not None:
             self._l1.stop_at = time.monotonic() + within
         try:
@@ -129,7 +130,7 @@ class Scheduler:
         finally:
             self._l1.stop_at = None
         if within is not None:
-            left = await asyncio.to_thread(self._store.pipeline.backlog)
+            left = await to_thread(self._store.pipeline.backlog)
             if left:
                 log.warning(
                     "shutdown: %d messages of %d sessions left for the next start (L1 ran %.0f s)",
@@ -167,13 +168,13 @@ class Scheduler:
                 async with claimed(self._store.leases, lease_key("l1", tenant, session_key)) as mine:
                     if not mine:  # another process runs this session now
                         return None
-                    state = await asyncio.to_thread(self._store.pipeline.session, tenant, session_key)
+                    state = await to_thread(self._store.pipeline.session, tenant, session_key)
                     if not force and not rules.is_due(state, self._clock.now_ms()):
                         return None
                     if tally is not None:
                         tally.runs += 1
                     report = await self._l1.run(tenant, session_key, progress)
-                    await asyncio.to_thread(self._succeeded, tenant, session_key)
+                    await to_thread(self._succeeded, tenant, session_key)
             except Exception as exc:  # noqa: BLE001 - every failure is recorded, logged and retried
                 await self._record_failure(tenant, session_key, exc)
                 report = None
@@ -183,12 +184,12 @@ class Scheduler:
                 tally.atoms += progress.atoms
             # Windows committed before a failure count too: their atoms need L2 all the same.
             if progress.atoms and self._on_atoms is not None:
-                await asyncio.to_thread(self._on_atoms, tenant)
+                await to_thread(self._on_atoms, tenant)
             return report
 
     async def _record_failure(self, tenant: Tenant, session_key: str, exc: Exception) -> None:
         try:
-            await asyncio.to_thread(self._failed, tenant, session_key, exc)
+            await to_thread(self._failed, tenant, session_key, exc)
         except Exception as second:  # noqa: BLE001 - the store itself failed: log, never stop others
             log.error(
                 "L1 %s/%s failed (%s) and its failure could not be recorded: %s",

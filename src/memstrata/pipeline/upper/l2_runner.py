@@ -9,7 +9,6 @@ index rebuilt from disk, the persona navigation refreshed. Backups and state bel
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -19,6 +18,7 @@ from memstrata.errors import StoreError
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l3 import persona_doc
 from memstrata.models import Atom, AtomFilter, ConsolidationResult, Layer, Scene, SceneEntry, Tenant, Vectors
+from memstrata.pace import to_thread
 from memstrata.ports import Clock, ConsolidationRequest, Store, UpperLayers
 from memstrata.settings import PersonaSettings, PipelineSettings
 
@@ -73,20 +73,20 @@ class L2Runner:
         ``rebuild`` starts over: every scene file goes and every current atom is consolidated
         again. Raises what the writer or the stores raise."""
         scenes = self._upper.scenes
-        before = {s.name: s for s in await asyncio.to_thread(scenes.load, tenant)}
+        before = {s.name: s for s in await to_thread(scenes.load, tenant)}
         if rebuild:
-            await asyncio.to_thread(self._clear, tenant, before)
+            await to_thread(self._clear, tenant, before)
             before, cursor, run, rewrite = {}, 0, _Run({}, {}), ()
         else:
-            run = await asyncio.to_thread(self._members, tenant, cursor)
-            rewrite = await asyncio.to_thread(self._blank, tenant, before, rewrite)
+            run = await to_thread(self._members, tenant, cursor)
+            rewrite = await to_thread(self._blank, tenant, before, rewrite)
         cursor, consolidated = await self._consolidate(tenant, run, cursor, tuple(rewrite))
-        changes = await asyncio.to_thread(scenes.tidy, tenant)
-        entries = await asyncio.to_thread(self._finish, tenant, run, before, changes)
-        await asyncio.to_thread(persona_doc.refresh_navigation, self._upper, tenant, entries)
+        changes = await to_thread(scenes.tidy, tenant)
+        entries = await to_thread(self._finish, tenant, run, before, changes)
+        await to_thread(persona_doc.refresh_navigation, self._upper, tenant, entries)
         # Last: a failure before this point restores the files, and the stored membership still
         # matches them; after it, files and membership agree on the new state.
-        await asyncio.to_thread(self._store.members.replace, tenant, run.membership)
+        await to_thread(self._store.members.replace, tenant, run.membership)
         return L2Report(cursor, consolidated, len(entries), tuple(run.requests), changes)
 
     async def _consolidate(
@@ -98,9 +98,7 @@ class L2Runner:
         consolidated = 0
         while True:
             size = self._s.l2_batch_size
-            batch = await asyncio.to_thread(
-                self._store.atoms.list, tenant, flt, limit=size + 1, after_seq=cursor
-            )
+            batch = await to_thread(self._store.atoms.list, tenant, flt, limit=size + 1, after_seq=cursor)
             final = len(batch) <= size
             batch = batch[:size]
             if not batch and not run.pending and not rewrite:
@@ -164,7 +162,7 @@ class L2Runner:
         for a in batch:
             run.atoms[a.id] = a
             run.new_ids.add(a.id)
-        request = await asyncio.to_thread(self._request, tenant, run, todo, final)
+        request = await to_thread(self._request, tenant, run, todo, final)
         if rewrite:
             request = replace(request, rewrite=rewrite)
         result = await self._upper.scene_writer.consolidate(request)

@@ -7,13 +7,13 @@ appended. Backups and state belong to the caller, which restores ``persona.md`` 
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 
 from memstrata.errors import EngineError
 from memstrata.layers.l2.scene_file import format_time
 from memstrata.layers.l3 import persona_doc
 from memstrata.models import Atom, AtomFilter, AtomType, Tenant, TenantState
+from memstrata.pace import to_thread
 from memstrata.ports import Clock, PersonaRequest, Store, UpperLayers
 
 TOP_ATOMS = 80  # persona and instruction atoms shown to the writer
@@ -40,13 +40,13 @@ class L3Runner:
 
     async def run(self, tenant: Tenant, state: TenantState) -> L3Report:
         """Write the persona. Raises ``EngineError`` (and what the stores raise) on failure."""
-        request = await asyncio.to_thread(self._prepare, tenant, state)
+        request = await to_thread(self._prepare, tenant, state)
         body = await self._upper.persona_writer.write(request)
         if not body.strip():
             raise EngineError("the persona writer returned an empty persona", tenant=str(tenant))
-        entries = await asyncio.to_thread(self._upper.scenes.index, tenant)
+        entries = await to_thread(self._upper.scenes.index, tenant)
         text = persona_doc.compose(body, entries)
-        await asyncio.to_thread(self._upper.persona.write, tenant, text)
+        await to_thread(self._upper.persona.write, tenant, text)
         return L3Report(request.first, len(request.changed), len(text))
 
     def _prepare(self, tenant: Tenant, state: TenantState) -> PersonaRequest:

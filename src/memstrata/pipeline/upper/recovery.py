@@ -10,7 +10,6 @@ change goes through the same per-tenant serialisation.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Iterable
 from contextlib import AbstractAsyncContextManager
@@ -18,6 +17,7 @@ from contextlib import AbstractAsyncContextManager
 from memstrata.errors import StoreError
 from memstrata.layers.l2 import index as scene_index
 from memstrata.models import AtomFilter, FileProblem, Tenant, TenantState
+from memstrata.pace import to_thread
 from memstrata.pipeline.keyed import lease_key
 from memstrata.pipeline.upper import rules
 from memstrata.ports import Clock, Store, UpperLayers
@@ -133,6 +133,6 @@ class UpperRecovery:
         done: list[FileProblem] = []
         for tenant in dict.fromkeys([*known, *self._upper.scenes.tenants()]):
             async with hold(tenant):
-                done += await asyncio.to_thread(self._upper.scenes.repair, tenant)
-                done += await asyncio.to_thread(self._upper.persona.repair, tenant)
+                done += await to_thread(self._upper.scenes.repair, tenant)
+                done += await to_thread(self._upper.persona.repair, tenant)
         return done

@@ -21,6 +21,7 @@ from functools import partial
 from typing import TypeVar
 
 from memstrata.models import Tenant, TenantState, TenantStatus
+from memstrata.pace import to_thread
 from memstrata.pipeline.keyed import KeyedRuns, StateBook, claimed, lease_key, log_failure
 from memstrata.pipeline.upper import rules
 from memstrata.pipeline.upper.l2_runner import L2Report, L2Runner
@@ -109,7 +110,7 @@ class TenantScheduler:
         ran = 0
         while True:
             now = self._clock.now_ms()
-            states = await asyncio.to_thread(partial(self._store.pipeline.tenants, waiting=True))
+            states = await to_thread(partial(self._store.pipeline.tenants, waiting=True))
             l2 = [s.tenant for s in states if rules.l2_is_due(s, now)]
             l3 = [s.tenant for s in states if rules.l3_is_due(s, now, self._s) and s.tenant not in l2]
             if not l2 and not l3:
@@ -121,9 +122,9 @@ class TenantScheduler:
         """Run L2 now on every given tenant with atoms after its cursor, then L3 on every one with a
         request or atoms since its last persona, due or not. Returns runs attempted."""
         chosen = list(dict.fromkeys(tenants))
-        behind = [t for t in chosen if await asyncio.to_thread(self._behind, t)]
+        behind = [t for t in chosen if await to_thread(self._behind, t)]
         await asyncio.gather(*(self.run_l2(t, force=True) for t in behind))
-        stale = [t for t in chosen if await asyncio.to_thread(self._needs_persona, t)]
+        stale = [t for t in chosen if await to_thread(self._needs_persona, t)]
         await asyncio.gather(*(self.run_l3(t, force=True) for t in stale))
         return len(behind) + len(stale)
 
@@ -152,8 +153,8 @@ class TenantScheduler:
                 async with claimed(self._store.leases, lease_key("upper", tenant)) as mine:
                     if not mine:  # another process runs this tenant's L2 or L3 now
                         return None
-                    await asyncio.to_thread(self.recovery.restore_if_interrupted, tenant)
-                    state = await asyncio.to_thread(self._store.pipeline.tenant, tenant)
+                    await to_thread(self.recovery.restore_if_interrupted, tenant)
+                    state = await to_thread(self._store.pipeline.tenant, tenant)
                     return await step(state, undo)
             except Exception as exc:  # noqa: BLE001 - every failure is restored, recorded and retried
                 await self._recover_from(tenant, layer, exc, undo.restore)
@@ -165,13 +166,13 @@ class TenantScheduler:
         async def step(state: TenantState, undo: _Undo) -> L2Report | None:
             if not force and not rules.l2_is_due(state, self._clock.now_ms()):
                 return None
-            snapshot = await asyncio.to_thread(self._snapshot, tenant, state)
+            snapshot = await to_thread(self._snapshot, tenant, state)
             if snapshot is not None:
                 undo.restore = lambda: self._upper.scenes.restore(tenant, snapshot)
             report = await self._l2.run(
                 tenant, state.l2_cursor, rewrite=state.l2_rewrite, rebuild=state.l2_rebuild
             )
-            await asyncio.to_thread(self._l2_done, tenant, report)
+            await to_thread(self._l2_done, tenant, report)
             return report
 
         return await self._run(tenant, "L2", step)
@@ -203,17 +204,17 @@ class TenantScheduler:
     async def run_l3(self, tenant: Tenant, *, force: bool = False) -> L3Report | None:
         """One L3 run (when due, or ``force``: the pending request, or a new one, is due now)."""
         if force:
-            await asyncio.to_thread(self._mutate, tenant, lambda st: rules.flush_l3(st, "pipeline flush"))
+            await to_thread(self._mutate, tenant, lambda st: rules.flush_l3(st, "pipeline flush"))
 
         async def step(state: TenantState, undo: _Undo) -> L3Report | None:
             if not rules.l3_is_due(state, self._clock.now_ms(), self._s):
                 return None
-            snapshot = await asyncio.to_thread(self._upper.persona.backup, tenant)
-            start = await asyncio.to_thread(self._l3_start, tenant, snapshot)
+            snapshot = await to_thread(self._upper.persona.backup, tenant)
+            start = await to_thread(self._l3_start, tenant, snapshot)
             undo.restore = lambda: self._upper.persona.restore(tenant, snapshot)
             report = await self._l3.run(tenant, state)
             now = self._clock.now_ms()
-            await asyncio.to_thread(self._mutate, tenant, lambda st: rules.on_l3_success(st, start, now))
+            await to_thread(self._mutate, tenant, lambda st: rules.on_l3_success(st, start, now))
             return report
 
         return await self._run(tenant, "L3", step)
@@ -225,11 +226,11 @@ class TenantScheduler:
         here too (the disk itself) is logged: it never stops another tenant's runs."""
         try:
             if restore is not None:
-                await asyncio.to_thread(restore)
+                await to_thread(restore)
         except Exception as second:  # noqa: BLE001 - logged; the next open restores from state
             log.error("%s of %s: restoring the backup failed too: %s", layer, tenant, second)
         try:
-            await asyncio.to_thread(self._failed, tenant, layer, exc)
+            await to_thread(self._failed, tenant, layer, exc)
         except Exception as second:  # noqa: BLE001 - logged; nothing else can be done here
             log.error(
                 "%s of %s failed (%s) and the failure could not be recorded: %s", layer, tenant, exc, second

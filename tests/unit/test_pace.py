@@ -1,0 +1,103 @@
+"""The background loop's pacing (``memstrata.pace``): it waits for a lull in the operations, never
+longer than its cap, and only inside ``paced``."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+
+from memstrata import pace
+from memstrata.pace import Foreground, paced, to_thread
+
+
+async def test_with_nothing_in_flight_a_step_does_not_wait() -> None:
+    fg = Foreground()
+    await fg.quiet()
+    assert fg.status().steps == 1
+    assert fg.status().deferred == 0
+
+
+async def test_a_step_waits_until_the_operation_in_flight_ends() -> None:
+    fg = Foreground()
+    ended = asyncio.Event()
+
+    async def operation() -> None:
+        with fg.serving():
+            await ended.wait()
+
+    op = asyncio.create_task(operation())
+    await asyncio.sleep(0)  # the operation is in flight
+    step = asyncio.create_task(fg.quiet())
+    await asyncio.sleep(0.03)
+    assert not step.done()
+    ended.set()
+    await op
+    started = time.monotonic()
+    await asyncio.wait_for(step, 1)
+    assert time.monotonic() - started >= pace.QUIET_SECONDS * 0.9  # and the lull after it
+    report = fg.status()
+    assert (report.steps, report.deferred, report.capped) == (1, 1, 0)
+    assert report.waited_ms >= 30
+
+
+async def test_a_step_right_after_an_operation_waits_out_the_lull() -> None:
+    fg = Foreground()
+    with fg.serving():
+        pass
+    started = time.monotonic()
+    await fg.quiet()
+    assert time.monotonic() - started >= pace.QUIET_SECONDS * 0.9
+    assert fg.status().deferred == 1
+
+
+async def test_operations_without_a_pause_delay_a_step_by_the_cap_at_most(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(pace, "MOST_SECONDS", 0.05)
+    fg = Foreground()
+    with fg.serving():
+        started = time.monotonic()
+        await fg.quiet()
+        waited = time.monotonic() - started
+    assert 0.04 <= waited < 0.5
+    assert fg.status().capped == 1
+
+
+async def test_to_thread_waits_only_inside_paced(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pace, "MOST_SECONDS", 0.05)
+    fg = Foreground()
+    with fg.serving():
+        ran_in = await to_thread(threading.get_ident)  # outside the loop's context: at once
+        assert ran_in != threading.get_ident()
+        assert fg.status().steps == 0
+        with paced(fg):
+            # A task started inside ``paced`` is paced too (it copies the context).
+            await asyncio.create_task(to_thread(lambda: None))
+        assert fg.status().steps == 1
+        assert fg.status().capped == 1
+        await to_thread(lambda: None)  # the block ended: not paced again
+    assert fg.status().steps == 1
+
+
+async def test_nested_operations_count_as_one_in_flight_until_the_last_ends() -> None:
+    fg = Foreground()
+    with fg.serving():
+        with fg.serving():
+            pass
+        step = asyncio.create_task(fg.quiet())
+        await asyncio.sleep(0.02)
+        assert not step.done()
+    await asyncio.wait_for(step, 1)
+
+
+async def test_a_cancelled_step_stops_waiting() -> None:
+    fg = Foreground()
+    with fg.serving():
+        step = asyncio.create_task(fg.quiet())
+        await asyncio.sleep(0.01)
+        step.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await step
