@@ -34,6 +34,8 @@ QUIET_SECONDS = 0.002  # a request's follow-up (the capture after a recall) come
 MOST_SECONDS = 0.25  # the longest one pipeline step waits for a lull
 P = ParamSpec("P")
 T = TypeVar("T")
+_SERVING: ContextVar[bool] = ContextVar("memstrata_serving", default=False)  # inside ``serving``
+_PACED: ContextVar[Foreground | None] = ContextVar("memstrata_paced", default=None)  # ``paced``
 
 
 class Foreground:
@@ -53,13 +55,32 @@ class Foreground:
     def serving(self) -> Iterator[None]:
         """One operation in flight for the block."""
         self._active += 1
+        token = _SERVING.set(True)
         try:
             yield
         finally:
-            self._active -= 1
-            self._ended = self._clock()
-            if not self._active and self._idle is not None:
-                self._idle.set()
+            _SERVING.reset(token)
+            self._left()
+
+    @contextmanager
+    def waiting(self) -> Iterator[None]:
+        """The operation of this context (if any) waits for the pipeline for the block (a lock
+        one of its runs holds): it does not count as in flight meanwhile, or the run it waits
+        for would wait for it, to the cap at every step."""
+        if not _SERVING.get():
+            yield
+            return
+        self._left()
+        try:
+            yield
+        finally:
+            self._active += 1
+
+    def _left(self) -> None:
+        self._active -= 1
+        self._ended = self._clock()
+        if not self._active and self._idle is not None:
+            self._idle.set()
 
     async def quiet(self) -> None:
         """Return once no operation has been in flight for ``QUIET_SECONDS``, or after
@@ -94,9 +115,6 @@ class Foreground:
 
     def status(self) -> PaceStatus:
         return PaceStatus(self._steps, self._deferred, round(self._waited * 1000, 3), self._capped)
-
-
-_PACED: ContextVar[Foreground | None] = ContextVar("memstrata_paced", default=None)
 
 
 @contextmanager

@@ -101,3 +101,35 @@ async def test_a_cancelled_step_stops_waiting() -> None:
         step.cancel()
         with pytest.raises(asyncio.CancelledError):
             await step
+
+
+async def test_an_operation_waiting_for_the_pipeline_does_not_hold_it_back() -> None:
+    fg = Foreground()
+    with fg.serving():
+        with fg.waiting():  # e.g. for the tenant lock an L2 run holds
+            await asyncio.sleep(pace.QUIET_SECONDS * 2)
+            await asyncio.wait_for(fg.quiet(), pace.MOST_SECONDS / 2)  # the run goes on
+        step = asyncio.create_task(fg.quiet())  # the lock is the operation's: in flight again
+        await asyncio.sleep(0.02)
+        assert not step.done()
+    await asyncio.wait_for(step, 1)
+
+
+async def test_waiting_outside_an_operation_changes_nothing() -> None:
+    fg = Foreground()
+    inside, release = asyncio.Event(), asyncio.Event()
+
+    async def elsewhere() -> None:  # not an operation: its wait must not end another's turn
+        with fg.waiting():
+            inside.set()
+            await release.wait()
+
+    other = asyncio.create_task(elsewhere())  # started outside any operation
+    with fg.serving():
+        await inside.wait()
+        step = asyncio.create_task(fg.quiet())
+        await asyncio.sleep(0.02)
+        assert not step.done()
+        release.set()
+        await other
+    await asyncio.wait_for(step, 1)

@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 import dataclasses
 import functools
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from memstrata import arguments as args
@@ -119,11 +119,18 @@ class FacadeCore:
         close; topic classes add their own)."""
         self._scheduler.forget(tenant)
 
-    def _tenant_lock(self, tenant: Tenant) -> contextlib.AbstractAsyncContextManager[object]:
-        """The tenant's L2/L3 lock, so a scene or persona edit never races a run."""
+    @contextlib.asynccontextmanager
+    async def _tenant_lock(self, tenant: Tenant) -> AsyncIterator[None]:
+        """The tenant's L2/L3 lock, so a scene or persona edit never races a run. While the edit
+        waits for it, its operation does not hold the background loop back (``memstrata.pace``):
+        the run that holds the lock goes on at once."""
         if self._upper is None:
-            return contextlib.nullcontext()
-        return self._pipeline.tenants_hold(tenant)
+            yield
+            return
+        async with contextlib.AsyncExitStack() as stack:
+            with self._pipeline.foreground.waiting():
+                await stack.enter_async_context(self._pipeline.tenants_hold(tenant))
+            yield
 
     @functools.cached_property
     def _data(self) -> RecordEdits:
