@@ -4,8 +4,8 @@ A caller's recall or capture and the pipeline's own work (L1 extraction, scene w
 embedding backlog, the loop's bookkeeping reads) share one interpreter lock. Each step of the
 pipeline that enters a worker thread while a request is in flight makes that request wait for
 the lock behind it: at 50 gateway clients with the hashing embedder, pacing the background loop
-took recall p95 from 34-38 ms to 22-24 ms and capture p99 from 36-56 ms to 22-31 ms
-(docs/benchmarks.md, "Background work paced by the requests").
+took recall p95 from 28.6-45.5 ms to 20.6-28.4 ms and capture p99 from 46.8-58.5 ms to
+21.6-38.5 ms in five pairs of runs (docs/benchmarks.md, "Background work paced by the requests").
 
 ``Foreground`` counts the memory's operations in flight (every public method of
 ``AsyncMemory``) and when the last one ended. The pipeline's background loop runs under
@@ -34,8 +34,19 @@ QUIET_SECONDS = 0.002  # a request's follow-up (the capture after a recall) come
 MOST_SECONDS = 0.25  # the longest one pipeline step waits for a lull
 P = ParamSpec("P")
 T = TypeVar("T")
-_SERVING: ContextVar[bool] = ContextVar("memstrata_serving", default=False)  # inside ``serving``
+_SERVING: ContextVar[_Operation | None] = ContextVar("memstrata_serving", default=None)  # ``serving``
 _PACED: ContextVar[Foreground | None] = ContextVar("memstrata_paced", default=None)  # ``paced``
+
+
+class _Operation:
+    """One ``serving`` block: whether it ended, and whether it waits for the pipeline now."""
+
+    __slots__ = ("ended", "foreground", "waiting")
+
+    def __init__(self, foreground: Foreground) -> None:
+        self.foreground = foreground
+        self.ended = False
+        self.waiting = False
 
 
 class Foreground:
@@ -55,25 +66,31 @@ class Foreground:
     def serving(self) -> Iterator[None]:
         """One operation in flight for the block."""
         self._active += 1
-        token = _SERVING.set(True)
+        mine = _Operation(self)
+        token = _SERVING.set(mine)
         try:
             yield
         finally:
             _SERVING.reset(token)
+            mine.ended = True
             self._left()
 
     @contextmanager
     def waiting(self) -> Iterator[None]:
         """The operation of this context (if any) waits for the pipeline for the block (a lock
         one of its runs holds): it does not count as in flight meanwhile, or the run it waits
-        for would wait for it, to the cap at every step."""
-        if not _SERVING.get():
+        for would wait for it, to the cap at every step. A task an operation started, still
+        running after it ended, and a wait inside another wait change nothing."""
+        mine = _SERVING.get()
+        if mine is None or mine.foreground is not self or mine.ended or mine.waiting:
             yield
             return
+        mine.waiting = True
         self._left()
         try:
             yield
         finally:
+            mine.waiting = False
             self._active += 1
 
     def _left(self) -> None:

@@ -133,3 +133,31 @@ async def test_waiting_outside_an_operation_changes_nothing() -> None:
         release.set()
         await other
     await asyncio.wait_for(step, 1)
+
+
+async def test_a_task_an_operation_left_behind_and_a_nested_wait_change_nothing() -> None:
+    fg = Foreground()
+    release = asyncio.Event()
+
+    async def left_behind() -> None:  # started by the operation, still running after it ended
+        await release.wait()
+        with fg.waiting():
+            pass
+
+    with fg.serving():
+        task = asyncio.create_task(left_behind())
+        with fg.waiting():
+            with fg.waiting():  # a second lock inside the first: still one operation
+                pass
+            await asyncio.wait_for(fg.quiet(), 1)  # waiting: the loop goes on
+        other = asyncio.create_task(fg.quiet())
+        await asyncio.sleep(0.02)
+        assert not other.done()  # in flight again after its wait, exactly once
+    release.set()
+    await task
+    await asyncio.wait_for(other, 1)
+    with fg.serving():  # the count was not driven below zero: this one holds the loop back
+        step = asyncio.create_task(fg.quiet())
+        await asyncio.sleep(0.02)
+        assert not step.done()
+    await asyncio.wait_for(step, 1)
