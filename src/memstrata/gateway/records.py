@@ -217,8 +217,7 @@ class StatusOut(Wire):
         default=None, description="How search queries were embedded: batched passes, cache hits."
     )
     background: PaceOut = Field(
-        default_factory=lambda: PaceOut(steps=0, deferred=0, waited_ms=0.0, capped=0),
-        description="How the background pipeline waited for requests in flight (docs/design.md).",
+        description="How the background pipeline waited for requests in flight (docs/design.md)."
     )
     degradations: dict[str, int] = Field(
         default_factory=dict,
