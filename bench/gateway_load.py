@@ -11,6 +11,11 @@ The server is a real `memstrata serve` subprocess on loopback with the pipeline 
 background (L1 and L2 work competes with the requests, as in production); the load generator runs
 in this process, on the same machine. `--think-ms 0` saturates the server instead.
 
+Before the clock starts, one turn of a tenant of its own warms the server up: a new store
+chooses its embedding model at its first capture, and a server's local model then starts its query
+process, so the first seconds of a cold run measure loading, not load (`--cold` skips it: then
+the clients' first recalls run while the model loads; docs/benchmarks.md). Its time is printed.
+
 Clients start at random offsets within the first `--ramp-ms` (default: one think time), as agents
 of different users do; `--ramp-ms 0` starts all of them at the same instant instead, and then the
 first recalls queue behind each other: 50 simultaneous first requests measured recall p95 81 ms
@@ -67,6 +72,7 @@ class Stats:
         self.acked: dict[str, list[str]] = defaultdict(list)  # user -> message ids stored
         self.vectors_after: float | None = None  # seconds until every record had its vector
         self.pipeline_at_end: dict[str, Any] | None = None  # /v1/status as the load ended
+        self.warm_up: float | None = None  # seconds of the warm-up turn (None: started cold)
 
     async def timed(self, name: str, call: Any) -> httpx.Response | None:
         t0 = time.perf_counter()
@@ -124,11 +130,32 @@ async def stored_ids(http: httpx.AsyncClient, user: str) -> list[str]:
         after = page[-1]["seq"]
 
 
-async def run(url: str, clients: int, seconds: float, think: float, ramp: float) -> tuple[Stats, float, bool]:
+async def warm_up(http: httpx.AsyncClient, limit: float = 120.0) -> float:
+    """One turn of a tenant of its own before the clock starts, then wait until the server's query
+    embedder is ready (a new store chooses its model at its first capture, and a server's local
+    model then starts its query process). Returns the seconds it took."""
+    t0 = time.monotonic()
+    message = {"role": "user", "content": sentences(1, seed=-1)[0], "id": "warm-up-0"}
+    turn = {"user_id": "warm-up", "session_key": "warm-up", "messages": [message]}
+    (await http.post("/v1/capture", json=turn)).raise_for_status()
+    asked = {"query": queries(1, seed=-1)[0], "user_id": "warm-up"}
+    (await http.post("/v1/recall", json=asked)).raise_for_status()
+    while time.monotonic() - t0 < limit:
+        embedding = (await http.get("/v1/status")).json().get("query_embedding")
+        if embedding is None or embedding["process"] not in ("starting", "restarting"):
+            break
+        await asyncio.sleep(0.1)
+    return time.monotonic() - t0
+
+
+async def run(
+    url: str, clients: int, seconds: float, think: float, ramp: float, *, cold: bool = False
+) -> tuple[Stats, float, bool]:
     gc.freeze()  # the load generator's own full GC passes would add to every latency it measures
     stats = Stats()
     limits = httpx.Limits(max_connections=clients + 5, max_keepalive_connections=clients + 5)
     async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as http:
+        stats.warm_up = None if cold else await warm_up(http)
         started = time.monotonic()
         await asyncio.gather(*(agent(n, http, stats, started + seconds, think, ramp) for n in range(clients)))
         elapsed = time.monotonic() - started
@@ -172,6 +199,11 @@ def main() -> None:
     p.add_argument(
         "--query-process", choices=("on", "off"), default="on", help="The local model's query process."
     )
+    p.add_argument(
+        "--cold",
+        action="store_true",
+        help="No warm-up turn: the clients' first turns meet a server whose model is not chosen yet.",
+    )
     a = p.parse_args()
     ramp = a.think_ms if a.ramp_ms is None else a.ramp_ms
     settings = {"embedding__query_process": "true" if a.query_process == "on" else "false"}
@@ -180,7 +212,7 @@ def main() -> None:
     env = server_env(**settings)
     with tempfile.TemporaryDirectory() as tmp, serving(Path(tmp) / "data", env) as server:
         stats, elapsed, once = asyncio.run(
-            run(server.url, a.clients, a.seconds, a.think_ms / 1000, ramp / 1000)
+            run(server.url, a.clients, a.seconds, a.think_ms / 1000, ramp / 1000, cold=a.cold)
         )
         rss = peak_rss_mb(server.proc.pid)
         child_rss = children_peak_rss_mb(server.proc.pid)
@@ -206,7 +238,8 @@ def main() -> None:
         f"health p95 {pct(stats.ms['health'], 0.95):.1f} ms (baseline); peak server RSS {rss:.0f} MB"
         f"{f' (+{child_rss:.0f} MB its query process)' if child_rss else ''}; "
         f"{captured} messages captured, each stored exactly once: {'yes' if once else 'NO'}; "
-        f"every vector made: {vectors}; errors {len(stats.errors)}"
+        f"every vector made: {vectors}; errors {len(stats.errors)}; "
+        + ("started cold" if stats.warm_up is None else f"warm-up turn {stats.warm_up:.1f} s")
     )
     end, paced = stats.pipeline_at_end, status.get("background")
     if end is not None:

@@ -55,6 +55,10 @@ class MultilingualE5Embedder:
         """Search queries with e5's query prompt; a batch's rows equal single calls' to 1e-5."""
         return self._run(texts, query=True)
 
+    def warm_up(self, within: float) -> None:
+        """Load the model now (it has no query process to wait for)."""
+        self._run(["warm up"], query=True)
+
     def query_report(self) -> QueryPassReport:
         """Background passes never pause for queries here (the handle runs one call at a time),
         and queries run in the caller's process."""

@@ -171,6 +171,13 @@ class LocalEmbedder:
                     out[rows] = model.encode([encoded[i] for i in rows], pair, thin=thin)
             return out
 
+    def warm_up(self, within: float) -> None:
+        """Load the weights here (background batches, and queries while no query process
+        answers) and wait up to ``within`` seconds for the query process to start."""
+        self._model()
+        if self._process is not None and (state := self._process.wait_ready(within)) != "running":
+            log.warning("query process %s after %.0f s: queries run in this process meanwhile", state, within)
+
     def query_report(self) -> QueryPassReport:
         """Background passes that waited for a query in this process (and ms), and the query
         process's state, passes and failures."""

@@ -72,6 +72,7 @@ class QueryProcess:
         self._timeout_s = timeout_s
         self._python = python or sys.executable
         self._lock = threading.Lock()  # one request on the pipe at a time
+        self._settled = threading.Condition(self._lock)  # notified when the state changes
         self._child: subprocess.Popen[bytes] | None = None
         self._state: QueryProcessState = "starting"
         self._starts_in_a_row = 0
@@ -85,6 +86,14 @@ class QueryProcess:
     def start(self) -> None:
         """Start the child in the background (the caller does not wait for it)."""
         threading.Thread(target=self._start, name="memstrata-query-process", daemon=True).start()
+
+    def wait_ready(self, within: float) -> QueryProcessState:
+        """Wait up to ``within`` seconds while the child starts (or restarts); the state then.
+        A server calls this before it takes requests, so its first queries are not the ones
+        that run here while the child loads its weights."""
+        with self._settled:
+            self._settled.wait_for(lambda: self._state not in ("starting", "restarting"), timeout=within)
+            return self._state
 
     def embed(self, texts: Sequence[str]) -> Vectors | None:
         """One unit row per text from the child, or None when it is not there to ask (starting,
@@ -118,6 +127,7 @@ class QueryProcess:
         """Stop the child and wait for it; queries run in the caller's process from now on."""
         with self._lock:
             self._state = "closed"
+            self._settled.notify_all()
             self._stop_child()
 
     def _start(self) -> None:
@@ -150,6 +160,7 @@ class QueryProcess:
         with self._lock:
             if self._child is child and self._state in ("starting", "restarting"):
                 self._state = "running"
+                self._settled.notify_all()
                 log.info("query process %d: running", child.pid)
 
     def _fail(self, why: str) -> None:
@@ -161,6 +172,7 @@ class QueryProcess:
             return
         if self._starts_in_a_row >= MAX_STARTS:
             self._state = "given up"
+            self._settled.notify_all()
             log.warning(
                 "query process %s; %d starts in a row without an answer, so queries run in the "
                 "server's process from now on",

@@ -58,10 +58,13 @@ class QueryFirstEmbedder(Embedder, Protocol):
     query and passage prompts (e5) uses its query prompt there; any other returns ``embed``'s
     vectors to float rounding. Either way a batch's rows equal single calls' to 1e-5.
     ``query_report`` says how its background passes stepped aside, and how its query process
-    (a server's shipped model) fares.
+    (a server's shipped model) fares. ``warm_up`` loads the model now and waits up to ``within``
+    seconds for its query process, if it has one (a server, before it takes requests).
     """
 
     def embed_queries(self, texts: Sequence[str]) -> Vectors: ...
+
+    def warm_up(self, within: float) -> None: ...
 
     def query_report(self) -> QueryPassReport: ...
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Sequence
 
 from memstrata.errors import EmbeddingError
 from memstrata.models import Atom, Layer, Message, Tenant
-from memstrata.ports import Embedder, EmbedderChoice, SearchIndex
+from memstrata.ports import Embedder, EmbedderChoice, QueryFirstEmbedder, SearchIndex
 from memstrata.retrieval.documents import atom_vector_text, message_vector_text
 from memstrata.retrieval.query_vectors import QueryVectors
 
@@ -109,6 +110,22 @@ class VectorState:
             self._use(embedder, stored)
             self._choice = None
             return embedder
+
+    def warm_up(self, within: float) -> None:
+        """Ready the query embedder before the first query needs it (a server, before it takes
+        requests): its weights loaded and its query process started, waiting up to ``within``
+        seconds for that. A store whose model is not chosen yet (no messages) has none to ready.
+        A model that fails to load is logged here; queries then report it as before."""
+        embedder = self.embedder
+        if not isinstance(embedder, QueryFirstEmbedder):
+            return  # hashing, an endpoint: nothing to load
+        started = time.perf_counter()
+        try:
+            embedder.warm_up(within)
+        except EmbeddingError as exc:
+            log.warning("embeddings: %s did not load: %s", embedder.name, exc.message)
+            return
+        log.info("embeddings: %s ready in %.1f s", embedder.name, time.perf_counter() - started)
 
     def reindexed(self) -> None:
         self.note = None

@@ -164,3 +164,46 @@ def test_a_long_text_gets_its_vector_from_the_child(running: QueryProcess, in_pr
     got = running.embed([text])
     assert got is not None
     np.testing.assert_allclose(got, in_process.embed_queries([text]), atol=1e-5)
+
+
+def test_wait_ready_returns_once_the_child_answers() -> None:
+    process = QueryProcess(DATA_DIR, 384)
+    process.start()
+    try:
+        assert process.wait_ready(60) == "running"
+        assert process.embed(["a query"]) is not None  # no poll needed: ready means ready
+    finally:
+        process.close()
+
+
+def test_wait_ready_returns_when_the_child_is_given_up_on(tmp_path: Path) -> None:
+    process = QueryProcess(tmp_path, 384)  # no model there: every child dies loading it
+    process.start()
+    assert process.wait_ready(60) == "given up"
+    assert process.failures == MAX_STARTS
+
+
+def test_wait_ready_keeps_to_its_bound_while_the_child_is_still_starting(tmp_path: Path) -> None:
+    slow = tmp_path / "slow-python"
+    slow.write_text("#!/bin/sh\nexec sleep 30\n")  # a child that never says it is ready
+    slow.chmod(0o755)
+    process = QueryProcess(DATA_DIR, 384, python=str(slow))
+    process.start()
+    try:
+        t0 = time.monotonic()
+        assert process.wait_ready(0.3) == "starting"
+        assert 0.25 < time.monotonic() - t0 < 5
+    finally:
+        process.close()
+
+
+def test_a_warmed_local_embedder_has_its_weights_and_its_child_ready(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(query_process, "_children", {})
+    served = LocalEmbedder(query_process=True)
+    process = query_process.shared(DATA_DIR, 384)
+    try:
+        served.warm_up(60)
+        assert process.state == "running"
+        assert served._loaded is not None  # the server's own copy, for batches and fallbacks
+    finally:
+        process.close()
