@@ -57,7 +57,8 @@ class MultilingualE5Embedder:
 
     def warm_up(self, within: float) -> None:
         """Load the model now (it has no query process to wait for)."""
-        self._run(["warm up"], query=True)
+        with self._lock:
+            self._loaded()
 
     def query_report(self) -> QueryPassReport:
         """Background passes never pause for queries here (the handle runs one call at a time),
@@ -68,16 +69,21 @@ class MultilingualE5Embedder:
         if not texts:
             return np.zeros((0, DIMENSIONS), dtype=np.float32)
         with self._lock:
-            if self._model is None:
-                # OpenMP's idle threads spin by default; on a busy machine that cost seconds per
-                # query (bench/embedder_choice.py). Whoever set the variable chose.
-                os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-                try:
-                    self._model = self._module.E5()
-                except (OSError, RuntimeError) as exc:
-                    raise EmbeddingError(f"{MODEL} failed to load: {exc}") from exc
-            rows = self._model.query(list(texts)) if query else self._model.passage(list(texts))
+            model = self._loaded()
+            rows = model.query(list(texts)) if query else model.passage(list(texts))
         out = np.asarray(rows, dtype=np.float32).reshape(len(texts), DIMENSIONS)
         if not np.isfinite(out).all():
             raise EmbeddingError(f"{MODEL} returned a vector that is not finite")
         return out
+
+    def _loaded(self) -> Any:
+        """The engine's model, loaded on the first call (under ``_lock``)."""
+        if self._model is None:
+            # OpenMP's idle threads spin by default; on a busy machine that cost seconds per
+            # query (bench/embedder_choice.py). Whoever set the variable chose.
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+            try:
+                self._model = self._module.E5()
+            except (OSError, RuntimeError) as exc:
+                raise EmbeddingError(f"{MODEL} failed to load: {exc}") from exc
+        return self._model

