@@ -1,7 +1,8 @@
 """The HTTP gateway under load: N agents capturing and recalling against one `memstrata serve`.
 
     python bench/gateway_load.py [--clients 50] [--seconds 20] [--think-ms 200] [--ramp-ms THINK]
-                                 [--embedder hashing] [--query-process on|off]
+                                 [--embedder hashing] [--query-process on|off] [--batch-process on|off]
+                                 [--cold]
 
 Each client is an agent of its own tenant, running turns until the time is up: `POST /v1/recall`
 for the user's message, a pause standing for the model call (`--think-ms`), `POST /v1/capture` of
@@ -27,8 +28,10 @@ how long after the load the server's background embedding caught up (captures do
 A line gives the pipeline as the load ended (atoms, the L1 backlog) and how its background loop
 waited for the requests (`status().background`). A last line gives the server's query-embedding
 figures from `/v1/status` (passes, batched queries, cache hits, background passes that paused for
-a query, the query process's passes), when it has an embedder. `--query-process off` keeps the local model's query passes in the server's process
-(`embedding.query_process`; `memstrata serve` turns it on by default).
+a query, the query and batch processes' passes), when it has an embedder. `--query-process off`
+keeps the local model's query passes in the server's process (`embedding.query_process`), and
+`--batch-process off` its background batches (`embedding.batch_process`); `memstrata serve`
+turns both on by default.
 """
 
 from __future__ import annotations
@@ -60,8 +63,9 @@ def peak_rss_mb(pid: int) -> float:
 
 
 def children_peak_rss_mb(pid: int) -> float:
-    """The peak RSS of the server's child processes (its query process), summed."""
-    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    """The peak RSS of the server's child processes (its query and batch processes), summed."""
+    tasks = Path(f"/proc/{pid}/task").iterdir()  # a child is listed under the thread that started it
+    children = [child for task in tasks for child in (task / "children").read_text().split()]
     return sum(peak_rss_mb(int(child)) for child in children)
 
 
@@ -131,9 +135,9 @@ async def stored_ids(http: httpx.AsyncClient, user: str) -> list[str]:
 
 
 async def warm_up(http: httpx.AsyncClient, limit: float = 120.0) -> float:
-    """One turn of a tenant of its own before the clock starts, then wait until the server's query
+    """One turn of a tenant of its own before the clock starts, then wait until the server's
     embedder is ready (a new store chooses its model at its first capture, and a server's local
-    model then starts its query process). Returns the seconds it took."""
+    model then starts its query and batch processes). Returns the seconds it took."""
     t0 = time.monotonic()
     message = {"role": "user", "content": sentences(1, seed=-1)[0], "id": "warm-up-0"}
     turn = {"user_id": "warm-up", "session_key": "warm-up", "messages": [message]}
@@ -142,7 +146,8 @@ async def warm_up(http: httpx.AsyncClient, limit: float = 120.0) -> float:
     (await http.post("/v1/recall", json=asked)).raise_for_status()
     while time.monotonic() - t0 < limit:
         embedding = (await http.get("/v1/status")).json().get("query_embedding")
-        if embedding is None or embedding["process"] not in ("starting", "restarting"):
+        busy = ("starting", "restarting")
+        if embedding is None or (embedding["process"] not in busy and embedding["batch_process"] not in busy):
             break
         await asyncio.sleep(0.1)
     return time.monotonic() - t0
@@ -200,13 +205,22 @@ def main() -> None:
         "--query-process", choices=("on", "off"), default="on", help="The local model's query process."
     )
     p.add_argument(
+        "--batch-process",
+        choices=("on", "off"),
+        default="on",
+        help="The local model's batch process (background batches out of the server's process).",
+    )
+    p.add_argument(
         "--cold",
         action="store_true",
         help="No warm-up turn: the clients' first turns meet a server whose model is not chosen yet.",
     )
     a = p.parse_args()
     ramp = a.think_ms if a.ramp_ms is None else a.ramp_ms
-    settings = {"embedding__query_process": "true" if a.query_process == "on" else "false"}
+    settings = {
+        "embedding__query_process": "true" if a.query_process == "on" else "false",
+        "embedding__batch_process": "true" if a.batch_process == "on" else "false",
+    }
     if a.embedder != "default":
         settings["embedding__provider"] = a.embedder
     env = server_env(**settings)
@@ -236,7 +250,7 @@ def main() -> None:
         f"gateway_load: {a.clients} clients, {elapsed:.0f} s, think {a.think_ms:.0f} ms, ramp {ramp:.0f} ms, embedder {embedder}: "
         f"{total / elapsed:.0f} req/s; capture p99 {pct(cap, 0.99):.1f} ms, recall p95 {pct(rec, 0.95):.1f} ms; "
         f"health p95 {pct(stats.ms['health'], 0.95):.1f} ms (baseline); peak server RSS {rss:.0f} MB"
-        f"{f' (+{child_rss:.0f} MB its query process)' if child_rss else ''}; "
+        f"{f' (+{child_rss:.0f} MB its child processes)' if child_rss else ''}; "
         f"{captured} messages captured, each stored exactly once: {'yes' if once else 'NO'}; "
         f"every vector made: {vectors}; errors {len(stats.errors)}; "
         + ("started cold" if stats.warm_up is None else f"warm-up turn {stats.warm_up:.1f} s")
@@ -260,7 +274,9 @@ def main() -> None:
             f"query embeddings: {b['queries']} queries, {b['cached']} cached, {b['passes']} passes, "
             f"{b['batched']} batched (largest {b['largest']}), wait max {b['wait_ms_max']:.1f} ms; "
             f"background passes paused {b['background_pauses']} times, {b['background_paused_ms']:.0f} ms; "
-            f"query process {b['process']}: {b['process_passes']} passes, {b['process_failures']} failures"
+            f"query process {b['process']}: {b['process_passes']} passes, {b['process_failures']} failures; "
+            f"batch process {b['batch_process']}: {b['batch_process_passes']} batches, "
+            f"{b['batch_process_failures']} failures"
         )
 
 

@@ -21,6 +21,7 @@ import contextlib
 import logging
 import os
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -84,14 +85,21 @@ class LocalEmbedder:
 
     With ``query_process`` (a server: ``embedding.query_process``), query passes run in a child
     process shared by the process's memories (``query_process.py``), started here in the
-    background; until it answers, and whenever it fails, they run here as without it.
+    background; until it answers, and whenever it fails, they run here as without it. With
+    ``batch_process`` (``embedding.batch_process``), background batches likewise run in a
+    second child, at the lowest CPU priority.
 
     ``query_halves=False`` keeps a query's pass on one core (the query process's child: see
     ``embed_queries``).
     """
 
     def __init__(
-        self, model_dir: Path | None = None, *, query_process: bool = False, query_halves: bool = True
+        self,
+        model_dir: Path | None = None,
+        *,
+        query_process: bool = False,
+        batch_process: bool = False,
+        query_halves: bool = True,
     ) -> None:
         self.model_dir = model_dir or DATA_DIR
         self.name = NAME
@@ -100,8 +108,11 @@ class LocalEmbedder:
         self._lock = threading.Lock()
         self._halves = query_halves and _WORKERS > 1
         # POSIX only: the pipe is read and written with select() and a non-blocking write end.
-        wanted = query_process and os.name == "posix"
-        self._process = shared(self.model_dir, self.dimensions) if wanted else None
+        posix = os.name == "posix"
+        self._process = shared(self.model_dir, self.dimensions) if query_process and posix else None
+        self._batcher = (
+            shared(self.model_dir, self.dimensions, batches=True) if batch_process and posix else None
+        )
 
     @property
     def dimensions(self) -> int:
@@ -113,8 +124,12 @@ class LocalEmbedder:
     def embed(self, texts: Sequence[str]) -> Vectors:
         """One unit row per text, in input order; shape ``(len(texts), dimensions)``.
 
-        Background work (capture, L1, reindex): its passes pause between layers while a query runs.
+        Background work (capture, L1, reindex): its passes pause between layers while a query runs
+        in this process. With a batch process running, the batch runs there instead.
         """
+        done = self._batcher.embed(texts) if self._batcher is not None else None
+        if done is not None:
+            return done
         model, tokenizer = self._model()
         out = np.zeros((len(texts), model.dimensions), dtype=np.float32)
         if not texts:
@@ -172,19 +187,36 @@ class LocalEmbedder:
             return out
 
     def warm_up(self, within: float) -> None:
-        """Load the weights here (background batches, and queries while no query process
-        answers) and wait up to ``within`` seconds for the query process to start."""
-        self._model()
-        if self._process is not None and (state := self._process.wait_ready(within)) != "running":
-            log.warning("query process %s after %.0f s: queries run in this process meanwhile", state, within)
+        """Wait up to ``within`` seconds in all for the child processes to start, then load the
+        weights here unless both answer (passes without a child run here)."""
+        deadline = time.monotonic() + within
+        children = {"query": self._process, "batch": self._batcher}
+        missing = [role for role, child in children.items() if child is None]
+        for role, child in children.items():
+            if (
+                child is not None
+                and (state := child.wait_ready(max(0.0, deadline - time.monotonic()))) != "running"
+            ):
+                log.warning(
+                    "%s process %s after %.0f s: its passes run in this process meanwhile",
+                    role,
+                    state,
+                    within,
+                )
+                missing.append(role)
+        if missing:
+            self._model()
 
     def query_report(self) -> QueryPassReport:
         """Background passes that waited for a query in this process (and ms), and the query
         process's state, passes and failures."""
-        process = self._process
-        if process is None:
-            return QueryPassReport(GATE.pauses, GATE.paused_ms)
-        return QueryPassReport(GATE.pauses, GATE.paused_ms, process.state, process.passes, process.failures)
+        query, batch = self._process, self._batcher
+        return QueryPassReport(
+            GATE.pauses,
+            GATE.paused_ms,
+            *((query.state, query.passes, query.failures) if query is not None else ("off", 0, 0)),
+            *((batch.state, batch.passes, batch.failures) if batch is not None else ("off", 0, 0)),
+        )
 
     def _model(self) -> tuple[MiniLM, WordPieceTokenizer]:
         if self._loaded is None:

@@ -1,12 +1,14 @@
-"""The query process's child: ``python -m memstrata.embeddings.query_child MODEL_DIR``.
+"""The query process's child: ``python -m memstrata.embeddings.query_child MODEL_DIR [--batches]``.
 
 Loads the shipped model, says it is ready, then answers each frame of texts with their query
-vectors (``query_process.py`` draws the protocol) until its stdin closes. Nothing imports this
-module, so running it with ``-m`` loads it once.
+vectors (``query_process.py`` draws the protocol) until its stdin closes; with ``--batches``, at
+the lowest CPU priority, with their background vectors (``LocalEmbedder.embed``: groups by length
+on the batch workers). Nothing imports this module, so running it with ``-m`` loads it once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -19,7 +21,7 @@ from memstrata.embeddings.local import LocalEmbedder
 from memstrata.embeddings.query_process import ChildFailed, read_frame, write_frame
 
 
-def serve(model_dir: Path) -> None:
+def serve(model_dir: Path, *, batches: bool = False) -> None:
     # Ctrl-C at a terminal reaches the whole process group; the server decides when this ends
     # (by closing our stdin), so no KeyboardInterrupt trace here.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -29,7 +31,13 @@ def serve(model_dir: Path) -> None:
     os.dup2(2, 1)
     # One core a pass: the server that asks is loaded (``LocalEmbedder.embed_queries``).
     embedder = LocalEmbedder(model_dir, query_halves=False)
-    embedder.embed_queries(["warm up"])  # loads the weights before the server counts on us
+    if batches:
+        # Every thread of this process, the batch workers it starts included, at the lowest
+        # priority: a request of the server's or a query pass always comes first.
+        with contextlib.suppress(OSError, AttributeError):
+            os.setpriority(os.PRIO_PROCESS, 0, 19)
+    run = embedder.embed if batches else embedder.embed_queries
+    run(["warm up"])  # loads the weights before the server counts on us
     write_frame(stdout, b"R" + json.dumps({"dimensions": embedder.dimensions}).encode())
     while True:
         try:
@@ -38,11 +46,11 @@ def serve(model_dir: Path) -> None:
             return
         try:
             texts = json.loads(body)
-            reply = b"V" + np.ascontiguousarray(embedder.embed_queries(texts), dtype=np.float32).tobytes()
+            reply = b"V" + np.ascontiguousarray(run(texts), dtype=np.float32).tobytes()
         except Exception as exc:  # noqa: BLE001 - every failure goes back to the server, in words
             reply = b"E" + f"{type(exc).__name__}: {exc}".encode()
         write_frame(stdout, reply)
 
 
 if __name__ == "__main__":
-    serve(Path(sys.argv[1]))
+    serve(Path(sys.argv[1]), batches="--batches" in sys.argv[2:])

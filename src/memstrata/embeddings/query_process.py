@@ -1,4 +1,4 @@
-"""A server's query passes in a process of their own, away from its GIL.
+"""A server's query passes, and its background batches, in processes of their own, away from its GIL.
 
 A query's forward pass is about a hundred numpy calls, and each gives the GIL up and takes it
 back. In a server whose other threads run Python (requests, the pipeline, SQLite), each take-back
@@ -19,6 +19,17 @@ None and the caller runs the pass in its own process as before: a query never wa
 child to start and never fails because of it. A failure (the child died, hung past
 ``timeout_s``, 5 s, or answered garbage) is logged and counted; the child is started again, up to
 ``MAX_STARTS`` times in a row without one answer, after which the server keeps its queries.
+
+A second child, started with ``batches=True``, takes the server's background batches (captured
+messages and L1's atoms, ``LocalEmbedder.embed``) at the lowest CPU priority, with the same
+protocol and the same fallback. In the server those batches ran on nice-19 worker threads, but
+their Python between matrix products still took the server's GIL from the requests: against the
+same work in a child, four interleaved pairs of bench/gateway_load.py runs with the local model
+gave capture p99 17.9-22.2 ms against 14.3-16.9 and recall p95 24.3-25.3 against 21.7-24.4
+(docs/benchmarks.md, "Background batches in a process of their own"). Two nice-19 processes burning
+both cores beside the server cost its requests nothing measurable, so the priority works across
+processes where it could not inside one. A batch may wait long for a core at that priority, so its
+timeout is ``BATCH_TIMEOUT_S``; a hung batch child holds up only background work, which is durable.
 """
 
 from __future__ import annotations
@@ -46,6 +57,8 @@ MAX_STARTS = 3
 # A pass is milliseconds (a full batch of 32 queries on a loaded machine, well under a second).
 # Queries queue behind a pass, so a hung child holds every search up for this long, once.
 TIMEOUT_S = 5.0
+# A batch of 256 long texts is seconds of CPU; at nice 19 on a saturated machine, much longer.
+BATCH_TIMEOUT_S = 300.0
 _READY_TIMEOUT_S = 120.0  # importing numpy and loading the weights on a loaded machine
 _LENGTH = struct.Struct(">I")
 _MAX_FRAME = 64 << 20
@@ -57,19 +70,23 @@ class ChildFailed(Exception):
 
 
 class QueryProcess:
-    """Query passes of the shipped model in ``model_dir``, in a child process."""
+    """Query passes of the shipped model in ``model_dir``, in a child process; with ``batches``,
+    background batches instead, in a child at the lowest CPU priority."""
 
     def __init__(
         self,
         model_dir: Path,
         dimensions: int,
         *,
-        timeout_s: float = TIMEOUT_S,
+        timeout_s: float | None = None,
         python: str | None = None,
+        batches: bool = False,
     ) -> None:
+        self.batches = batches
+        self._role = "batch process" if batches else "query process"
         self._model_dir = model_dir
         self._dimensions = dimensions
-        self._timeout_s = timeout_s
+        self._timeout_s = timeout_s if timeout_s is not None else BATCH_TIMEOUT_S if batches else TIMEOUT_S
         self._python = python or sys.executable
         self._lock = threading.Lock()  # one request on the pipe at a time
         self._settled = threading.Condition(self._lock)  # notified when the state changes
@@ -101,6 +118,8 @@ class QueryProcess:
         if self._state != "running" or not texts:
             return None
         body = json.dumps(list(texts), ensure_ascii=False).encode()
+        if len(body) >= _MAX_FRAME:
+            return None  # more than a frame holds: the caller's own pass, the child kept
         with self._lock:
             child = self._child
             if self._state != "running" or child is None:
@@ -112,7 +131,7 @@ class QueryProcess:
                 if kind == b"E":
                     # The model failed on these texts: not the child's fault, and the caller's own
                     # pass will raise the same error in its own words.
-                    log.warning("query process: %s", payload.decode(errors="replace"))
+                    log.warning("%s: %s", self._role, payload.decode(errors="replace"))
                     return None
                 if kind != b"V" or len(payload) != 4 * len(texts) * self._dimensions:
                     raise ChildFailed(f"an answer of kind {kind!r} and {len(payload)} bytes")
@@ -136,8 +155,9 @@ class QueryProcess:
                 return
             self._starts_in_a_row += 1
             try:
+                role = ["--batches"] if self.batches else []
                 child = subprocess.Popen(
-                    [self._python, "-m", "memstrata.embeddings.query_child", str(self._model_dir)],
+                    [self._python, "-m", "memstrata.embeddings.query_child", str(self._model_dir), *role],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                 )
@@ -161,7 +181,7 @@ class QueryProcess:
             if self._child is child and self._state in ("starting", "restarting"):
                 self._state = "running"
                 self._settled.notify_all()
-                log.info("query process %d: running", child.pid)
+                log.info("%s %d: running", self._role, child.pid)
 
     def _fail(self, why: str) -> None:
         """Count and log a failure, stop the child, and start another unless too many failed
@@ -174,14 +194,15 @@ class QueryProcess:
             self._state = "given up"
             self._settled.notify_all()
             log.warning(
-                "query process %s; %d starts in a row without an answer, so queries run in the "
+                "%s %s; %d starts in a row without an answer, so its passes run in the "
                 "server's process from now on",
+                self._role,
                 why,
                 self._starts_in_a_row,
             )
             return
         self._state = "restarting"
-        log.warning("query process %s; queries run in the server's process until it restarts", why)
+        log.warning("%s %s; its passes run in the server's process until it restarts", self._role, why)
         self.start()
 
     def _stop_child(self) -> None:
@@ -261,17 +282,17 @@ def _read(fd: int, n: int, deadline: float) -> bytes:
 
 
 _children_lock = threading.Lock()
-_children: dict[Path, QueryProcess] = {}
+_children: dict[tuple[Path, bool], QueryProcess] = {}
 
 
-def shared(model_dir: Path, dimensions: int) -> QueryProcess:
-    """The one child of the process for ``model_dir``, started when first asked for (every memory
-    opened in the process shares it, as they share the model)."""
-    key = model_dir.resolve()
+def shared(model_dir: Path, dimensions: int, *, batches: bool = False) -> QueryProcess:
+    """The one child of the process for ``model_dir`` (and role), started when first asked for
+    (every memory opened in the process shares it, as they share the model)."""
+    key = (model_dir.resolve(), batches)
     with _children_lock:
         process = _children.get(key)
         if process is None or process.state in ("closed", "given up"):
-            process = _children[key] = QueryProcess(model_dir, dimensions)
+            process = _children[key] = QueryProcess(model_dir, dimensions, batches=batches)
             process.start()
         return process
 

@@ -45,13 +45,16 @@ QueryProcessState = Literal["off", "starting", "running", "restarting", "given u
 class QueryPassReport:
     """An embedder's query side: background batch passes that paused for a query (and ms), and a
     server's query process (``embeddings/query_process.py``): its state, the passes it ran and its
-    failures (each answered in the server's own process instead)."""
+    failures (each answered in the server's own process instead); the same for its batch process."""
 
     background_pauses: int = 0
     background_paused_ms: float = 0.0
     process: QueryProcessState = "off"
     process_passes: int = 0
     process_failures: int = 0
+    batch_process: QueryProcessState = "off"
+    batch_process_passes: int = 0
+    batch_process_failures: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +64,8 @@ class QueryEmbeddingStatus:
     shared a pass with another, ``largest`` pass, ``wait_ms_max``/``wait_ms_total`` queued behind a
     running pass, ``background_pauses``/``background_paused_ms``: background batch passes that
     stepped aside for a query (the shipped local model only); ``process``, ``process_passes``,
-    ``process_failures``: a server's query process (``QueryPassReport``)."""
+    ``process_failures``: a server's query process, ``batch_process...`` its batch process
+    (``QueryPassReport``)."""
 
     queries: int = 0
     cached: int = 0
@@ -76,6 +80,9 @@ class QueryEmbeddingStatus:
     process: QueryProcessState = "off"
     process_passes: int = 0
     process_failures: int = 0
+    batch_process: QueryProcessState = "off"
+    batch_process_passes: int = 0
+    batch_process_failures: int = 0
 
 
 @dataclass(frozen=True, slots=True)

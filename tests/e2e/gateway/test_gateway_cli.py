@@ -112,25 +112,34 @@ def capture_and_wait_for_its_vector(url: str) -> None:
         time.sleep(0.1)
 
 
-def test_the_servers_query_passes_run_in_a_process_that_ends_with_it(
-    tmp_path: Path, env: dict[str, str]
-) -> None:
-    env = {**env, "MEMSTRATA_EMBEDDING__PROVIDER": "local"}  # the shipped model: serve gives it a child
+def children_of(pid: int) -> list[str]:
+    """The pids of ``pid``'s child processes, started by any of its threads."""
+    return [
+        c for task in Path(f"/proc/{pid}/task").iterdir() for c in (task / "children").read_text().split()
+    ]
+
+
+def test_the_servers_passes_run_in_processes_that_end_with_it(tmp_path: Path, env: dict[str, str]) -> None:
+    env = {**env, "MEMSTRATA_EMBEDDING__PROVIDER": "local"}  # the shipped model: serve gives it children
     with served(tmp_path, env) as (proc, url, _):
-        # A server opens warmed: its child answers before the first request arrives.
-        assert httpx.get(url + "/v1/status").json()["query_embedding"]["process"] == "running"
-        capture_and_wait_for_its_vector(url)
+        # A server opens warmed: its children answer before the first request arrives.
+        q = httpx.get(url + "/v1/status").json()["query_embedding"]
+        assert (q["process"], q["batch_process"]) == ("running", "running")
+        capture_and_wait_for_its_vector(url)  # embedded by the batch process
         found = httpx.post(url + "/v1/search", json={"query": "What is my dog called?", "layers": ["L0"]})
         assert found.status_code == 200 and "Pixel" in found.text
         q = httpx.get(url + "/v1/status").json()["query_embedding"]
         assert q["process_passes"] >= 1 and q["process_failures"] == 0
-        children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
-        assert len(children) == 1 and "query_child" in Path(f"/proc/{children[0]}/cmdline").read_text()
+        assert q["batch_process_passes"] >= 1 and q["batch_process_failures"] == 0
+        pids = children_of(proc.pid)
+        lines = sorted(Path(f"/proc/{c}/cmdline").read_text() for c in pids)
+        assert len(lines) == 2 and all("query_child" in line for line in lines)
+        assert sum("--batches" in line for line in lines) == 1
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=60) in (0, -signal.SIGTERM)
         deadline = time.monotonic() + 10
-        while Path(f"/proc/{children[0]}").exists():
-            assert time.monotonic() < deadline, "the query process outlived the server"
+        while any(Path(f"/proc/{c}").exists() for c in pids):
+            assert time.monotonic() < deadline, "a child process outlived the server"
             time.sleep(0.05)
 
 
@@ -141,5 +150,5 @@ def test_settings_can_keep_a_servers_query_passes_at_home(tmp_path: Path, env: d
         found = httpx.post(url + "/v1/search", json={"query": "What is my dog called?", "layers": ["L0"]})
         assert found.status_code == 200 and "Pixel" in found.text
         q = httpx.get(url + "/v1/status").json()["query_embedding"]
-        assert (q["process"], q["passes"]) == ("off", 1)
-        assert not Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        assert (q["process"], q["batch_process"], q["passes"]) == ("off", "off", 1)
+        assert not children_of(proc.pid)
