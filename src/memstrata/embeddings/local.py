@@ -208,8 +208,8 @@ class LocalEmbedder:
             self._model()
 
     def query_report(self) -> QueryPassReport:
-        """Background passes that waited for a query in this process (and ms), and the query
-        process's state, passes and failures."""
+        """Background passes that waited for a query in this process (and ms), and the query and
+        batch processes' states, passes and failures."""
         query, batch = self._process, self._batcher
         return QueryPassReport(
             GATE.pauses,
