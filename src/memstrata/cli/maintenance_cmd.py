@@ -42,6 +42,12 @@ def status(
                 if q.process != "off"
                 else ""
             )
+            + (
+                f"; batch process {q.batch_process}, {q.batch_process_passes} batches, "
+                f"{q.batch_process_failures} failures"
+                if q.batch_process != "off"
+                else ""
+            )
         )
     if (b := st.background).steps:
         console.print(

@@ -16,8 +16,8 @@ from memstrata.embeddings.local import DATA_DIR, LocalEmbedder
 from memstrata.embeddings.query_process import BATCH_TIMEOUT_S, TIMEOUT_S, QueryProcess
 from memstrata.embeddings.select import embedder_from_settings
 from memstrata.settings import EmbeddingSettings
+from tests.unit.embeddings.children import child_pid, running_child, wait_for
 from tests.unit.embeddings.local_texts import AWKWARD
-from tests.unit.embeddings.test_query_process import child_pid, wait_for
 
 # Captured messages and atoms of several lengths: the child groups them by length, as the server did.
 TEXTS = [
@@ -37,11 +37,8 @@ def nice_of(pid: int) -> int:
 
 @pytest.fixture
 def batching() -> Iterator[QueryProcess]:
-    process = QueryProcess(DATA_DIR, 384, batches=True)
-    process.start()
-    wait_for(process, "running")
-    yield process
-    process.close()
+    with running_child(batches=True) as process:
+        yield process
 
 
 @pytest.fixture(scope="module")

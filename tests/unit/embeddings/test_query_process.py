@@ -18,32 +18,16 @@ import pytest
 from memstrata.embeddings import query_process
 from memstrata.embeddings.local import DATA_DIR, LocalEmbedder
 from memstrata.embeddings.query_process import MAX_STARTS, QueryProcess
-from memstrata.models import QueryProcessState
+from tests.unit.embeddings.children import child_pid, running_child, wait_for
 from tests.unit.embeddings.local_texts import AWKWARD
 
 TEXTS = ["Where did Maya move to last spring?", "When is Caroline's birthday?", *AWKWARD]
 
 
-def wait_for(process: QueryProcess, *states: QueryProcessState, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while process.state not in states:
-        assert time.monotonic() < deadline, f"still {process.state}, not {states}"
-        time.sleep(0.02)
-
-
-def child_pid(process: QueryProcess) -> int:
-    child = process._child  # the test needs the real child to kill it
-    assert child is not None
-    return child.pid
-
-
 @pytest.fixture
 def running() -> Iterator[QueryProcess]:
-    process = QueryProcess(DATA_DIR, 384, timeout_s=2.0)
-    process.start()
-    wait_for(process, "running")
-    yield process
-    process.close()
+    with running_child(timeout_s=2.0) as process:
+        yield process
 
 
 @pytest.fixture(scope="module")
