@@ -39,10 +39,10 @@ from memstrata.stores.sqlite.store import SqliteStore
 if TYPE_CHECKING:
     from memstrata.stores.postgres.store import PostgresStore
 
-# A server (``embedding.query_process``, ``batch_process``) opens with its embedder ready: its children
-# answering (or the weights loaded here), waited for up to this long (a child loads numpy and the
-# weights: ~1 s idle). Started cold, a server's first seconds of queries ran in its own process
-# beside both loads (bench/gateway_load.py --cold, docs/benchmarks.md).
+# A server (``embedding.query_process``, ``batch_process``) opens with its embedder ready: its
+# children answering (or the weights loaded here), waited for up to this long (a child loads numpy
+# and the weights: ~1 s idle). Started cold, a server's first seconds of queries ran in its own
+# process beside both loads (bench/gateway_load.py --cold, docs/benchmarks.md).
 WARM_UP_SECONDS = 30.0
 
 

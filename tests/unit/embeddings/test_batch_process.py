@@ -115,7 +115,7 @@ def test_a_server_warmed_with_both_children_loads_no_weights_of_its_own(no_child
     served.warm_up(60)
     report = served.query_report()
     assert (report.process, report.batch_process) == ("running", "running")
-    assert served._loaded is None  # every pass runs in a child: the server keeps ~100 MB less
+    assert served._loaded is None  # every pass runs in a child: no weights in the server
 
 
 @pytest.mark.parametrize(
