@@ -21,6 +21,17 @@ from memstrata.embeddings.local import LocalEmbedder
 from memstrata.embeddings.query_process import ChildFailed, read_frame, write_frame
 
 
+def lowest_priority() -> None:
+    """Every thread of this process at nice 19: a request of the server's or a query pass always
+    comes first. On Linux a nice value is per thread, and the threads numpy's BLAS started at
+    import already run, so each is set; threads started later (the batch workers) inherit it.
+    Elsewhere the call sets the whole process."""
+    tasks = Path("/proc/self/task")
+    for tid in [int(t.name) for t in tasks.iterdir()] if tasks.is_dir() else [0]:
+        with contextlib.suppress(OSError, AttributeError):  # a thread gone meanwhile, or no setpriority
+            os.setpriority(os.PRIO_PROCESS, tid, 19)
+
+
 def serve(model_dir: Path, *, batches: bool = False) -> None:
     # Ctrl-C at a terminal reaches the whole process group; the server decides when this ends
     # (by closing our stdin), so no KeyboardInterrupt trace here.
@@ -32,10 +43,7 @@ def serve(model_dir: Path, *, batches: bool = False) -> None:
     # One core a pass: the server that asks is loaded (``LocalEmbedder.embed_queries``).
     embedder = LocalEmbedder(model_dir, query_halves=False)
     if batches:
-        # Every thread of this process, the batch workers it starts included, at the lowest
-        # priority: a request of the server's or a query pass always comes first.
-        with contextlib.suppress(OSError, AttributeError):
-            os.setpriority(os.PRIO_PROCESS, 0, 19)
+        lowest_priority()
     run = embedder.embed if batches else embedder.embed_queries
     run(["warm up"])  # loads the weights before the server counts on us
     write_frame(stdout, b"R" + json.dumps({"dimensions": embedder.dimensions}).encode())
