@@ -34,10 +34,10 @@ from memstrata.embeddings import tensorfile
 from memstrata.embeddings.halves import on_two_cores
 from memstrata.embeddings.minilm import Config, MiniLM
 from memstrata.embeddings.query_gate import GATE
-from memstrata.embeddings.query_process import shared
+from memstrata.embeddings.query_process import QueryProcess, shared
 from memstrata.embeddings.wordpiece import WordPieceTokenizer
 from memstrata.errors import EmbeddingError
-from memstrata.models import QueryPassReport, Vectors
+from memstrata.models import QueryPassReport, QueryProcessState, Vectors
 
 log = logging.getLogger(__name__)
 
@@ -190,32 +190,21 @@ class LocalEmbedder:
         """Wait up to ``within`` seconds in all for the child processes to start, then load the
         weights here unless both answer (passes without a child run here)."""
         deadline = time.monotonic() + within
-        children = {"query": self._process, "batch": self._batcher}
-        missing = [role for role, child in children.items() if child is None]
-        for role, child in children.items():
-            if (
-                child is not None
-                and (state := child.wait_ready(max(0.0, deadline - time.monotonic()))) != "running"
-            ):
-                log.warning(
-                    "%s process %s after %.0f s: its passes run in this process meanwhile",
-                    role,
-                    state,
-                    within,
-                )
-                missing.append(role)
-        if missing:
+        passes_here = False
+        for role, child in (("query", self._process), ("batch", self._batcher)):
+            if child is None:
+                passes_here = True
+            elif (state := child.wait_ready(max(0.0, deadline - time.monotonic()))) != "running":
+                log.warning("%s process %s after %.0f s: its passes run here meanwhile", role, state, within)
+                passes_here = True
+        if passes_here:
             self._model()
 
     def query_report(self) -> QueryPassReport:
         """Background passes that waited for a query in this process (and ms), and the query and
         batch processes' states, passes and failures."""
-        query, batch = self._process, self._batcher
         return QueryPassReport(
-            GATE.pauses,
-            GATE.paused_ms,
-            *((query.state, query.passes, query.failures) if query is not None else ("off", 0, 0)),
-            *((batch.state, batch.passes, batch.failures) if batch is not None else ("off", 0, 0)),
+            GATE.pauses, GATE.paused_ms, *_child_report(self._process), *_child_report(self._batcher)
         )
 
     def _model(self) -> tuple[MiniLM, WordPieceTokenizer]:
@@ -239,6 +228,11 @@ class LocalEmbedder:
             model, tokenizer = _models[key]
         self._config = model.config
         return model, tokenizer
+
+
+def _child_report(child: QueryProcess | None) -> tuple[QueryProcessState, int, int]:
+    """A child's state, passes and failures for ``QueryPassReport`` (``off`` without one)."""
+    return ("off", 0, 0) if child is None else (child.state, child.passes, child.failures)
 
 
 def _executor() -> ThreadPoolExecutor:

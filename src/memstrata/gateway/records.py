@@ -7,9 +7,11 @@ records with ``from_attributes``; nothing here is imported by the core.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from memstrata.models import QueryProcessState
 
 
 class Wire(BaseModel):
@@ -182,12 +184,12 @@ class QueryEmbeddingOut(Wire):
     cache_entries: int
     background_pauses: int = Field(description="Background batch passes that paused for a query.")
     background_paused_ms: float
-    process: Literal["off", "starting", "running", "restarting", "given up", "closed"] = Field(
+    process: QueryProcessState = Field(
         description="The server's query process (embedding.query_process): off, or its state."
     )
     process_passes: int = Field(description="Query passes the query process ran.")
     process_failures: int = Field(description="Times it failed (those queries ran in the server).")
-    batch_process: Literal["off", "starting", "running", "restarting", "given up", "closed"] = Field(
+    batch_process: QueryProcessState = Field(
         description="The server's batch process (embedding.batch_process): off, or its state."
     )
     batch_process_passes: int = Field(description="Background batches the batch process embedded.")

@@ -58,8 +58,9 @@ class QueryFirstEmbedder(Embedder, Protocol):
     query and passage prompts (e5) uses its query prompt there; any other returns ``embed``'s
     vectors to float rounding. Either way a batch's rows equal single calls' to 1e-5.
     ``query_report`` says how its background passes stepped aside, and how its query process
-    (a server's shipped model) fares. ``warm_up`` loads the model now and waits up to ``within``
-    seconds for its query process, if it has one (a server, before it takes requests).
+    (a server's shipped model) fares. ``warm_up`` readies the model now (a server, before it takes
+    requests): waits up to ``within`` seconds for the child processes that run it, if it has
+    them, and loads it in this process where no child answers.
     """
 
     def embed_queries(self, texts: Sequence[str]) -> Vectors: ...

@@ -113,8 +113,8 @@ class VectorState:
 
     def warm_up(self, within: float) -> None:
         """Ready the query embedder before the first query needs it (a server, before it takes
-        requests): its weights loaded and its query process started, waiting up to ``within``
-        seconds for that. A store whose model is not chosen yet (no messages) has none to ready.
+        requests): its child processes answering or its weights loaded here, waiting up to
+        ``within`` seconds for the children. A store whose model is not chosen yet (no messages) has none to ready.
         A model that fails to load is logged here; queries then report it as before."""
         embedder = self.embedder
         if not isinstance(embedder, QueryFirstEmbedder):
