@@ -104,3 +104,38 @@ def test_each_request_body_or_query_takes_the_declared_parameters_with_their_def
     }
     assert got == wanted
     assert tuple(wanted) == model.ARGUMENTS
+
+
+# What an edge holds (``operations.api``): the same members, built from the same declarations.
+PROTOCOLS = (ops.MemoryApi, ops.BlockingMemoryApi)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS, ids=lambda c: c.__name__)
+def test_the_protocols_have_a_member_for_every_declared_operation(protocol: type) -> None:
+    assert public_methods(protocol) == set(ops.BY_NAME)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("name", sorted(ops.BY_NAME))
+def test_each_protocol_member_has_the_declared_signature(protocol: type, name: str) -> None:
+    member = getattr(protocol, name)
+    assert member.__name__ == name  # the stub under the decorator names its declaration
+    assert described(member) == declared(ops.BY_NAME[name])
+    assert inspect.iscoroutinefunction(member) is (protocol is ops.MemoryApi)
+
+
+def test_the_protocols_close_as_the_surfaces_do() -> None:
+    for protocol, surfaces in (
+        (ops.MemoryApi, (AsyncMemory, AsyncMemoryClient)),
+        (ops.BlockingMemoryApi, (Memory, MemoryClient)),
+    ):
+        for surface in surfaces:
+            assert described(surface.close) == described(protocol.close), surface.__name__
+
+
+def _held_by_edges(
+    a: AsyncMemory, ac: AsyncMemoryClient, m: Memory, mc: MemoryClient
+) -> tuple[ops.MemoryApi, ops.MemoryApi, ops.BlockingMemoryApi, ops.BlockingMemoryApi]:
+    """Never called: mypy --strict checks here that each surface satisfies its protocol, member
+    by member (a parameter or result that drifts on one surface is a type error here)."""
+    return a, ac, m, mc

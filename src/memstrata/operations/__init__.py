@@ -14,12 +14,14 @@ queries    search, recall and the host turn lifecycle
 upkeep     the pipeline, the store's repair, forgetting, pinning and expiry
 history    imports and exports
 keys       scoped API keys (admin routes over HTTP)
+api        MemoryApi (async) and BlockingMemoryApi: the memory an edge holds, member by member
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from memstrata.operations.api import BlockingMemoryApi, MemoryApi
 from memstrata.operations.base import Operation, Route, hints_of, result_of, signature_of
 from memstrata.operations.history import (
     Export,
@@ -131,6 +133,7 @@ __all__ = [
     "BY_NAME",
     "Atoms",
     "BeforePrompt",
+    "BlockingMemoryApi",
     "Capture",
     "Counts",
     "CreateKey",
@@ -147,6 +150,7 @@ __all__ = [
     "ImportSessions",
     "ImportTdai",
     "Keys",
+    "MemoryApi",
     "Messages",
     "Operation",
     "Persona",
