@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from memstrata.errors import AccessError
 from memstrata.models import Tenant
+from memstrata.operations import MemoryApi
 
 STATE_KEY = "memstrata_principal"
 
@@ -95,7 +96,7 @@ class StoreKeys:
     Keys are required when an admin key is configured; without one the server is open on
     loopback and every request is the admin's (scoped keys then restrict nothing)."""
 
-    def __init__(self, admin_key: str | None, memory: Callable[[], Any]) -> None:
+    def __init__(self, admin_key: str | None, memory: Callable[[], MemoryApi]) -> None:
         self._admin = AdminKey(admin_key)
         self._memory = memory
 

@@ -131,6 +131,7 @@ def create_app(
     for module in (turns, search, messages, atoms, forgetting, layers, service, keys):
         app.include_router(module.router, responses=ANSWERS)
     app.include_router(tdam_router, responses=ANSWERS)
+    app.state.settings = settings  # what the served memory was opened with (the console shows it)
     app.state.proxy = ProxyState(settings)
     console.mount(app)  # the web console at /ui (authenticates itself)
     if settings.server.mcp:

@@ -15,6 +15,7 @@ from memstrata.errors import InputError
 from memstrata.gateway.access import check, principal_of
 from memstrata.interchange.seed import parse_seed
 from memstrata.models import DEFAULT, Status, Tenant
+from memstrata.operations import MemoryApi, Who
 
 PROBE_SECONDS = 2.0  # health probes share one status for this long
 USER_HEADER = "x-memstrata-user-id"
@@ -27,10 +28,15 @@ class _HasTenantFields(Protocol):
     agent_id: str | None
 
 
-async def memory(request: Request) -> Any:
-    """The ``AsyncMemory`` (or, behind ``--url``-less tests, any object with its methods) the
-    server's lifespan opened."""
-    return request.app.state.memory
+def memory_of(request: Request) -> MemoryApi:
+    """The memory the server's lifespan opened (an ``AsyncMemory``, or a client of another server)."""
+    mem: MemoryApi = request.app.state.memory
+    return mem
+
+
+async def memory(request: Request) -> MemoryApi:
+    """``memory_of`` as a route's dependency (``Mem``)."""
+    return memory_of(request)
 
 
 def _header(request: Request, name: str) -> str | None:
@@ -80,12 +86,12 @@ def tenant_of(request: Request, body: object) -> Tenant:
     return tenant(request, fields.user_id, fields.agent_id)
 
 
-def who(t: Tenant) -> dict[str, str]:
+def who(t: Tenant) -> Who:
     """The facade's tenant keywords."""
     return {"user_id": t.user_id, "agent_id": t.agent_id}
 
 
-Mem = Annotated[Any, Depends(memory)]
+Mem = Annotated[MemoryApi, Depends(memory)]
 
 
 class RecentStatus:
@@ -100,7 +106,7 @@ class RecentStatus:
         self._value: Status | None = None
         self._at = 0.0
 
-    async def get(self, mem: Any) -> Status:
+    async def get(self, mem: MemoryApi) -> Status:
         async with self._lock:  # probes arriving together wait for one computation
             if self._value is None or time.monotonic() - self._at > self._seconds:
                 self._value = await mem.status()
@@ -111,7 +117,7 @@ class RecentStatus:
 async def probed_status(request: Request) -> Status:
     """The status shared by health probes (see ``RecentStatus``)."""
     recent: RecentStatus = request.app.state.recent_status
-    return await recent.get(request.app.state.memory)
+    return await recent.get(memory_of(request))
 
 
 ProbedStatus = Annotated[Status, Depends(probed_status)]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memstrata.operations.api import BlockingMemoryApi, MemoryApi
+from memstrata.operations.api import BlockingMemoryApi, MemoryApi, Who
 from memstrata.operations.base import Operation, Route, hints_of, result_of, signature_of
 from memstrata.operations.history import (
     Export,
@@ -181,6 +181,7 @@ __all__ = [
     "TurnCommitted",
     "UpdateAtom",
     "VerifyKey",
+    "Who",
     "WritePersona",
     "WriteScene",
     "hints_of",

@@ -18,7 +18,7 @@ documentation), so the stub's own signature is never read.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import Any, Concatenate, ParamSpec, Protocol, TypeVar
+from typing import Any, Concatenate, ParamSpec, Protocol, TypedDict, TypeVar
 
 from memstrata.operations import history as hist
 from memstrata.operations import keys as key_ops
@@ -30,6 +30,14 @@ from memstrata.operations.base import Operation, describe
 P = ParamSpec("P")
 R = TypeVar("R")
 Stub = Callable[[Any], None]
+
+
+class Who(TypedDict):
+    """The tenant keywords every operation on one tenant takes: ``mem.search(q, **who)`` is
+    checked key by key (a ``dict[str, str]`` would match any parameter)."""
+
+    user_id: str
+    agent_id: str
 
 
 def awaitable(

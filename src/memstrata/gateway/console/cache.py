@@ -19,6 +19,7 @@ from typing import Any
 from memstrata.gateway.console.render import day
 from memstrata.gateway.context import who
 from memstrata.models import Atom, Counts, Tenant
+from memstrata.operations import MemoryApi
 
 SECONDS = 10.0
 CHUNK = 1000  # the facade's largest page
@@ -42,12 +43,12 @@ class TenantCache:
         self._kept[(kind, tenant)] = (time.monotonic(), counts, value)
         return value
 
-    async def atoms(self, mem: Any, tenant: Tenant, counts: Counts) -> list[Atom]:
+    async def atoms(self, mem: MemoryApi, tenant: Tenant, counts: Counts) -> list[Atom]:
         """Every atom of ``tenant`` by seq, superseded ones included."""
         found: list[Atom] = await self._get("atoms", tenant, counts, lambda: read_atoms(mem, tenant))
         return found
 
-    async def said(self, mem: Any, tenant: Tenant, counts: Counts) -> dict[str, str]:
+    async def said(self, mem: MemoryApi, tenant: Tenant, counts: Counts) -> dict[str, str]:
         """The day each message of ``tenant`` was said, by message id."""
         found: dict[str, str] = await self._get("said", tenant, counts, lambda: read_days(mem, tenant))
         return found
@@ -57,7 +58,7 @@ class TenantCache:
         self._kept.clear()
 
 
-async def read_atoms(mem: Any, tenant: Tenant) -> list[Atom]:
+async def read_atoms(mem: MemoryApi, tenant: Tenant) -> list[Atom]:
     found: list[Atom] = []
     while True:
         page = await mem.atoms(
@@ -68,7 +69,7 @@ async def read_atoms(mem: Any, tenant: Tenant) -> list[Atom]:
             return found
 
 
-async def read_days(mem: Any, tenant: Tenant) -> dict[str, str]:
+async def read_days(mem: MemoryApi, tenant: Tenant) -> dict[str, str]:
     days: dict[str, str] = {}
     after = 0
     while True:

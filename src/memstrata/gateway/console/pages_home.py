@@ -18,6 +18,7 @@ from memstrata.gateway.console.web import (
     recent_status,
     sessions,
     set_cookie,
+    settings,
 )
 
 router = APIRouter()
@@ -81,9 +82,10 @@ async def status(request: Request, view: Viewing) -> Response:
     reachable = {t for t in await mem.tenants() if view.principal.may_reach(t)}
     tenants = [t for t in found.tenants if t.tenant in reachable]
     sessions_ = [s for s in found.sessions if s.tenant in reachable]
-    engine = mem.settings.pipeline.engine
+    configured = settings(request)
+    engine: str = configured.pipeline.engine
     if engine == "llm":
-        engine = f"llm ({mem.settings.llm.model})"
+        engine = f"llm ({configured.llm.model})"
     return page(
         request, view, "status.html", status=found, tenants=tenants, sessions=sessions_, engine=engine
     )

@@ -12,6 +12,7 @@ from memstrata.gateway.console.cache import CHUNK, TenantCache
 from memstrata.gateway.console.render import when
 from memstrata.gateway.context import who
 from memstrata.models import Atom, Hit, Message, SessionStatus, Status, Tenant, custom_keys
+from memstrata.operations import MemoryApi
 from memstrata.recall import RecallResult, content_terms
 
 _TIMES = frozenset({"timestamp", "message_time", "expires_at"})
@@ -83,7 +84,7 @@ class RecallView:
     elapsed_ms: float
 
 
-async def atom_page(mem: Any, tenant: Tenant, q: AtomQuery) -> AtomPage:
+async def atom_page(mem: MemoryApi, tenant: Tenant, q: AtomQuery) -> AtomPage:
     """One page of atoms matching ``q``: the store filters type, scene and time; pinned and
     expiring are kept here, scanning at most ``SCAN_PAGES`` chunks for a page."""
     found: list[Atom] = []
@@ -110,7 +111,7 @@ async def atom_page(mem: Any, tenant: Tenant, q: AtomQuery) -> AtomPage:
     return AtomPage(found, after)
 
 
-async def atom_view(mem: Any, tenant: Tenant, atom_id: str, kept: TenantCache) -> AtomView:
+async def atom_view(mem: MemoryApi, tenant: Tenant, atom_id: str, kept: TenantCache) -> AtomView:
     """An atom, its version chain both ways and its source messages."""
     atom = await mem.get_atom(atom_id, **who(tenant))
     newer: list[Atom] = []
@@ -130,7 +131,7 @@ async def atom_view(mem: Any, tenant: Tenant, atom_id: str, kept: TenantCache) -
     return AtomView(atom, older, newer, [m for m in sources if m is not None], scenes)
 
 
-async def _message(mem: Any, tenant: Tenant, message_id: str) -> Message | None:
+async def _message(mem: MemoryApi, tenant: Tenant, message_id: str) -> Message | None:
     """A source message, or None when it was deleted since (the atom outlives it then)."""
     try:
         found: Message = await mem.get_message(message_id, **who(tenant))
@@ -140,7 +141,7 @@ async def _message(mem: Any, tenant: Tenant, message_id: str) -> Message | None:
 
 
 async def message_page(
-    mem: Any,
+    mem: MemoryApi,
     tenant: Tenant,
     status: Status,
     session: str | None,
@@ -157,7 +158,7 @@ async def message_page(
     return MessagePage(sessions, page[:PAGE], page[PAGE - 1].seq if more else None)
 
 
-async def message_view(mem: Any, tenant: Tenant, message_id: str, kept: TenantCache) -> MessageView:
+async def message_view(mem: MemoryApi, tenant: Tenant, message_id: str, kept: TenantCache) -> MessageView:
     """A message in its session (ten before, ten after) and the atoms whose sources include it."""
     message = await mem.get_message(message_id, **who(tenant))
     session = await mem.messages(**who(tenant), session_key=message.session_key, limit=CHUNK)
@@ -177,7 +178,7 @@ async def message_view(mem: Any, tenant: Tenant, message_id: str, kept: TenantCa
 
 
 async def explained_search(
-    mem: Any, tenant: Tenant, query: str, layers: tuple[str, ...]
+    mem: MemoryApi, tenant: Tenant, query: str, layers: tuple[str, ...]
 ) -> tuple[list[Explained], str, tuple[str, ...]]:
     """Hybrid search over ``layers`` with each hit's matched words and fields."""
     result = await mem.search(query, **who(tenant), layers=layers, limit=20)
@@ -211,7 +212,7 @@ def _fields(hit: Hit) -> dict[str, Any]:
     return {k: when(v) if k in _TIMES and isinstance(v, int) else v for k, v in shown.items()}
 
 
-async def recall_view(mem: Any, tenant: Tenant, prompt: str) -> RecallView:
+async def recall_view(mem: MemoryApi, tenant: Tenant, prompt: str) -> RecallView:
     started = time.perf_counter()
     result = await mem.recall(prompt, **who(tenant))
     return RecallView(result, (time.perf_counter() - started) * 1000)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 from memstrata.errors import NotFoundError
 from memstrata.gateway.access import Principal
@@ -25,6 +24,7 @@ from memstrata.models import (
     Tenant,
     TenantStatus,
 )
+from memstrata.operations import MemoryApi
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +87,7 @@ def problems_of(state: TenantStatus | None, errors: list[str]) -> tuple[str, ...
     return tuple(found)
 
 
-async def tenant_rows(mem: Any, principal: Principal, status: Status) -> list[TenantRow]:
+async def tenant_rows(mem: MemoryApi, principal: Principal, status: Status) -> list[TenantRow]:
     """The tenants this principal may see, with counts and their pipeline state in ``status``."""
     states = {s.tenant: s for s in status.tenants}
     rows = []
@@ -105,7 +105,7 @@ async def tenant_rows(mem: Any, principal: Principal, status: Status) -> list[Te
     return rows
 
 
-async def known(mem: Any, tenant: Tenant) -> None:
+async def known(mem: MemoryApi, tenant: Tenant) -> None:
     """``NotFoundError`` for a tenant this memory holds nothing of (a typo in a URL)."""
     if tenant not in await mem.tenants():
         raise NotFoundError("tenant", tenant.user_id)
@@ -125,7 +125,7 @@ def backups_of(rows: list[BackupRow], chosen: str | None) -> Backups:
     return Backups(rows, found, chosen if chosen and found is None else None)
 
 
-async def scene_backups(mem: Any, tenant: Tenant, scene: Scene, chosen: str | None) -> Backups:
+async def scene_backups(mem: MemoryApi, tenant: Tenant, scene: Scene, chosen: str | None) -> Backups:
     """The scene's backups, each diffed against the scene as it is now."""
     now = scene_text(scene.summary, scene.body)
     rows = []
@@ -138,7 +138,9 @@ async def scene_backups(mem: Any, tenant: Tenant, scene: Scene, chosen: str | No
     return backups_of(rows, chosen)
 
 
-async def persona_backups(mem: Any, tenant: Tenant, persona: Persona | None, chosen: str | None) -> Backups:
+async def persona_backups(
+    mem: MemoryApi, tenant: Tenant, persona: Persona | None, chosen: str | None
+) -> Backups:
     """The persona's backups, each body diffed against the current body (the navigation is
     regenerated from the scenes, so it is left out)."""
     now = persona.body if persona is not None else ""
@@ -152,7 +154,7 @@ async def persona_backups(mem: Any, tenant: Tenant, persona: Persona | None, cho
     return backups_of(rows, chosen)
 
 
-async def overview(mem: Any, tenant: Tenant, kept: TenantCache, backup: str | None = None) -> Overview:
+async def overview(mem: MemoryApi, tenant: Tenant, kept: TenantCache, backup: str | None = None) -> Overview:
     """The persona with its backups (``backup``: the one to diff), its scenes (hottest first),
     counts per layer, and messages and atoms per day (an atom on the day its source was said)."""
     persona = await mem.persona(**who(tenant))
@@ -166,7 +168,7 @@ async def overview(mem: Any, tenant: Tenant, kept: TenantCache, backup: str | No
 
 
 async def scene_view(
-    mem: Any, tenant: Tenant, name: str, kept: TenantCache, backup: str | None = None
+    mem: MemoryApi, tenant: Tenant, name: str, kept: TenantCache, backup: str | None = None
 ) -> SceneView:
     """A scene, its index entry, the current atoms it consolidates, and its backups (``backup``:
     the one to diff against the scene as it is now)."""

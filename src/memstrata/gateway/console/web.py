@@ -23,6 +23,8 @@ from memstrata.gateway.console.render import templates
 from memstrata.gateway.console.session import COOKIE, Session, Sessions
 from memstrata.gateway.context import RecentStatus
 from memstrata.models import DEFAULT, Status, Tenant
+from memstrata.operations import MemoryApi
+from memstrata.settings import Settings
 
 
 class LoginNeeded(Exception):  # a redirect, not an error
@@ -50,9 +52,16 @@ def parent(request: Request) -> Any:
     return request.app.state.gateway
 
 
-def memory(request: Request) -> Any:
-    """The ``AsyncMemory`` the API uses: every console write goes through it."""
-    return parent(request).state.memory
+def settings(request: Request) -> Settings:
+    """The settings the server and its memory were opened with."""
+    found: Settings = parent(request).state.settings
+    return found
+
+
+def memory(request: Request) -> MemoryApi:
+    """The memory the API uses: every console write goes through it."""
+    mem: MemoryApi = parent(request).state.memory
+    return mem
 
 
 def kept(request: Request) -> TenantCache:

@@ -28,6 +28,7 @@ from memstrata.gateway.proxy.dialect import Turn
 from memstrata.gateway.proxy.stats import ProxyStats
 from memstrata.layers.host_turns import TurnMessage
 from memstrata.models import Tenant
+from memstrata.operations import MemoryApi
 
 log = logging.getLogger("memstrata.proxy")
 _SCAN = 4000  # characters of a system prompt or prompt searched for the patterns
@@ -64,7 +65,7 @@ def auxiliary(turn: Turn, found: Sequence[re.Pattern[str]]) -> str | None:
 
 
 async def commit(
-    mem: Any,
+    mem: MemoryApi,
     stats: ProxyStats,
     tenant: Tenant,
     session: str,

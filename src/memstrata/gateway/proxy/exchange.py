@@ -27,7 +27,7 @@ from starlette.background import BackgroundTask
 from starlette.responses import JSONResponse, Response
 
 from memstrata.gateway.access import attach
-from memstrata.gateway.context import tenant
+from memstrata.gateway.context import memory_of, tenant
 from memstrata.gateway.errors import Problem, render
 from memstrata.gateway.middleware import request_id
 from memstrata.gateway.proxy import auth, upstream
@@ -40,6 +40,7 @@ from memstrata.gateway.proxy.state import ProxyState
 from memstrata.gateway.proxy.stream import TappedStream
 from memstrata.layers.host_turns import TurnMessage
 from memstrata.models import Tenant
+from memstrata.operations import MemoryApi
 
 log = logging.getLogger("memstrata.proxy")
 RECALL_HEADER = "x-memstrata-recall"
@@ -86,7 +87,7 @@ async def model_call(request: Request, dialect: Dialect, provider: Provider, pat
     if parsed is None:  # not a JSON object: the upstream words the error in its own terms
         return await _relay(request, state, provider, path, raw)
     state.stats.requests += 1
-    who, mem = tenant(request), request.app.state.memory
+    who, mem = tenant(request), memory_of(request)
     turn = dialect.read(parsed.body, state.config.tools)
     session = session_key(request.headers, turn.system, turn.first_user)
     recall, capture = _plan(request, state, turn)
@@ -122,7 +123,7 @@ class _Turn:
     """One turn's capture: the prompt (stored beside the upstream's work: ``start``), then the
     answer once the client has it."""
 
-    def __init__(self, state: ProxyState, mem: Any, who: Tenant, session: str, turn: Turn) -> None:
+    def __init__(self, state: ProxyState, mem: MemoryApi, who: Tenant, session: str, turn: Turn) -> None:
         self._state, self._mem, self._who, self._session, self._turn = state, mem, who, session, turn
         self._prompt: asyncio.Task[bool] | None = None
 

@@ -24,13 +24,13 @@ import functools
 import logging
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from memstrata.gateway.context import who
 from memstrata.gateway.proxy.dialect import Injection, Turn
 from memstrata.gateway.proxy.stats import ProxyStats
 from memstrata.lru import Lru
 from memstrata.models import Tenant
+from memstrata.operations import MemoryApi
 from memstrata.recall import RecallResult
 from memstrata.settings import Settings
 
@@ -60,7 +60,7 @@ class Injector:
         self._systems: Lru[_Held] = Lru(CAPACITY)
         self._turns: Lru[Injection] = Lru(CAPACITY)
 
-    async def injection(self, mem: Any, tenant: Tenant, session: str, turn: Turn) -> Injection:
+    async def injection(self, mem: MemoryApi, tenant: Tenant, session: str, turn: Turn) -> Injection:
         key = (tenant, session, turn.prompt_index, turn.prompt)
         cached = self._turns.get(key)
         if cached is not None:
