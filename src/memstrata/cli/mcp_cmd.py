@@ -6,8 +6,6 @@ It opens the data directory itself, or, with ``--url``, talks to a running ``mem
 
 from __future__ import annotations
 
-from typing import Any
-
 import anyio
 import typer
 
@@ -30,8 +28,9 @@ def mcp(
 
         async def main() -> None:
             from memstrata.memory import AsyncMemory
+            from memstrata.operations import MemoryApi
 
-            mem: Any = await (AsyncMemory.open(url) if url else AsyncMemory.open(home, background=True))
+            mem: MemoryApi = await (AsyncMemory.open(url) if url else AsyncMemory.open(home, background=True))
             try:
                 await module.build_server(lambda: mem, user_id=user, agent_id=agent).run_stdio_async()
             finally:

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -33,9 +33,11 @@ from pydantic import Field
 from memstrata import arguments as args
 from memstrata.errors import AccessError, MemstrataError, TurnLimitError
 from memstrata.models import DEFAULT, Tenant
+from memstrata.operations import MemoryApi, Who
 from memstrata.recall import TOOLS_GUIDE
 from memstrata.tools import SCHEMAS, TurnLimiter, hit_json, nothing_found
 
+R = TypeVar("R")
 USER_HEADER = "x-memstrata-user-id"
 AGENT_HEADER = "x-memstrata-agent-id"
 Limit = Annotated[int, Field(ge=1, le=20, description="How many results.")]
@@ -116,7 +118,7 @@ def _request(ctx: Context) -> Any:
 
 
 def build_server(
-    memory: Callable[[], Any],
+    memory: Callable[[], MemoryApi],
     *,
     user_id: str = DEFAULT,
     agent_id: str = DEFAULT,
@@ -144,7 +146,7 @@ def build_server(
         except MemstrataError as exc:
             raise ToolError(exc.message) from exc
 
-    def tenant(ctx: Context) -> dict[str, str]:
+    def tenant(ctx: Context) -> Who:
         t = current(ctx)
         return {"user_id": t.user_id, "agent_id": t.agent_id}
 
@@ -242,7 +244,7 @@ def build_server(
     return server
 
 
-async def _call(pending: Any) -> Any:
+async def _call(pending: Awaitable[R]) -> R:
     """Await a memory call; memstrata errors become tool errors the model can read."""
     try:
         return await pending
