@@ -4,6 +4,7 @@
     ├── ConfigError              settings or wiring that cannot work (bad URL, unknown setting)
     │   └── MissingExtraError    an optional dependency is not installed; says what to install
     ├── AccessError              the caller's key may not reach that tenant or route (403)
+    │   └── TooManyFailuresError a client sent too many bad keys: wait ``retry_after`` s (429)
     ├── InputError               the caller's input is invalid; nothing was written (``item``)
     │   ├── NotFoundError        no such message, atom or scene for this tenant (``kind``, ``key``)
     │   ├── PathError            a path escapes its sandbox (``path``)
@@ -63,6 +64,15 @@ class MissingExtraError(ConfigError):
 class AccessError(MemstrataError):
     """The caller's key may not reach the tenant or the route it asked for; nothing was read or
     written. A scoped key naming another tenant gets this, never that tenant's data."""
+
+
+class TooManyFailuresError(AccessError):
+    """This client sent too many keys that are not keys of the server: the next unknown key is
+    checked after ``retry_after`` seconds (a key that worked before is checked at once)."""
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class InputError(MemstrataError):
@@ -240,6 +250,13 @@ def _not_found(message: str, err: Details) -> NotFoundError | None:
 
 # Most specific first: an error answers with the first row its class matches.
 WIRE: tuple[Wire, ...] = (
+    Wire(
+        TooManyFailuresError,
+        429,
+        "too_many_failures",
+        ("retry_after",),
+        back=lambda m, err: TooManyFailuresError(m, retry_after=int(err.get("retry_after", 1))),
+    ),
     Wire(AccessError, 403, "forbidden", back=lambda m, err: AccessError(m)),
     Wire(NotFoundError, 404, "not_found", ("kind", "key"), back=_not_found),
     Wire(

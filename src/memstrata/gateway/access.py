@@ -35,11 +35,25 @@ STATE_KEY = "memstrata_principal"
 class Principal:
     """What one key may reach. ``tenants`` holds ``(user_id, agent_id)`` pairs; an ``agent_id``
     of ``None`` reaches every agent of that user. ``label`` names the key in logs and listings
-    (never the key itself)."""
+    (never the key itself); ``key_id`` is the stored key's public id (``admin`` for the admin
+    key), what sessions (console, MCP) are owned by."""
 
     label: str
     admin: bool = False
     tenants: tuple[tuple[str, str | None], ...] = ()
+    key_id: str | None = None
+
+    @property
+    def identity(self) -> str:
+        """Who owns a session: the key's id, else (a key ring without ids) all it is."""
+        if self.key_id is not None:
+            return self.key_id
+        return f"{'admin' if self.admin else 'scoped'}:{self.label}:{self.tenants!r}"
+
+    @property
+    def authenticated(self) -> bool:
+        """Whether a key (or an open server) stands behind this principal."""
+        return self.admin or bool(self.tenants)
 
     def may_reach(self, tenant: Tenant) -> bool:
         if self.admin:
@@ -57,7 +71,7 @@ class Principal:
         return self.tenants[0]
 
 
-ADMIN = Principal("admin", admin=True)
+ADMIN = Principal("admin", admin=True, key_id="admin")
 NOBODY = Principal("anonymous")  # a request not yet authenticated: reaches no tenant
 
 
@@ -110,7 +124,7 @@ class StoreKeys:
         found = await self._memory().verify_key(token)
         if found is None:
             return None
-        return Principal(found.label, tenants=tuple(found.tenants))
+        return Principal(found.label, tenants=tuple(found.tenants), key_id=found.id)
 
 
 def attach(scope: MutableMapping[str, Any], principal: Principal) -> None:

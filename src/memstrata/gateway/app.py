@@ -26,7 +26,7 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException
 from starlette.routing import Match, Route
 
-from memstrata.errors import ConfigError, MemstrataError
+from memstrata.errors import ConfigError, MemstrataError, TooManyFailuresError
 from memstrata.gateway import api_docs, console
 from memstrata.gateway.access import StoreKeys
 from memstrata.gateway.context import RecentStatus, scope_tenant
@@ -37,6 +37,7 @@ from memstrata.gateway.proxy import router as proxy_router
 from memstrata.gateway.routes import atoms, forgetting, keys, layers, messages, search, service, turns
 from memstrata.gateway.serving import drain_seconds
 from memstrata.gateway.tdam.router import router as tdam_router
+from memstrata.gateway.throttle import Throttled
 from memstrata.models import Tenant
 from memstrata.settings import Settings
 
@@ -146,7 +147,7 @@ def create_app(
         BodyLimits, limit=settings.server.max_body_bytes, proxy_limit=settings.proxy.max_body_bytes
     )
     admin_key = settings.api_key.get_secret_value() if settings.api_key else None
-    app.state.keyring = StoreKeys(admin_key, lambda: app.state.memory)
+    app.state.keyring = Throttled(StoreKeys(admin_key, lambda: app.state.memory))
     app.add_middleware(BearerAuth, keyring=app.state.keyring)
     app.add_middleware(RequestIds)
     return app
@@ -176,7 +177,10 @@ def _problem_response(request: Request, problem: Problem) -> JSONResponse:
 def _handlers(app: FastAPI) -> None:
     @app.exception_handler(MemstrataError)
     async def memstrata_error(request: Request, exc: MemstrataError) -> JSONResponse:
-        return _problem_response(request, problem_of(exc))
+        answer = _problem_response(request, problem_of(exc))
+        if isinstance(exc, TooManyFailuresError):
+            answer.headers["retry-after"] = str(exc.retry_after)
+        return answer
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:

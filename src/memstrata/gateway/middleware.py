@@ -26,9 +26,11 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 from urllib.parse import parse_qsl
 
-from memstrata.gateway.access import ADMIN, NOBODY, KeyRing, attach
+from memstrata.errors import TooManyFailuresError
+from memstrata.gateway.access import ADMIN, NOBODY, KeyRing, Principal, attach
 from memstrata.gateway.api_docs import is_docs
-from memstrata.gateway.errors import Problem, render
+from memstrata.gateway.errors import Problem, problem_of, render
+from memstrata.gateway.throttle import client_address
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -51,22 +53,19 @@ def header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-async def answer(send: Send, scope: Scope, problem: Problem) -> None:
+async def answer(send: Send, scope: Scope, problem: Problem, *, retry_after: int | None = None) -> None:
     """Send ``problem`` as the whole response, in the shape of the path's API family."""
     rid = request_id.get()
     status, body = render(problem, scope.get("path", ""), rid)
     raw = json.dumps(body).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(raw)).encode()),
-                (b"x-request-id", rid.encode()),
-            ],
-        }
-    )
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(raw)).encode()),
+        (b"x-request-id", rid.encode()),
+    ]
+    if retry_after is not None:
+        headers.append((b"retry-after", str(retry_after).encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": raw})
 
 
@@ -81,6 +80,8 @@ class RequestIds:
         given = header(scope, b"x-request-id")
         rid = given if given and _SANE_ID.match(given) else f"req-{secrets.token_hex(8)}"
         token = request_id.set(rid)
+        client = scope.get("client")
+        client_address.set(str(client[0]) if client else "-")  # whom failed keys slow (throttle)
         status = [0]
         started = time.perf_counter()
 
@@ -126,7 +127,10 @@ class BearerAuth:
         scheme, _, token = given.partition(" ")
         if path in OPEN_PATHS:  # open, but its details are the admin's (a bad key: anonymous)
             bearer = scheme.lower() == "bearer" and token.strip()
-            found = await self.keyring.principal_for(token.strip()) if bearer else None
+            try:
+                found = await self.keyring.principal_for(token.strip()) if bearer else None
+            except TooManyFailuresError:
+                found = None
             attach(scope, found or NOBODY)
             await self.app(scope, receive, send)
             return
@@ -141,12 +145,23 @@ class BearerAuth:
         if scheme.lower() != "bearer" or not token.strip():
             await answer(send, scope, Problem(401, "unauthorized", "Unauthorized: missing Bearer token"))
             return
-        principal = await self.keyring.principal_for(token.strip())
+        principal = await self._principal(send, scope, token.strip())
         if principal is None:
-            await answer(send, scope, Problem(401, "unauthorized", "Unauthorized: invalid token"))
             return
         attach(scope, principal)
         await self.app(scope, receive, send)
+
+    async def _principal(self, send: Send, scope: Scope, token: str) -> Principal | None:
+        """The token's principal, or None once the refusal (401, or 429 for a client sending
+        too many bad keys: ``throttle``) is sent."""
+        try:
+            principal = await self.keyring.principal_for(token)
+        except TooManyFailuresError as exc:
+            await answer(send, scope, problem_of(exc), retry_after=exc.retry_after)
+            return None
+        if principal is None:
+            await answer(send, scope, Problem(401, "unauthorized", "Unauthorized: invalid token"))
+        return principal
 
 
 TENANT_FIELDS = ("user_id", "agent_id", "team_id")

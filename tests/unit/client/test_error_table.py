@@ -17,10 +17,11 @@ RAISED = [
     e.PathError("not a scene path", path="../etc/passwd"),
     e.ConflictError("atom a-1 was superseded", current="a-2"),
     e.TurnLimitError("turn-7", 3),
+    e.TooManyFailuresError("too many bad keys from this client", retry_after=4),
     e.InputError("must be between 1 and 1000", item="limit"),
     e.ConfigError("reindex needs an embedder"),
 ]
-CONTEXT = ("kind", "key", "path", "current", "turn_id", "limit", "item")
+CONTEXT = ("kind", "key", "path", "current", "turn_id", "limit", "item", "retry_after")
 
 
 def answered(exc: e.MemstrataError) -> httpx.Response:

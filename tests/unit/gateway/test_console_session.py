@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from memstrata.gateway.access import ADMIN, Principal
-from memstrata.gateway.console import session as session_module
 from memstrata.gateway.console.session import Sessions
 
 SCOPED = Principal("maya-key", tenants=(("maya", None),))
@@ -46,9 +43,25 @@ def test_closed_and_expired_sessions_are_gone() -> None:
     assert live.find(cookie) is None
 
 
-def test_the_oldest_sessions_go_past_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(session_module, "MAX_SESSIONS", 3)
-    live = Sessions()
+def test_the_oldest_sessions_go_past_the_cap() -> None:
+    live = Sessions(most=3)
     cookies = [live.open(ADMIN)[1] for _ in range(4)]
     assert live.find(cookies[0]) is None
     assert all(live.find(c) is not None for c in cookies[1:])
+
+
+def test_past_the_cap_the_key_holding_the_most_loses_its_oldest() -> None:
+    live = Sessions(most=4, per_key=10)
+    _, scoped = live.open(SCOPED)
+    admins = [live.open(ADMIN)[1] for _ in range(4)]
+    assert live.find(scoped) is not None  # admin held the most: admin's oldest went
+    assert live.find(admins[0]) is None
+    assert all(live.find(c) is not None for c in admins[1:])
+
+
+def test_text_that_is_not_ascii_names_no_session_and_no_token() -> None:
+    live = Sessions()
+    opened, cookie = live.open(ADMIN)
+    assert live.find(cookie + "\xff") is None
+    assert live.find("abc.\xff") is None
+    assert not live.csrf_ok(opened, live.csrf(opened)[:-1] + "\xff")

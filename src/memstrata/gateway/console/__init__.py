@@ -28,7 +28,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from memstrata.errors import MemstrataError
+from memstrata.errors import MemstrataError, TooManyFailuresError
 from memstrata.gateway.console import pages_home, pages_manage, pages_query, pages_records, pages_tenant
 from memstrata.gateway.console.cache import TenantCache
 from memstrata.gateway.console.render import templates
@@ -93,7 +93,10 @@ def _handlers(console: FastAPI) -> None:
     @console.exception_handler(MemstrataError)
     async def memstrata_error(request: Request, exc: MemstrataError) -> Response:
         problem = problem_of(exc)
-        return _error(request, problem.status, problem.code.replace("_", " "), problem.message)
+        page = _error(request, problem.status, problem.code.replace("_", " "), problem.message)
+        if isinstance(exc, TooManyFailuresError):  # a login form sent too many bad keys
+            page.headers["retry-after"] = str(exc.retry_after)
+        return page
 
     @console.exception_handler(RequestValidationError)
     async def invalid(request: Request, exc: RequestValidationError) -> Response:

@@ -8,6 +8,7 @@ import json
 import tempfile
 import zipfile
 from pathlib import Path
+from urllib.parse import quote
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -87,9 +88,16 @@ async def export(request: Request, view: Viewing, t: PageTenant) -> Response:
             for path in sorted(out.rglob("*")):
                 if path.is_file():
                     archive.write(path, path.relative_to(out).as_posix())
-    name = f"memstrata-{t.user_id}-{t.agent_id}.zip".replace('"', "")
-    headers = {"content-disposition": f'attachment; filename="{name}"'}
+    headers = {"content-disposition": attachment(f"memstrata-{t.user_id}-{t.agent_id}.zip")}
     return Response(buffer.getvalue(), media_type="application/zip", headers=headers)
+
+
+def attachment(name: str) -> str:
+    """A ``Content-Disposition`` naming ``name`` per RFC 6266: ``filename*`` in UTF-8 (any user
+    id, Chinese included; a header must be Latin-1, so ``用户`` in ``filename`` had been a 500),
+    and an ASCII ``filename`` for clients that read only that."""
+    fallback = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in name)
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{quote(name, safe='')}"
 
 
 @router.post("/t/{user_id}/forget")
