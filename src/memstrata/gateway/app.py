@@ -140,7 +140,9 @@ def create_app(
 
         mcp_server = load().build_server(lambda: app.state.memory, resolve=_mcp_tenant)
         sub = mcp_server.streamable_http_app(streamable_http_path="/mcp", host=host or settings.server.host)
-        app.router.routes.extend(sub.routes)
+        from memstrata.gateway.mcp_owners import owned
+
+        app.router.routes.extend(owned(list(sub.routes)))
     _handlers(app)
     app.add_middleware(SingleTenant)
     app.add_middleware(

@@ -94,7 +94,8 @@ class Bindings:
                 for key in itertools.islice(list(self._tenants), 1_000):
                     self._tenants.pop(key, None)
         if bound != tenant:
-            raise AccessError(f"this MCP session belongs to tenant {bound.user_id!r}; open a new session")
+            # Say nothing of the session's tenant: the caller may not be its owner.
+            raise AccessError("this MCP session is bound to another tenant: open a new session")
         return tenant
 
 
