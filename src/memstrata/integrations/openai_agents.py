@@ -29,8 +29,9 @@ from typing import Any
 from agents import Agent, RunContextWrapper, TResponseInputItem
 from agents.memory.session import SessionABC
 
-from memstrata.integrations.calling import acall, awaiting
+from memstrata.integrations.calling import Held, awaiting
 from memstrata.integrations.context import capture, recall_text
+from memstrata.operations import Who
 
 _MARK = "openai_agents"
 _PAGE = 1000
@@ -41,13 +42,13 @@ class MemstrataSession(SessionABC):
     worker thread) for one user: ``Runner.run(agent, text, session=MemstrataSession(...))``."""
 
     def __init__(
-        self, session_id: str, mem: object, *, user_id: str = "default", agent_id: str = "openai-agents"
+        self, session_id: str, mem: Held, *, user_id: str = "default", agent_id: str = "openai-agents"
     ) -> None:
         self.session_id = session_id
         self.session_settings = None
-        self._mem = mem
-        self._who = {"user_id": user_id, "agent_id": agent_id}
-        self._log = {"user_id": user_id, "agent_id": f"{agent_id}:items:{session_id}"}
+        self._mem = awaiting(mem)
+        self._who: Who = {"user_id": user_id, "agent_id": agent_id}
+        self._log: Who = {"user_id": user_id, "agent_id": f"{agent_id}:items:{session_id}"}
 
     async def get_items(self, limit: int | None = None) -> list[TResponseInputItem]:
         items = [item for _, _, item in await self._entries()]
@@ -61,28 +62,28 @@ class MemstrataSession(SessionABC):
             data = json.loads(json.dumps(item))  # the SDK's TypedDicts, as plain JSON
             meta = {_MARK: {"n": n + i, "item": data}}
             text = f"item {n + i} of session {self.session_id}: {_kind(data)}"
-            atom = await acall(self._mem, "remember", text, metadata=meta, **self._log)
-            await acall(self._mem, "pin_atom", atom.id, **self._log)
+            atom = await self._mem.remember(text, metadata=meta, **self._log)
+            await self._mem.pin_atom(atom.id, **self._log)
             message = _conversation(data, self._message_id(n + i))
             if message is not None:
                 said.append(message)
-        await capture(awaiting(self._mem), said, self._who, self.session_id)
+        await capture(self._mem, said, self._who, self.session_id)
 
     async def pop_item(self) -> TResponseInputItem | None:
         entries = await self._entries()
         if not entries:
             return None
         n, sources, item = entries[-1]
-        await acall(self._mem, "delete_messages", sources, **self._log)
-        await acall(self._mem, "delete_messages", [self._message_id(n)], **self._who)
+        await self._mem.delete_messages(sources, **self._log)
+        await self._mem.delete_messages([self._message_id(n)], **self._who)
         return item
 
     async def clear_session(self, *, forget: bool = False) -> None:
         sources = [s for _, ids, _ in await self._entries() for s in ids]
         for start in range(0, len(sources), 100):  # a delete names at most 100 ids
-            await acall(self._mem, "delete_messages", sources[start : start + 100], **self._log)
+            await self._mem.delete_messages(sources[start : start + 100], **self._log)
         if forget:
-            await acall(self._mem, "delete_messages", session_keys=[self.session_id], **self._who)
+            await self._mem.delete_messages(session_keys=[self.session_id], **self._who)
 
     def instructions(self, base: str = "") -> Callable[[RunContextWrapper[Any], Agent[Any]], Awaitable[str]]:
         """Dynamic instructions for ``Agent(instructions=...)``: ``base``, then recall's context
@@ -95,7 +96,7 @@ class MemstrataSession(SessionABC):
                 if said is not None and said["role"] == "user":
                     query = said["content"]
                     break
-            context = await recall_text(awaiting(self._mem), query, self._who, self.session_id)
+            context = await recall_text(self._mem, query, self._who, self.session_id)
             return "\n\n".join(p for p in (base, context) if p)
 
         return build
@@ -108,7 +109,7 @@ class MemstrataSession(SessionABC):
         found: list[tuple[int, list[str], TResponseInputItem]] = []
         after = 0
         while True:
-            page = await acall(self._mem, "atoms", **self._log, limit=_PAGE, after_seq=after)
+            page = await self._mem.atoms(**self._log, limit=_PAGE, after_seq=after)
             for atom in page:
                 mark = atom.metadata.get(_MARK)
                 if isinstance(mark, Mapping):

@@ -28,8 +28,9 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from memstrata.integrations.calling import awaiting
+from memstrata.integrations.calling import Held, awaiting
 from memstrata.integrations.context import capture, recall_text
+from memstrata.operations import Who
 
 MARK = "memstrata-recall"
 
@@ -38,9 +39,9 @@ class MemstrataHistory:
     """The history processor (an async callable over the message list); build it with
     ``memstrata_history``."""
 
-    def __init__(self, mem: object, *, user_id: str, agent_id: str, session_key: str) -> None:
-        self._invoke = awaiting(mem)
-        self._who = {"user_id": user_id, "agent_id": agent_id}
+    def __init__(self, mem: Held, *, user_id: str, agent_id: str, session_key: str) -> None:
+        self._mem = awaiting(mem)
+        self._who: Who = {"user_id": user_id, "agent_id": agent_id}
         self._session = session_key
 
     async def __call__(self, messages: list[ModelMessage]) -> list[ModelMessage]:
@@ -54,7 +55,7 @@ class MemstrataHistory:
         assert isinstance(request, ModelRequest)
         prompt = request.parts[j]
         assert isinstance(prompt, UserPromptPart)
-        context = await recall_text(self._invoke, _prompt_text(prompt), self._who, self._session)
+        context = await recall_text(self._mem, _prompt_text(prompt), self._who, self._session)
         if not context:
             return kept
         part = SystemPromptPart(context, dynamic_ref=MARK)
@@ -75,11 +76,11 @@ class MemstrataHistory:
             elif isinstance(m, ModelResponse):
                 text = "".join(p.content for p in m.parts if isinstance(p, TextPart))
                 said.append(_said("assistant", text, m.timestamp))
-        await capture(self._invoke, said, self._who, self._session)
+        await capture(self._mem, said, self._who, self._session)
 
 
 def memstrata_history(
-    mem: object, *, user_id: str, agent_id: str = "pydantic-ai", session_key: str = "pydantic-ai"
+    mem: Held, *, user_id: str, agent_id: str = "pydantic-ai", session_key: str = "pydantic-ai"
 ) -> MemstrataHistory:
     """The history processor for ``ProcessHistory(...)`` (or ``history_processors=[...]``) over
     ``mem`` (``Memory``/``AsyncMemory`` or an HTTP client)."""
@@ -87,21 +88,21 @@ def memstrata_history(
 
 
 def memstrata_tools(
-    mem: object, *, user_id: str, agent_id: str = "pydantic-ai", limit: int = 5
+    mem: Held, *, user_id: str, agent_id: str = "pydantic-ai", limit: int = 5
 ) -> list[Tool[Any]]:
     """``remember`` (keep a note now) and ``search_memory`` (the best memories for a query, above
     the relevance floor) for ``Agent(tools=...)``."""
-    invoke = awaiting(mem)
-    who = {"user_id": user_id, "agent_id": agent_id}
+    api = awaiting(mem)
+    who: Who = {"user_id": user_id, "agent_id": agent_id}
 
     async def remember(text: str) -> str:
         """Remember a fact about the user for later conversations."""
-        atom = await invoke("remember", text, **who)
+        atom = await api.remember(text, **who)
         return f"remembered: {atom.content}"
 
     async def search_memory(query: str) -> list[str]:
         """Search what is remembered about the user; returns the best matching memories."""
-        result = await invoke("search", query, limit=limit, **who)
+        result = await api.search(query, limit=limit, **who)
         return [h.content for h in result]
 
     return [Tool(remember, takes_ctx=False), Tool(search_memory, takes_ctx=False)]

@@ -19,8 +19,9 @@ from typing import Any
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage
 from langchain_core.runnables import RunnableConfig
 
-from memstrata.integrations.calling import Invoke, awaiting, blocking, drive
+from memstrata.integrations.calling import Held, awaiting, blocking, drive
 from memstrata.integrations.context import capture, recall_text
+from memstrata.operations import MemoryApi, Who
 
 _ROLES = {"human": "user", "ai": "assistant"}
 
@@ -31,7 +32,7 @@ class MemoryNodes:
 
     def __init__(
         self,
-        mem: object,
+        mem: Held,
         *,
         user_id: str = "default",
         agent_id: str = "langgraph",
@@ -55,25 +56,25 @@ class MemoryNodes:
     async def acapture(self, state: Any, config: RunnableConfig) -> dict[str, Any]:
         return await self._capture(awaiting(self._mem), state, config)
 
-    def _where(self, config: RunnableConfig | None) -> tuple[dict[str, str], str]:
+    def _where(self, config: RunnableConfig | None) -> tuple[Who, str]:
         conf = (config or {}).get("configurable", {})
-        who = {"user_id": str(conf.get("user_id", self._user)), "agent_id": self._agent}
+        who: Who = {"user_id": str(conf.get("user_id", self._user)), "agent_id": self._agent}
         return who, str(conf.get("thread_id", self._session))
 
     async def _recall(
-        self, invoke: Invoke, state: Mapping[str, Any], config: RunnableConfig | None
+        self, mem: MemoryApi, state: Mapping[str, Any], config: RunnableConfig | None
     ) -> dict[str, str]:
         who, session = self._where(config)
         turn = _turn(state.get("messages", ()))
         query = _text(turn[0]) if turn else ""
-        return {self._key: await recall_text(invoke, query, who, session)}
+        return {self._key: await recall_text(mem, query, who, session)}
 
     async def _capture(
-        self, invoke: Invoke, state: Mapping[str, Any], config: RunnableConfig | None
+        self, mem: MemoryApi, state: Mapping[str, Any], config: RunnableConfig | None
     ) -> dict[str, Any]:
         who, session = self._where(config)
         said = [_message(m) for m in _turn(state.get("messages", ())) if m.type in _ROLES]
-        await capture(invoke, [m for m in said if m is not None], who, session)
+        await capture(mem, [m for m in said if m is not None], who, session)
         return {}
 
 

@@ -31,9 +31,10 @@ from langgraph.store.base import (
 )
 
 from memstrata.errors import ConflictError, InputError
-from memstrata.integrations.calling import Invoke, awaiting, blocking, drive
+from memstrata.integrations.calling import Held, awaiting, blocking, drive
 from memstrata.integrations.langgraph import items as it
 from memstrata.integrations.langgraph.items import Placement, Stored
+from memstrata.operations import MemoryApi, Who
 
 _PAGE = 1000  # atoms per listing call (the most one call returns)
 Items = dict[tuple[tuple[str, ...], str], Stored]
@@ -51,7 +52,7 @@ class MemstrataStore(BaseStore):
 
     def __init__(
         self,
-        mem: object,
+        mem: Held,
         *,
         agent_id: str = "langgraph",
         user_index: int = 1,
@@ -78,8 +79,8 @@ class MemstrataStore(BaseStore):
 class _Batch:
     """One batch of ops, run in order; it lists each tenant's items once."""
 
-    def __init__(self, invoke: Invoke, store: MemstrataStore) -> None:
-        self._call = invoke
+    def __init__(self, mem: MemoryApi, store: MemstrataStore) -> None:
+        self._mem = mem
         self._place = store._place
         self._min_score = store._min_score
         self._now = store._now()
@@ -101,7 +102,7 @@ class _Batch:
                 raise InputError(f"unknown store operation {type(op).__name__}", item="ops")
         return out
 
-    def _who(self, user: str) -> dict[str, str]:
+    def _who(self, user: str) -> Who:
         return {"user_id": user, "agent_id": self._place.agent_id}
 
     async def _items(self, user: str) -> Items:
@@ -109,7 +110,7 @@ class _Batch:
             found: Items = {}
             after = 0
             while True:
-                page = await self._call("atoms", **self._who(user), limit=_PAGE, after_seq=after)
+                page = await self._mem.atoms(**self._who(user), limit=_PAGE, after_seq=after)
                 for atom in page:
                     s = it.stored(atom)
                     live = atom.pinned or atom.expires_at is None or atom.expires_at > self._now
@@ -125,13 +126,13 @@ class _Batch:
         one = self._place.users(prefix)
         if one is not None:
             return [one]
-        tenants = await self._call("tenants")
+        tenants = await self._mem.tenants()
         return sorted({t.user_id for t in tenants if t.agent_id == self._place.agent_id})
 
     async def _refresh(self, s: Stored, refresh: bool) -> None:
         if refresh and s.ttl_minutes is not None:
             user = self._place.user(s.namespace)
-            await self._call("set_atom_ttl", s.atom.id, ttl_seconds=s.ttl_minutes * 60, **self._who(user))
+            await self._mem.set_atom_ttl(s.atom.id, ttl_seconds=s.ttl_minutes * 60, **self._who(user))
 
     async def _get(self, op: GetOp) -> Item | None:
         s = (await self._items(self._place.user(op.namespace))).get((op.namespace, op.key))
@@ -162,18 +163,18 @@ class _Batch:
         index = None if op.index is None or op.index is False else list(op.index)
         text = it.note(op.namespace, op.key, op.value, index)
         meta = it.metadata(op.namespace, op.key, op.value, created, op.ttl)
-        atom = await self._call("remember", text, metadata=meta, **self._who(user))
+        atom = await self._mem.remember(text, metadata=meta, **self._who(user))
         if op.ttl is not None:
-            atom = await self._call("set_atom_ttl", atom.id, ttl_seconds=op.ttl * 60, **self._who(user))
+            atom = await self._mem.set_atom_ttl(atom.id, ttl_seconds=op.ttl * 60, **self._who(user))
         else:
-            atom = await self._call("pin_atom", atom.id, **self._who(user))
+            atom = await self._mem.pin_atom(atom.id, **self._who(user))
         s = it.stored(atom)
         if s is None or (s.namespace, s.key) != (op.namespace, op.key):
             raise ConflictError(f"atom {atom.id} already holds another item", current=atom.id)
         return s
 
     async def _drop(self, s: Stored, user: str) -> None:
-        await self._call("delete_messages", list(s.atom.source_message_ids), **self._who(user))
+        await self._mem.delete_messages(list(s.atom.source_message_ids), **self._who(user))
 
     async def _search(self, op: SearchOp) -> list[SearchItem]:
         found: list[tuple[float, Stored]] = []
@@ -181,8 +182,7 @@ class _Batch:
             items = await self._items(user)
             if op.query:
                 by_id = {s.atom.id: s for s in items.values()}
-                res = await self._call(
-                    "search",
+                res = await self._mem.search(
                     op.query,
                     **self._who(user),
                     limit=_PAGE,
