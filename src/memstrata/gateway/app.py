@@ -39,9 +39,10 @@ from memstrata.gateway.serving import drain_seconds
 from memstrata.gateway.tdam.router import router as tdam_router
 from memstrata.gateway.throttle import Throttled
 from memstrata.models import Tenant
+from memstrata.operations import MemoryApi
 from memstrata.settings import Settings
 
-Opener = Callable[[], Awaitable[Any]]
+Opener = Callable[[], Awaitable[MemoryApi]]  # opens the memory the server holds
 log = logging.getLogger("memstrata.gateway")
 LOOPBACK_NAMES = frozenset({"localhost"})
 # The error answers any route may give (bodies: see gateway.errors), declared in the schema.
