@@ -68,6 +68,7 @@ _HOST_EVENTS = re.compile(
     r"Pre-compaction memory flush)"
 )
 _BLANK_RUN = re.compile(r"\n(?:[ \t]*\n){2,}")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a valid pair is one character in a str
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,8 +127,10 @@ def compile_patterns(patterns: Sequence[str]) -> tuple[re.Pattern[str], ...]:
 
 
 def strip_noise(text: str, extra: Sequence[re.Pattern[str]] = ()) -> str:
-    """``text`` without host noise (the module's rule 4) and matches of ``extra``, trimmed."""
-    text = text.replace("\r\n", "\n")
+    """``text`` without host noise (the module's rule 4) and matches of ``extra``, trimmed; a
+    lone surrogate (JSON allows ``"\\ud800"``, UTF-8 cannot hold it) becomes U+FFFD, so the
+    message is stored with the character replaced rather than failing to store at all."""
+    text = _LONE_SURROGATE.sub("\ufffd", text).replace("\r\n", "\n")
     for pattern in (*_NOISE, *extra):
         text = pattern.sub("", text)
     text = _STAMP.sub("", text)

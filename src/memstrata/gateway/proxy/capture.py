@@ -26,7 +26,7 @@ from memstrata.errors import ConfigError
 from memstrata.gateway.context import who
 from memstrata.gateway.proxy.dialect import Turn
 from memstrata.gateway.proxy.stats import ProxyStats
-from memstrata.layers.host_turns import TurnMessage
+from memstrata.layers.host_turns import TurnMessage, TurnResult
 from memstrata.models import Tenant
 from memstrata.operations import MemoryApi
 
@@ -71,19 +71,26 @@ async def commit(
     session: str,
     messages: Sequence[TurnMessage],
     stored_before: int | None,
-) -> bool:
-    """Store what is new in ``messages`` (those from position ``stored_before`` on); never raises
-    (the model call goes on, or has been served): a failure is logged, counted and False."""
+) -> TurnResult | None:
+    """Store what is new in ``messages`` (those from position ``stored_before`` on): what was
+    stored, or None when the store failed. Never raises (the model call goes on, or has been
+    served): a failure is logged and counted."""
     try:
-        result = await mem.turn_committed(
+        result: TurnResult = await mem.turn_committed(
             list(messages), session_key=session, stored_before=stored_before, **who(tenant)
         )
     except Exception as exc:  # noqa: BLE001 - fail-open by design: counted in /v1/status, logged
         stats.capture_failures += 1
         log.warning("proxy: capture of session %s failed (%s: %s)", session, type(exc).__name__, exc)
-        return False
+        return None
     log.debug("proxy: session %s stored %d message(s) (%s)", session, len(result.stored), result.method)
-    return True
+    return result
+
+
+def stored_role(result: TurnResult | None, role: str) -> bool:
+    """Whether ``result`` stored a message of ``role`` (what the counters count: a message L0
+    dropped, an answer that only echoed injected memory blocks say, was not stored)."""
+    return result is not None and any(m.role == role for m in result.stored)
 
 
 class Pending:

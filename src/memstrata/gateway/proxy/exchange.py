@@ -32,7 +32,7 @@ from memstrata.gateway.errors import Problem, render
 from memstrata.gateway.middleware import request_id
 from memstrata.gateway.proxy import auth, upstream
 from memstrata.gateway.proxy.body import read_body, write_body
-from memstrata.gateway.proxy.capture import auxiliary, commit
+from memstrata.gateway.proxy.capture import auxiliary, commit, stored_role
 from memstrata.gateway.proxy.dialect import Body, Dialect, Injection, Turn
 from memstrata.gateway.proxy.session import session_key
 from memstrata.gateway.proxy.settings import Provider
@@ -83,12 +83,15 @@ async def model_call(request: Request, dialect: Dialect, provider: Provider, pat
         return denied
     state: ProxyState = request.app.state.proxy
     raw = await request.body()
-    parsed = read_body(raw)
-    if parsed is None:  # not a JSON object: the upstream words the error in its own terms
+    try:
+        parsed = read_body(raw)
+        turn = dialect.read(parsed.body, state.config.tools) if parsed is not None else None
+    except RecursionError:  # json's own limit (about 1,000 levels): no provider body is that deep
+        return _problem(request, 400, "invalid_input", "memstrata: the request body is nested too deeply")
+    if parsed is None or turn is None:  # not a JSON object: the upstream words the error
         return await _relay(request, state, provider, path, raw)
     state.stats.requests += 1
     who, mem = tenant(request), memory_of(request)
-    turn = dialect.read(parsed.body, state.config.tools)
     session = session_key(request.headers, turn.system, turn.first_user)
     recall, capture = _plan(request, state, turn)
     injection = await state.injector.injection(mem, who, session, turn) if recall else Injection()
@@ -135,9 +138,9 @@ class _Turn:
 
     async def _store_prompt(self) -> bool:
         t = self._turn
-        stored = await commit(self._mem, self._state.stats, self._who, self._session, t.messages, t.new_from)
-        self._state.stats.prompts_captured += stored
-        return stored
+        done = await commit(self._mem, self._state.stats, self._who, self._session, t.messages, t.new_from)
+        self._state.stats.prompts_captured += stored_role(done, "user")
+        return done is not None
 
     async def durable(self) -> bool:
         """Whether the prompt is stored, once its capture has ended (started now if it was
@@ -150,8 +153,11 @@ class _Turn:
         prompt_stored = await self.durable()
         stored_before = len(t.messages) if prompt_stored else t.new_from
         messages = [*t.messages, *answer]
-        if await commit(self._mem, self._state.stats, self._who, self._session, messages, stored_before):
+        done = await commit(self._mem, self._state.stats, self._who, self._session, messages, stored_before)
+        if stored_role(done, "assistant"):
             self._state.stats.captured += 1
+        elif done is not None:  # nothing of it kept: only tool calls, or only what L0 drops
+            self._state.stats.answers_empty += 1
 
 
 async def _durable(stored: _Turn | None) -> None:
@@ -206,11 +212,22 @@ def _plan(request: Request, state: ProxyState, turn: Turn) -> tuple[bool, bool]:
     return recall, capture
 
 
-async def pass_through(request: Request, provider: Provider, path: str) -> Response:
-    """Any other path under the prefix: authenticated, then forwarded with no memory."""
+async def pass_through(request: Request, provider: Provider, prefix: str) -> Response:
+    """Any other path under ``prefix``: authenticated, then forwarded with no memory; a path
+    that could leave the upstream's base path is a 400 (``upstream.forwarded_path``)."""
     if (denied := await _authenticated(request, provider)) is not None:
         return denied
+    raw = request.scope.get("raw_path") or request.scope["path"].encode("utf-8")
+    try:
+        path = upstream.forwarded_path(raw, prefix)
+    except upstream.PathRefused as exc:
+        return _refused_path(request, exc)
     return await _relay(request, request.app.state.proxy, provider, path, await request.body())
+
+
+def _refused_path(request: Request, exc: upstream.PathRefused) -> Response:
+    log.warning("proxy: refused path %r (%s)", request.scope.get("raw_path"), exc)
+    return _problem(request, 400, "invalid_path", f"memstrata: {exc}; not forwarded")
 
 
 async def _relay(
@@ -234,8 +251,12 @@ async def _relay(
 async def _send(
     request: Request, state: ProxyState, provider: Provider, path: str, content: bytes
 ) -> httpx.Response | Response:
-    """The upstream's answer, its body not read yet; or the 502 when it cannot be reached."""
-    target = upstream.url(provider.base_url, path, request.url.query)
+    """The upstream's answer, its body not read yet; or the 502 when it cannot be reached (the
+    400 when the target would leave the upstream's base path)."""
+    try:
+        target = upstream.url(provider.base_url, path, request.url.query)
+    except upstream.PathRefused as exc:
+        return _refused_path(request, exc)
     headers = upstream.request_headers(
         request.headers.items(), auth.upstream_key(provider.family, provider.key)
     )

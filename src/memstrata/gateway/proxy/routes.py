@@ -45,11 +45,13 @@ async def messages(request: Request) -> Response:
     return await model_call(request, _MESSAGES, _state(request).config.anthropic, "v1/messages")
 
 
+# The path goes upstream as sent under the prefix (``upstream.forwarded_path`` reads it from the
+# raw request path and refuses what could leave the upstream's base path), not as routed.
 @router.api_route("/openai/v1/{path:path}", methods=_METHODS)
 async def openai_other(request: Request, path: str) -> Response:
-    return await pass_through(request, _state(request).config.openai, path)
+    return await pass_through(request, _state(request).config.openai, "/proxy/openai/v1")
 
 
 @router.api_route("/anthropic/{path:path}", methods=_METHODS)
 async def anthropic_other(request: Request, path: str) -> Response:
-    return await pass_through(request, _state(request).config.anthropic, path)
+    return await pass_through(request, _state(request).config.anthropic, "/proxy/anthropic")

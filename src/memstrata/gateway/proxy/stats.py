@@ -22,6 +22,7 @@ class ProxyStats:
     recall_degraded: int = 0  # recall answered but left something out (its degradations)
     prompts_captured: int = 0  # prompts stored while the upstream answered (before the answer ended)
     captured: int = 0  # answers stored after the client had them
+    answers_empty: int = 0  # answers with nothing to store (tool calls only, echoed memory blocks)
     capture_failures: int = 0  # the capture raised (store closed, disk full): the answer was served
     upstream_unreachable: int = 0  # 502s: the upstream could not be reached
     upstream_broken: int = 0  # streams the upstream cut off mid-answer
