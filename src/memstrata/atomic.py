@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from memstrata.errors import StorageError
+from memstrata.filemodes import make_dirs
 
 # What the usual refusals mean, in the words of a status line.
 _CAUSES = {
@@ -55,7 +56,7 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     Raises ``StorageError`` when the disk refuses (the old file is then left as it was)."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     with storage_errors(path):
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(path.parent)
         # The temporary name stays short: the target's name may already be near the 255-byte limit.
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".part", dir=path.parent)
         try:

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from memstrata.atomic import cause_of, storage_errors
+from memstrata.filemodes import make_dirs
 from memstrata.models import FileProblem, Tenant
 from memstrata.stores.files import snapshots
 
@@ -57,7 +58,7 @@ def set_aside(path: Path, backups: Path) -> str:
     """Move an unreadable file to ``backups/unreadable-<time>-<name>`` (a rename: no space needed);
     returns the new name. Raises ``StorageError``."""
     with storage_errors(path):
-        backups.mkdir(parents=True, exist_ok=True)
+        make_dirs(backups)
         target = snapshots.stamp(backups, UNREADABLE, f"-{path.name[:_KEPT_NAME_CHARS]}")
         os.rename(path, target)
     return target.name

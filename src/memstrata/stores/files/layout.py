@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from memstrata.atomic import atomic_write, storage_errors
+from memstrata.filemodes import make_dirs
 from memstrata.layers.l3 import persona_doc
 from memstrata.models import Tenant
 
@@ -58,7 +59,7 @@ class Layout:
         ``.metadata/tenant.json`` so ``tenants`` can give its ids back. Raises ``StorageError``."""
         folder = self.profile(tenant)
         with storage_errors(folder):
-            folder.mkdir(parents=True, exist_ok=True)
+            make_dirs(folder)
         ids = folder / ".metadata" / TENANT_FILE
         if tenant_of(folder.name) is None and not ids.is_file():
             atomic_write(ids, json.dumps({"user_id": tenant.user_id, "agent_id": tenant.agent_id}) + "\n")

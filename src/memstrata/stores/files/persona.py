@@ -13,6 +13,7 @@ from pathlib import Path
 
 from memstrata.atomic import atomic_write, storage_errors
 from memstrata.errors import StoreError
+from memstrata.filemodes import make_dirs
 from memstrata.layers.l2.scene_file import strip_controls, text_problem
 from memstrata.models import Backup, FileProblem, Tenant
 from memstrata.stores.files import health, snapshots
@@ -74,7 +75,7 @@ class FilePersonaStore:
             return None
         backups = self.layout.backups(tenant)
         with storage_errors(backups):
-            backups.mkdir(parents=True, exist_ok=True)
+            make_dirs(backups)
             target = snapshots.stamp(backups, PREFIX.rstrip("-"), ".md")
             tmp = backups / f".{target.name}.tmp"
             snapshots.durable_copy(p, tmp)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from memstrata.atomic import atomic_write, storage_errors
 from memstrata.errors import StoreError
+from memstrata.filemodes import make_dirs
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l2 import names
 from memstrata.layers.l2.scene_file import (
@@ -63,7 +64,7 @@ class FileSceneStore:
         self.layout.ensure(tenant)
         path = self.layout.scenes(tenant)
         with storage_errors(path):
-            path.mkdir(exist_ok=True)
+            make_dirs(path)
         return path
 
     def load(self, tenant: Tenant) -> list[Scene]:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from memstrata.atomic import atomic_write
 from memstrata.errors import StoreError
+from memstrata.filemodes import make_dirs, open_private
 
 log = logging.getLogger(__name__)
 INDEX_FILE = "scene_index.json"
@@ -49,7 +50,7 @@ def scene_files(folder: Path) -> list[Path]:
 
 
 def durable_copy(src: Path, dst: Path) -> None:
-    with open(dst, "wb") as fh:
+    with open_private(dst, "wb") as fh:
         fh.write(src.read_bytes())
         fh.flush()
         os.fsync(fh.fileno())
@@ -57,11 +58,11 @@ def durable_copy(src: Path, dst: Path) -> None:
 
 def snapshot_scenes(folder: Path, index: Path, backups: Path, keep: int) -> str:
     """Copy the scene files and the index into a new snapshot directory; prune to ``keep``."""
-    backups.mkdir(parents=True, exist_ok=True)
+    make_dirs(backups)
     final = stamp(backups, "scenes")
     tmp = backups / f".{final.name}.tmp"
     shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
+    make_dirs(tmp)
     try:
         for p in scene_files(folder):
             durable_copy(p, tmp / p.name)
@@ -81,7 +82,7 @@ def restore_scenes(folder: Path, index: Path, backups: Path, snapshot: str) -> N
     if not source.is_dir() or "/" in snapshot or snapshot.startswith("."):
         raise StoreError(f"scene snapshot {snapshot!r} does not exist in {backups}")
     saved = {p.name: p for p in source.iterdir() if p.name != INDEX_FILE}
-    folder.mkdir(parents=True, exist_ok=True)
+    make_dirs(folder)
     for p in scene_files(folder):
         if p.name not in saved:
             p.unlink()

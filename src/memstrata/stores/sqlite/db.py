@@ -27,6 +27,7 @@ from pathlib import Path
 
 from memstrata.atomic import storage_errors
 from memstrata.errors import StorageError, StoreError
+from memstrata.filemodes import create_private, make_dirs
 from memstrata.stores.sqlite import migrations
 
 # SQLite's primary result codes that mean "the storage refused", in the words of a status line.
@@ -120,7 +121,8 @@ class Database:
         if read_only:
             return _connect_read_only(path)
         with storage_errors(path.parent):
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_dirs(path.parent)
+            create_private(path)  # 0600; SQLite gives its -wal and -shm files the same mode
         conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=10)
         try:
             conn.execute("PRAGMA journal_mode=WAL")

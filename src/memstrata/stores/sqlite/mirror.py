@@ -18,9 +18,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 from memstrata.atomic import storage_error
+from memstrata.filemodes import make_dirs, open_private
 
 log = logging.getLogger(__name__)
 Key = tuple[str, str, str]  # (user_id, agent_id, id): what a line and a database row must share
@@ -103,8 +104,8 @@ def _append_whole(path: Path, data: bytes) -> None:
     already at its end (a crash, or a trim a read-only disk refused) is cut first, and a write the
     disk refuses halfway is cut off again (shrinking needs no space)."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a+b", buffering=0) as fh:
+        make_dirs(path.parent)
+        with open_private(path, "a+b", buffering=0) as fh:
             start = _cut_partial_line(fh, path)
             view = memoryview(data)
             try:
@@ -180,7 +181,7 @@ def _trim_partial_line(path: Path) -> None:
         log.warning("cannot trim the partial last line of %s: %s", path, exc)
 
 
-def _cut_partial_line(fh: BinaryIO, path: Path) -> int:
+def _cut_partial_line(fh: IO[bytes], path: Path) -> int:
     """Truncate the open file after its last newline when it does not end with one; its size."""
     size = fh.seek(0, os.SEEK_END)
     if size == 0:

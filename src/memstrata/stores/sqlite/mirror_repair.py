@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from memstrata.atomic import fsync_dir, storage_error
+from memstrata.filemodes import create_private, make_dirs, open_private
 from memstrata.stores.sqlite.mirror import Key, encode, key_of, mirror_files, utc_day
 
 log = logging.getLogger(__name__)
@@ -55,20 +56,20 @@ def rewrite(folder: Path, pages: Iterable[Sequence[tuple[dict[str, Any], int]]])
     new, old = _new(folder), _old(folder)
     try:
         shutil.rmtree(new, ignore_errors=True)
-        new.mkdir(parents=True)
+        make_dirs(new)
         written = 0
         for page in pages:
             by_day: dict[str, list[str]] = {}
             for line, ms in page:
                 by_day.setdefault(utc_day(ms), []).append(encode(line))
             for day, texts in by_day.items():
-                with open(new / f"{day}.jsonl", "a", encoding="utf-8") as fh:
+                with open_private(new / f"{day}.jsonl", "a", encoding="utf-8") as fh:
                     fh.write("\n".join(texts) + "\n")
             written += len(page)
         for path in mirror_files(new):
             with open(path, "rb+") as fh:
                 os.fsync(fh.fileno())
-        (new / DONE).write_bytes(b"")
+        create_private(new / DONE)
         fsync_dir(new)
         _swap(folder, new, old)
     except OSError as exc:

@@ -22,6 +22,7 @@ from filelock import FileLock, Timeout
 
 from memstrata.atomic import atomic_write, storage_error
 from memstrata.errors import DirectoryLockedError
+from memstrata.filemodes import FILE_MODE, make_dirs, tighten
 
 LOCK = ".memstrata.lock"
 OWNER = ".memstrata.owner.json"
@@ -53,11 +54,11 @@ class WriterLock:
         self.home = home
         self._url = url
         # Not thread-local: a memory opens in one worker thread and closes in another.
-        self._lock = FileLock(home / LOCK, thread_local=False, is_singleton=False)
+        self._lock = FileLock(home / LOCK, mode=FILE_MODE, thread_local=False, is_singleton=False)
 
     def acquire(self, wait: float = 0.0) -> None:
         try:
-            self.home.mkdir(parents=True, exist_ok=True)
+            make_dirs(self.home)
             self._lock.acquire(timeout=max(wait, 0.0))
         except Timeout:
             owner = holder(self.home)
@@ -70,6 +71,7 @@ class WriterLock:
         except OSError as exc:
             raise storage_error(exc, self.home, "cannot lock") from exc
         self._write_owner()
+        tighten(self.home)  # a directory an older version left readable: the owner's alone now
 
     def _write_owner(self) -> None:
         record = {
