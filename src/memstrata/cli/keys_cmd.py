@@ -11,8 +11,10 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from memstrata.cli.common import DataDir, console, iso, open_memory
+from memstrata.cli.common import DataDir, console, err_console, iso, open_memory
 from memstrata.models import ApiKey
+from memstrata.models.keys import unguarded_keys
+from memstrata.settings import load_settings
 
 app = typer.Typer(help="Scoped API keys: create, list, revoke.", no_args_is_help=True)
 
@@ -31,7 +33,10 @@ def create(
     is printed once; only its digest is stored."""
     with open_memory(ctx, data_dir, write=True, embedder=None) as mem:
         issued = mem.create_key([(u, agent) for u in users], label=label)
+        warning = unguarded_keys(mem.keys(), load_settings().api_key is not None)
     console.print(f"created key {escape(issued.key.id)} ({escape(issued.key.label)}): {_reach(issued.key)}")
+    if warning is not None:
+        err_console.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
     console.print("the key (shown this once):")
     print(issued.secret)
 

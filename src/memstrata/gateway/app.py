@@ -39,6 +39,7 @@ from memstrata.gateway.serving import drain_seconds
 from memstrata.gateway.tdam.router import router as tdam_router
 from memstrata.gateway.throttle import Throttled
 from memstrata.models import Tenant
+from memstrata.models.keys import unguarded_keys
 from memstrata.operations import MemoryApi
 from memstrata.settings import Settings
 
@@ -98,6 +99,7 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.memory = await open_memory()
         app.state.recent_status = RecentStatus()
+        await _warn_unguarded_keys(app.state.memory, settings)
         # Everything loaded so far (the app, its schemas, the memory's parts) lives as long as the
         # server: keep it out of the collector's full passes, which otherwise stalled every thread
         # ~100 ms at a time under load (recall p95 at 50 clients: 142 -> 46 ms server-side).
@@ -154,6 +156,13 @@ def create_app(
     app.add_middleware(BearerAuth, keyring=app.state.keyring)
     app.add_middleware(RequestIds)
     return app
+
+
+async def _warn_unguarded_keys(memory: MemoryApi, settings: Settings) -> None:
+    """Scoped keys on a server without an admin key restrict nothing: say so at start."""
+    warning = unguarded_keys(await memory.keys(), settings.api_key is not None)
+    if warning is not None:
+        log.warning("%s", warning)
 
 
 def _mcp_tenant(request: Any, user_id: str | None, agent_id: str | None) -> Tenant:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 # A key's reach: ``(user_id, agent_id)`` pairs; an ``agent_id`` of ``None`` reaches every agent of
@@ -31,3 +32,17 @@ class IssuedKey:
 
     key: ApiKey
     secret: str
+
+
+def unguarded_keys(keys: Iterable[ApiKey], admin_key_set: bool) -> str | None:
+    """The warning ``memstrata keys create`` and ``memstrata serve`` give when active scoped keys
+    exist and no admin key is set: a server without ``MEMSTRATA_API_KEY`` is open (loopback only)
+    and takes any bearer token as the admin's, so those keys restrict nothing. None otherwise."""
+    active = sum(1 for k in keys if k.active)
+    if admin_key_set or not active:
+        return None
+    return (
+        f"{active} scoped key{'s' if active != 1 else ''} exist{'' if active != 1 else 's'} but no admin key "
+        "is set (MEMSTRATA_API_KEY): a server without one accepts any bearer token as the admin's, "
+        "so scoped keys restrict nothing. Set MEMSTRATA_API_KEY where the server runs."
+    )
