@@ -60,7 +60,7 @@ def call_of(op: ops.Operation[R]) -> Call[R]:
 
 def _reader(spec: type[ops.Operation[Any]]) -> Callable[[Any], Any]:
     result, key = ops.result_of(spec), spec.ROUTE.key
-    if result is None:
+    if result in (None, type(None)):  # the answer is an acknowledgement, not a value
         return lambda data: None
     if key is None:
         return lambda data: decode(result, data)
