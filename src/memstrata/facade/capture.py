@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from memstrata import arguments as args
 from memstrata import operations as ops
 from memstrata.facade.core import FacadeCore, operation
 from memstrata.layers.l0.recorder import CaptureResult
+from memstrata.operations import arguments as args
 
 
 class CaptureMethods(FacadeCore):

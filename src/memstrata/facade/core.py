@@ -12,7 +12,6 @@ import functools
 from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from memstrata import arguments as args
 from memstrata.errors import ReadOnlyError
 from memstrata.facade.edits.records import RecordEdits
 from memstrata.forgetting.sweep import Sweeper, SweepPolicy
@@ -22,6 +21,7 @@ from memstrata.layers.l0.recorder import CaptureResult, MessageInput, Recorder
 from memstrata.models import AtomFilter, Layer, MessageFilter, MetadataFilter, Tenant
 from memstrata.models.filters import NO_FILTER
 from memstrata.operations import Operation
+from memstrata.operations import arguments as args
 from memstrata.operations.base import describe
 from memstrata.pipeline.coordinator import Pipeline, RunAllReport
 from memstrata.pipeline.embedding import EmbeddingBacklog

@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 import math
 
-from memstrata import arguments as args
 from memstrata import operations as ops
 from memstrata.errors import ConfigError, EngineError, InputError
 from memstrata.facade.core import FacadeCore, operation
 from memstrata.forgetting import erase
 from memstrata.layers.l0.times import epoch_ms
 from memstrata.models import Atom, ForgetReport, SceneEntry, SweepReport, Tenant
+from memstrata.operations import arguments as args
 
 
 class ForgetMethods(FacadeCore):

@@ -8,7 +8,6 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from memstrata import arguments as args
 from memstrata import operations as ops
 from memstrata.facade.core import FacadeCore, operation
 from memstrata.interchange.seed import parse_seed
@@ -19,6 +18,7 @@ from memstrata.models import (
     NewMessage,
     Tenant,
 )
+from memstrata.operations import arguments as args
 from memstrata.pipeline.l1.scheduler import L1Tally
 
 CAPTURE_BATCH = 500

@@ -10,11 +10,11 @@ import hashlib
 import secrets
 from collections.abc import Sequence
 
-from memstrata import arguments as args
 from memstrata import operations as ops
 from memstrata.errors import InputError, NotFoundError
 from memstrata.facade.core import FacadeCore, operation
 from memstrata.models import ApiKey, IssuedKey, Reach
+from memstrata.operations import arguments as args
 
 PREFIX = "msk_"
 MAX_TENANTS = 100

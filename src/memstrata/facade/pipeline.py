@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-from memstrata import arguments as args
 from memstrata import operations as ops
 from memstrata.errors import ConfigError
 from memstrata.facade.core import FacadeCore, operation
@@ -12,6 +11,7 @@ from memstrata.models import (
     Layer,
     Status,
 )
+from memstrata.operations import arguments as args
 from memstrata.pipeline.coordinator import RunAllReport
 from memstrata.pipeline.embedding import fill_missing
 

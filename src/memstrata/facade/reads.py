@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-from memstrata import arguments as args
 from memstrata import operations as ops
 from memstrata.errors import NotFoundError
 from memstrata.facade.core import FacadeCore, operation
@@ -22,6 +21,7 @@ from memstrata.models import (
     SceneEntry,
     Tenant,
 )
+from memstrata.operations import arguments as args
 
 
 class ReadMethods(FacadeCore):

@@ -6,11 +6,11 @@ import asyncio
 import hashlib
 from typing import Any
 
-from memstrata import arguments as args
 from memstrata import operations as ops
 from memstrata.errors import InputError
 from memstrata.facade.core import FacadeCore, operation
 from memstrata.models import Atom, AtomType, Tenant
+from memstrata.operations import arguments as args
 from memstrata.pipeline.l1.commit import commit_atoms
 
 # The session that holds remembered notes: every message in it has its atom, so its L1 cursor

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from memstrata import arguments as args
 from memstrata import operations as ops
 from memstrata.facade.core import FacadeCore, operation
 from memstrata.models import AtomFilter, MessageFilter, SearchResult
+from memstrata.operations import arguments as args
 from memstrata.recall import RecallResult
 from memstrata.retrieval.search import SearchRequest
 

@@ -7,7 +7,6 @@ import asyncio
 import functools
 import re
 
-from memstrata import arguments as args
 from memstrata import operations as ops
 from memstrata.errors import InputError
 from memstrata.facade.core import FacadeCore, operation
@@ -17,6 +16,7 @@ from memstrata.layers.l0.recorder import CaptureResult
 from memstrata.models import (
     Tenant,
 )
+from memstrata.operations import arguments as args
 from memstrata.recall import RecallResult
 
 

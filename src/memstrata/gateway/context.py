@@ -10,12 +10,12 @@ from typing import Annotated, Any, Protocol, cast
 from fastapi import Depends, Request, Response
 from pydantic import BaseModel, TypeAdapter
 
-from memstrata import arguments as args
 from memstrata.errors import InputError
 from memstrata.gateway.access import check, principal_of
 from memstrata.interchange.seed import parse_seed
 from memstrata.models import DEFAULT, Status, Tenant
 from memstrata.operations import MemoryApi, Who
+from memstrata.operations import arguments as args
 
 PROBE_SECONDS = 2.0  # health probes share one status for this long
 USER_HEADER = "x-memstrata-user-id"

@@ -30,10 +30,10 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from memstrata import arguments as args
 from memstrata.errors import AccessError, MemstrataError, TurnLimitError
 from memstrata.models import DEFAULT, Tenant
 from memstrata.operations import MemoryApi, Who
+from memstrata.operations import arguments as args
 from memstrata.recall import TOOLS_GUIDE
 from memstrata.tools import SCHEMAS, TurnLimiter, hit_json, nothing_found
 

@@ -15,6 +15,7 @@ upkeep     the pipeline, the store's repair, forgetting, pinning and expiry
 history    imports and exports
 keys       scoped API keys (admin routes over HTTP)
 api        MemoryApi (async) and BlockingMemoryApi: the memory an edge holds, member by member
+arguments  the checks and conversions of the declared arguments (the facade's, the edges' tenant)
 """
 
 from __future__ import annotations

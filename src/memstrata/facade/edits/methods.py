@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-from memstrata import arguments as args
 from memstrata import operations as ops
 from memstrata.facade.core import FacadeCore, operation
 from memstrata.facade.edits.records import AtomChange, Removal
@@ -18,6 +17,7 @@ from memstrata.models import (
     Scene,
     Tenant,
 )
+from memstrata.operations import arguments as args
 
 
 class EditMethods(FacadeCore):

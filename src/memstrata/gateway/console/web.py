@@ -14,7 +14,6 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from memstrata import arguments as args
 from memstrata.errors import AccessError, InputError, NotFoundError
 from memstrata.gateway.access import ADMIN, KeyRing, Principal, check
 from memstrata.gateway.console import views
@@ -24,6 +23,7 @@ from memstrata.gateway.console.session import COOKIE, Session, Sessions
 from memstrata.gateway.context import RecentStatus
 from memstrata.models import DEFAULT, Status, Tenant
 from memstrata.operations import MemoryApi
+from memstrata.operations import arguments as args
 from memstrata.settings import Settings
 
 

@@ -16,12 +16,12 @@ from typing import Annotated, Any
 from fastapi import Request
 from pydantic import BaseModel, ConfigDict, StringConstraints, model_validator
 
-from memstrata import arguments as args
 from memstrata.errors import InputError
 from memstrata.gateway.access import check, principal_of
 from memstrata.gateway.middleware import request_id
 from memstrata.gateway.requests import _check_text
 from memstrata.models import DEFAULT, Tenant
+from memstrata.operations import arguments as args
 
 IdText = Annotated[str, StringConstraints(max_length=512)]
 
