@@ -16,7 +16,6 @@ from memstrata.engines.offline import (
 )
 from memstrata.errors import ConfigError, MissingExtraError
 from memstrata.interchange.migrate.copy import MigrationReport, Progress, copy_memory
-from memstrata.leftovers import remove_stale_temporaries
 from memstrata.models import Degradations
 from memstrata.ports import (
     ChatModel,
@@ -34,6 +33,7 @@ from memstrata.retrieval.vector_texts import first_messages
 from memstrata.retrieval.vectors import VectorState
 from memstrata.settings import Settings
 from memstrata.stores.files import FilePersonaStore, FileSceneStore
+from memstrata.stores.files.leftovers import remove_stale_temporaries
 from memstrata.stores.sqlite.store import SqliteStore
 
 if TYPE_CHECKING:

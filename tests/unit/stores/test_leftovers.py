@@ -7,7 +7,7 @@ from pathlib import Path
 
 from memstrata import Memory
 from memstrata.atomic import atomic_write
-from memstrata.leftovers import remove_stale_temporaries
+from memstrata.stores.files.leftovers import remove_stale_temporaries
 
 
 def killed_writes(home: Path) -> list[Path]:
