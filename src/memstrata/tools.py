@@ -23,9 +23,9 @@ from pydantic_core import core_schema
 from memstrata import json_input
 from memstrata.errors import InputError, MemstrataError, TurnLimitError
 from memstrata.models import DEFAULT, Hit
+from memstrata.models.validation import input_error
 from memstrata.recall import MAX_SEARCH_CALLS_PER_TURN
 from memstrata.sync import Memory
-from memstrata.validation import input_error
 
 
 class _Arguments(BaseModel):

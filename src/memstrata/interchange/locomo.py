@@ -19,7 +19,7 @@ from memstrata.errors import InputError
 from memstrata.interchange.sessions import ImportSession
 from memstrata.layers.l0.media import photo_note
 from memstrata.models import NewMessage, Role, Tenant
-from memstrata.validation import NonBlank, Record, check
+from memstrata.models.validation import NonBlank, Record, check
 
 TURN_SPACING_MS = 5_000
 

@@ -19,7 +19,7 @@ from memstrata.errors import InputError
 from memstrata.interchange.sessions import ImportSession
 from memstrata.layers.l0.times import epoch_ms
 from memstrata.models import DEFAULT, NewMessage, Role, Tenant
-from memstrata.validation import NonBlank, Record, check, type_name
+from memstrata.models.validation import NonBlank, Record, check, type_name
 
 
 def parse_timestamp(value: object, item: str) -> int | None:

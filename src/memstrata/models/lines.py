@@ -12,7 +12,7 @@ from typing import Any
 
 from memstrata.errors import InputError
 from memstrata.models import Atom, AtomType, Message, Role, Scene, Tenant
-from memstrata.validation import type_name
+from memstrata.models.validation import type_name
 
 
 def message_line(m: Message) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from urllib.parse import unquote
 from memstrata.errors import InputError
 from memstrata.interchange.seed import parse_timestamp
 from memstrata.models import DEFAULT, Atom, AtomType, NewMessage, Role, Tenant
-from memstrata.validation import type_name
+from memstrata.models.validation import type_name
 
 # ``superseded_by`` of a record flagged superseded or deleted without naming its successor.
 SUPERSEDED = "(superseded)"

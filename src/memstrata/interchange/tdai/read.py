@@ -42,7 +42,7 @@ from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l2.scene_file import is_soft_deleted, parse_scene, parse_time, split_meta
 from memstrata.layers.l3 import persona_doc
 from memstrata.models import Atom, NewMessage, Scene, Tenant
-from memstrata.validation import type_name
+from memstrata.models.validation import type_name
 
 __all__ = [
     "SUPERSEDED",
