@@ -20,9 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
-from memstrata import json_input
 from memstrata.errors import InputError, MemstrataError, TurnLimitError
-from memstrata.models import DEFAULT, Hit
+from memstrata.models import DEFAULT, Hit, json_input
 from memstrata.models.validation import input_error
 from memstrata.recall import MAX_SEARCH_CALLS_PER_TURN
 from memstrata.sync import Memory

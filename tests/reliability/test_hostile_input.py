@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from memstrata import Memory, json_input
+from memstrata import Memory
 from memstrata.errors import InputError
+from memstrata.models import json_input
 
 # Runs ``memstrata ARGS...`` in this process, then prints its peak RSS (KiB) as the last line.
 # VmHWM, not getrusage: Linux carries the maxrss of the forked parent (pytest) across exec.

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from memstrata.errors import InputError
-from memstrata.json_input import json_object
 from memstrata.layers.l1.writer import plan_window
 from memstrata.models import (
     AtomDraft,
@@ -20,6 +19,7 @@ from memstrata.models import (
     Tenant,
     metadata_filter,
 )
+from memstrata.models.json_input import json_object
 from memstrata.retrieval.search import to_hit
 
 

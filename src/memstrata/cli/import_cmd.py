@@ -10,10 +10,9 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from memstrata import json_input
 from memstrata.cli.common import DataDir, console, fail_cleanly, open_memory, print_degradations
 from memstrata.interchange import TdaiImportReport, parse_import
-from memstrata.models import Status
+from memstrata.models import Status, json_input
 
 
 def register(app: typer.Typer) -> None:

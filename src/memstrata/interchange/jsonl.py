@@ -17,14 +17,13 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from memstrata import json_input
 from memstrata.errors import InputError, MemstrataError
 from memstrata.interchange import files
 from memstrata.interchange.collect import TenantData
 from memstrata.interchange.sessions import ImportSession
 from memstrata.interchange.tdai.read import SkippedLine, TdaiData, TdaiProfile, persona_body
 from memstrata.layers.l2 import names as scene_names
-from memstrata.models import ExportReport, Message, NewMessage, Scene, Tenant, lines
+from memstrata.models import ExportReport, Message, NewMessage, Scene, Tenant, json_input, lines
 
 LAYOUT = "jsonl"
 T = TypeVar("T")

@@ -10,6 +10,7 @@ engine_io   what engines see and answer: windows, drafts, dedup, consolidation, 
 chat        chat messages, tool calls and replies
 keys        a server's scoped API keys (stored as digests)
 degradations  counts of what an engine got by without (for status)
+json_input  JSON from outside decoded, every failure one ``InputError``
 validation  input checked by pydantic models, reported as one ``InputError`` naming the item
 """
 

@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from memstrata.errors import InputError
-from memstrata.json_input import json_object
 from memstrata.models import AtomType, Layer, MetadataFilter, Tenant, metadata_filter
+from memstrata.models.json_input import json_object
 from memstrata.retrieval.presets import HYBRID, KEYWORD_ONLY, VECTOR_ONLY, SearchPlan
 from memstrata.settings import Settings
 

@@ -24,11 +24,10 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
-from memstrata import json_input
 from memstrata.engines.llm import json_actions
 from memstrata.engines.llm.sandbox import Sandbox
 from memstrata.errors import EngineError, InputError, ToolsUnsupportedError
-from memstrata.models import ChatMessage, ChatReply, Degradations, ToolCall, ToolSpec
+from memstrata.models import ChatMessage, ChatReply, Degradations, ToolCall, ToolSpec, json_input
 from memstrata.ports import ChatModel
 
 log = logging.getLogger(__name__)

@@ -24,7 +24,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from memstrata import json_input
 from memstrata.errors import InputError, MemstrataError
 from memstrata.interchange.seed import parse_timestamp
 from memstrata.interchange.sessions import ImportSession
@@ -41,7 +40,7 @@ from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l2 import names as scene_names
 from memstrata.layers.l2.scene_file import is_soft_deleted, parse_scene, parse_time, split_meta
 from memstrata.layers.l3 import persona_doc
-from memstrata.models import Atom, NewMessage, Scene, Tenant
+from memstrata.models import Atom, NewMessage, Scene, Tenant, json_input
 from memstrata.models.validation import type_name
 
 __all__ = [

@@ -16,10 +16,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memstrata.errors import InputError, StorageError
-from memstrata.json_input import json_object
 from memstrata.layers.l0.sanitize import sanitize
 from memstrata.layers.l0.times import epoch_ms
 from memstrata.models import Message, NewMessage, Role, Tenant
+from memstrata.models.json_input import json_object
 from memstrata.ports import Clock, Store
 from memstrata.retrieval.documents import message_body
 from memstrata.retrieval.vectors import VectorState
