@@ -142,9 +142,12 @@ _ADMIN_BODIES: dict[str, Any] = {
     "/v1/keys": {"tenants": [["alice", None]]},
     "/v1/keys/verify": {"token": "x"},
 }
+# Every place a request can name a tenant, on every route, read there or not (issue 48: a query
+# parameter on a route reading its body, or the other API family's header, had answered the key's
+# own data instead of 403).
 SPELLINGS = {
-    "native": ["field", "header"],
-    "tdam": ["user_id", "team_id", "x-tdai-user-id", "x-tdai-team-id"],
+    "native": ["field", "header", "query", "x-tdai-user-id", "x-tdai-team-id"],
+    "tdam": ["user_id", "team_id", "x-tdai-user-id", "x-tdai-team-id", "header", "query"],
 }
 
 
@@ -165,7 +168,9 @@ def send(
     body = None if route.body is None else dict(_fill(route.body, s))
     params: dict[str, str] = {}
     headers: dict[str, str] = {}
-    if spelling in ("field", "user_id", "team_id"):
+    if spelling == "query":
+        params["user_id"] = user
+    elif spelling in ("field", "user_id", "team_id"):
         if body is None:
             params["user_id"] = user
         else:
@@ -179,7 +184,7 @@ def send(
 
 def spellings(route: Route) -> list[str]:
     found = SPELLINGS["tdam" if route.tdam else "native"]
-    return [sp for sp in found if not (route.query_only and sp == "header")]
+    return [sp for sp in found if not (route.query_only and (sp == "header" or sp.startswith("x-")))]
 
 
 def test_every_served_operation_is_probed(secured: Secured) -> None:

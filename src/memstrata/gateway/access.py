@@ -20,7 +20,7 @@ console's session cookie) ask the same ``KeyRing`` (``app.state.keyring``).
 from __future__ import annotations
 
 import hmac
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, Iterable, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -143,6 +143,26 @@ def check(principal: Principal, tenant: Tenant) -> Tenant:
     if not principal.may_reach(tenant):
         raise AccessError(f"this key ({principal.label}) cannot reach tenant {tenant.user_id!r}")
     return tenant
+
+
+Name = tuple[str, str]  # ("user" | "agent", the id a request names)
+
+
+def check_names(principal: Principal, names: Iterable[Name]) -> None:
+    """Every tenant a request names, wherever it names it (``context.names_in``: body, query,
+    ``x-memstrata-*`` or ``x-tdai-*`` headers, even one its route does not read), must be one the
+    key reaches: a user among its users, an agent among those it reaches; else ``AccessError``
+    (403). So a request naming another tenant is refused, never served the key's own data."""
+    if principal.admin:
+        return
+    for kind, value in names:
+        if kind == "user":
+            reached = any(user == value for user, _ in principal.tenants)
+        else:
+            reached = any(agent is None or agent == value for _, agent in principal.tenants)
+        if not reached:
+            what = "tenant" if kind == "user" else "agent"
+            raise AccessError(f"this key ({principal.label}) cannot reach {what} {value!r}")
 
 
 def check_user(principal: Principal, user_id: str, agent_id: str | None) -> None:

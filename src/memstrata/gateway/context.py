@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import MutableMapping
+from collections.abc import Iterable, MutableMapping
 from typing import Annotated, Any, Protocol, cast
+from urllib.parse import parse_qsl
 
 from fastapi import Depends, Request, Response
 from pydantic import BaseModel, TypeAdapter
 
 from memstrata.errors import InputError
-from memstrata.gateway.access import check, principal_of
+from memstrata.gateway.access import Name, check, check_names, principal_of
 from memstrata.interchange.seed import parse_seed
 from memstrata.models import DEFAULT, Status, Tenant
 from memstrata.operations import MemoryApi, Who
@@ -59,15 +60,56 @@ def tenant(request: Request, user_id: str | None = None, agent_id: str | None = 
     )
 
 
-def scope_tenant(scope: MutableMapping[str, Any], user_id: str | None, agent_id: str | None) -> Tenant:
+def scope_tenant(
+    scope: MutableMapping[str, Any],
+    user_id: str | None,
+    agent_id: str | None,
+    also: Iterable[Name] = (),
+) -> Tenant:
     """The tenant a request of ``scope`` names (``None``: the key's own, else ``default``),
-    validated and checked against the request's key. MCP tools resolve theirs here too."""
+    validated and checked against the request's key, after every other tenant the request names
+    (``names_in``, and ``also``: what its body names besides) is checked too: the one rule of
+    every surface. MCP tools resolve theirs here too."""
     principal = principal_of(scope)
     home_user, home_agent = principal.home or (None, None)
     for item, value in (("user_id", user_id), ("agent_id", agent_id)):
         if value is not None and len(value) > MAX_ID:  # as the routes' fields (the library takes more)
             raise InputError(f"must be 1 to {MAX_ID} characters, got {len(value)}", item=item)
+    if not principal.admin:
+        given = [("user", user_id), ("agent", agent_id)]
+        check_names(principal, [*names_in(scope), *also, *((k, v) for k, v in given if v)])
     return check(principal, args.tenant(user_id or home_user or DEFAULT, agent_id or home_agent or DEFAULT))
+
+
+# Where a request may name a tenant besides its body, and what each names (a TDAM team is the user;
+# its ``default`` team names nobody, as in ``tdam.common``).
+_QUERY_NAMES = {"user_id": "user", "team_id": "user", "agent_id": "agent"}
+_HEADER_NAMES = {
+    b"x-memstrata-user-id": ("user", False),
+    b"x-memstrata-agent-id": ("agent", False),
+    b"x-tdai-user-id": ("user", False),
+    b"x-tdai-team-id": ("user", True),
+    b"x-tdai-agent-id": ("agent", False),
+}
+
+
+def names_in(scope: MutableMapping[str, Any]) -> list[Name]:
+    """Every tenant the request of ``scope`` names in its query string and headers, whether its
+    route reads that place or not (``POST /v1/search?user_id=alice`` names alice)."""
+    found: list[Name] = []
+    query = bytes(scope.get("query_string", b""))
+    if query:
+        for key, value in parse_qsl(query.decode("latin-1")):
+            kind = _QUERY_NAMES.get(key)
+            if kind and value.strip() and not (key == "team_id" and value == DEFAULT):
+                found.append((kind, value))
+    for key, raw in scope.get("headers", ()):
+        named = _HEADER_NAMES.get(bytes(key).lower())
+        if named is not None:
+            value = bytes(raw).decode("latin-1")
+            if value.strip() and not (named[1] and value == DEFAULT):
+                found.append((named[0], value))
+    return found
 
 
 def check_seed(request: Request, data: object) -> None:

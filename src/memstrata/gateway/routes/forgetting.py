@@ -6,8 +6,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request, Response
 
-from memstrata.gateway.access import check_user, principal_of, require_admin
-from memstrata.gateway.context import Mem, reply, reply_list, tenant_of, who
+from memstrata.gateway.access import check_names, check_user, principal_of, require_admin
+from memstrata.gateway.context import Mem, names_in, reply, reply_list, tenant_of, who
 from memstrata.gateway.records import AtomOut, ForgetOut, SceneEntryOut, SweepOut
 from memstrata.gateway.requests import EmptyIn, OperationBody, PinIn, RebuildIn, TtlIn, parsed
 from memstrata.gateway.routes.messages import IdQuery
@@ -22,7 +22,9 @@ async def forget(mem: Mem, user_id: Required, request: Request, agent_id: IdQuer
     layer, index, mirror line and profile file; the database is rewritten so the text is gone
     from disk. The user is named explicitly (never taken from headers). Answers what was removed.
     A scoped key may erase only what it reaches whole (every agent needs a key for the user)."""
-    check_user(principal_of(request.scope), user_id, agent_id)
+    principal = principal_of(request.scope)
+    check_names(principal, names_in(request.scope))  # a header naming another tenant: 403 too
+    check_user(principal, user_id, agent_id)
     return reply(ForgetOut, await mem.forget(user_id=user_id, agent_id=agent_id))
 
 

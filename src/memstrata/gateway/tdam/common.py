@@ -5,7 +5,8 @@ or the ``x-tdai-{team,agent,user,session,task}-id`` headers. memstrata's tenant 
 a TDAM team maps to the user (TDAM keys its profiles by ``team || user``); a ``team_id`` of
 ``default`` counts as no team, so ``user_id`` then isolates. When the body and the headers each
 name a tenant and they differ, the request is refused (400), never resolved by precedence; a
-scoped key is checked against both (403), as on the native routes (``gateway.access``).
+scoped key must first reach every tenant the request names (team and user, body, headers and
+query alike: 403), as on the native routes (``gateway.context.scope_tenant``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from fastapi import Request
 from pydantic import BaseModel, ConfigDict, StringConstraints, model_validator
 
 from memstrata.errors import InputError
-from memstrata.gateway.access import check, principal_of
+from memstrata.gateway.access import check_names, principal_of
+from memstrata.gateway.context import names_in, scope_tenant
 from memstrata.gateway.middleware import request_id
 from memstrata.gateway.requests import _check_text
 from memstrata.models import DEFAULT, Tenant
@@ -64,22 +66,23 @@ def tenant(request: Request, body: TdamBody | None = None) -> Tenant:
         "headers": _owner(sent["team"], sent["user"]),
     }
     agents = {"body": body.agent_id or None if body else None, "headers": sent["agent"]}
-    home_user, home_agent = principal.home or (None, None)
-    for where in ("body", "headers"):  # a scoped key must reach every tenant the request names
-        if owners[where] or agents[where]:
-            check(
-                principal,
-                args.tenant(owners[where] or home_user or DEFAULT, agents[where] or home_agent or DEFAULT),
-            )
-    for what, named in (("user", owners), ("agent", agents)):
-        if named["body"] and named["headers"] and named["body"] != named["headers"]:
+    # A scoped key must reach every tenant the request names (its team and its user alike) before
+    # anything else is said about them: 403, never 400, for a name it may not know of.
+    named = (
+        [("user", body.team_id if body.team_id != DEFAULT else None), ("user", body.user_id)] if body else []
+    )
+    named += [("agent", agents["body"])]
+    also = [(kind, value) for kind, value in named if value]
+    check_names(principal, [*names_in(request.scope), *also])
+    for what, found in (("user", owners), ("agent", agents)):
+        if found["body"] and found["headers"] and found["body"] != found["headers"]:
             raise InputError(
                 f"the body and the x-tdai-* headers name different {what}s "
-                f"({named['body']!r}, {named['headers']!r})",
+                f"({found['body']!r}, {found['headers']!r})",
                 item=f"{what}_id",
             )
-    owner = owners["body"] or owners["headers"] or home_user or DEFAULT
-    return check(principal, args.tenant(owner, agents["body"] or agents["headers"] or home_agent or DEFAULT))
+    owner = owners["body"] or owners["headers"]
+    return scope_tenant(request.scope, owner, agents["body"] or agents["headers"], also)
 
 
 def ids(request: Request, body: TdamBody | None = None) -> dict[str, str]:
