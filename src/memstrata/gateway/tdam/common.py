@@ -23,7 +23,6 @@ from memstrata.gateway.context import names_in, scope_tenant
 from memstrata.gateway.middleware import request_id
 from memstrata.gateway.requests import _check_text
 from memstrata.models import DEFAULT, Tenant
-from memstrata.operations import arguments as args
 
 IdText = Annotated[str, StringConstraints(max_length=512)]
 
