@@ -11,8 +11,6 @@ next one raises ``TurnLimitError`` (``call`` returns it as ``{"error": ...}`` fo
 from __future__ import annotations
 
 import json
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
@@ -21,6 +19,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from memstrata.errors import InputError, MemstrataError, TurnLimitError
+from memstrata.lru import Lru
 from memstrata.models import DEFAULT, Hit, json_input
 from memstrata.models.validation import input_error
 from memstrata.recall import MAX_SEARCH_CALLS_PER_TURN
@@ -126,21 +125,14 @@ class TurnLimiter:
 
     def __init__(self, limit: int = MAX_SEARCH_CALLS_PER_TURN) -> None:
         self.limit = limit
-        self._turns: OrderedDict[str, int] = OrderedDict()
-        self._lock = threading.Lock()
+        self._turns: Lru[int] = Lru(_KEEP_TURNS)
 
     def count(self, turn_id: str | None) -> None:
         """Count a search call of ``turn_id`` (None: not counted)."""
         if turn_id is None:
             return
-        with self._lock:
-            used = self._turns.pop(turn_id, 0)
-            if used >= self.limit:
-                self._turns[turn_id] = used
-                raise TurnLimitError(turn_id, self.limit)
-            self._turns[turn_id] = used + 1
-            while len(self._turns) > _KEEP_TURNS:
-                self._turns.popitem(last=False)
+        if self._turns.update(turn_id, lambda used: (used or 0) + 1) > self.limit:
+            raise TurnLimitError(turn_id, self.limit)
 
 
 class MemoryTools:

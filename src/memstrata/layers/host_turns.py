@@ -29,8 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -38,6 +36,7 @@ from typing import Literal
 from memstrata.errors import ConfigError, InputError
 from memstrata.layers.l0.sanitize import sanitize, strip_memory_blocks
 from memstrata.layers.l0.times import epoch_ms
+from memstrata.lru import Lru
 from memstrata.models import Message, NewMessage, Role
 
 Method = Literal["id", "position", "timestamp", "all"]
@@ -271,26 +270,17 @@ class PromptMarks:
     stable ids, which still store nothing twice."""
 
     def __init__(self, capacity: int, ttl_ms: int) -> None:
-        self._marks: OrderedDict[Hashable, PromptMark] = OrderedDict()
-        self._capacity = capacity
+        self._marks: Lru[PromptMark] = Lru(capacity)
         self._ttl = ttl_ms
-        self._lock = threading.Lock()
 
     def put(self, key: Hashable, mark: PromptMark) -> None:
-        with self._lock:
-            self._marks.pop(key, None)
-            self._marks[key] = mark
-            while len(self._marks) > self._capacity:
-                self._marks.popitem(last=False)
+        self._marks.put(key, mark)
 
     def drop(self, doomed: Callable[[Hashable], bool]) -> None:
         """Forget the marks whose keys ``doomed`` picks (an erased tenant's)."""
-        with self._lock:
-            for key in [k for k in self._marks if doomed(k)]:
-                del self._marks[key]
+        self._marks.discard(doomed)
 
     def pop(self, key: Hashable, now: int) -> PromptMark | None:
         """The session's mark (used once), or None when there is none or it expired."""
-        with self._lock:
-            mark = self._marks.pop(key, None)
+        mark = self._marks.pop(key)
         return mark if mark is not None and now - mark.at <= self._ttl else None

@@ -31,6 +31,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from memstrata.errors import AccessError, MemstrataError, TurnLimitError
+from memstrata.lru import Lru
 from memstrata.models import DEFAULT, Tenant
 from memstrata.operations import MemoryApi, Who
 from memstrata.operations import arguments as args
@@ -48,6 +49,7 @@ Query = Annotated[
 # the call names or None) -> the tenant, or AccessError / InputError.
 Resolve = Callable[[Any, str | None, str | None], Tenant]
 MAX_BOUND = 10_000  # sessions whose tenant is remembered (oldest forgotten first)
+MAX_CONNECTIONS = 10_000  # connections whose turn number is remembered (least recently used forgotten)
 
 # The memory's metadata filters (``models.filters``), for hosts that tag what they capture.
 Filters = Annotated[
@@ -63,21 +65,15 @@ class Turns:
     """Turn numbers per connection: ``recall`` and ``remember`` start a new turn."""
 
     def __init__(self) -> None:
-        self._numbers: dict[str, int] = {}
-        self._lock = threading.Lock()
+        self._numbers: Lru[int] = Lru(MAX_CONNECTIONS)
 
     def current(self, connection: str, turn_id: str | None) -> str:
         if turn_id:
             return f"id:{turn_id}"
-        with self._lock:
-            return f"{connection}#{self._numbers.get(connection, 0)}"
+        return f"{connection}#{self._numbers.get(connection) or 0}"
 
     def next(self, connection: str) -> None:
-        with self._lock:
-            self._numbers[connection] = self._numbers.get(connection, 0) + 1
-            if len(self._numbers) > 10_000:  # forget the oldest connections
-                for key in itertools.islice(list(self._numbers), 1_000):
-                    self._numbers.pop(key, None)
+        self._numbers.update(connection, lambda n: (n or 0) + 1)
 
 
 class Bindings:
