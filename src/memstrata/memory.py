@@ -11,6 +11,7 @@ import asyncio
 from pathlib import Path
 from typing import Any, cast
 
+from memstrata.errors import ConfigError
 from memstrata.facade.capture import CaptureMethods
 from memstrata.facade.edits.methods import EditMethods
 from memstrata.facade.exporting import ExportMethods
@@ -89,11 +90,50 @@ class AsyncMemory(
             mem.start_background()
         return mem
 
+    @classmethod
+    async def open_shared(
+        cls,
+        location: str | Path,
+        *,
+        worker: bool,
+        owner: int | None = None,
+        advertise_url: str | None = None,
+        wait: float = 0.0,
+        poll: float | None = None,
+        **settings: Any,
+    ) -> AsyncMemory:
+        """A memory that shares its store with other processes. ``worker=False``: a server's,
+        which answers requests and runs no pipeline (on a data directory it is the owner, and
+        shares it with its workers). ``worker=True``: a worker's (``memstrata worker``), which
+        runs the pipeline in the background until ``close``; ``owner`` is the pid of the server
+        whose data directory it joins (waiting up to ``wait`` seconds for it to open it), and
+        ``poll`` how often (seconds) its loop looks for work no capture of its own announced."""
+        s = load_settings(location if "://" not in str(location) else None, **settings)
+        parts = await asyncio.to_thread(
+            assemble, s, location, wait=wait, advertise_url=advertise_url, shared=True, joins=owner
+        )
+        mem = cls(parts, s, pipeline_here=worker)
+        mem._owns_captures = not worker
+        if poll is not None:
+            mem._pipeline.idle_poll = poll
+        if worker:
+            mem.start_background()
+        return mem
+
     def start_background(self) -> None:
         """Run the pipeline in a background task of the running loop until ``close``."""
         self._writable("run the pipeline")
+        if not self._pipeline_here:
+            raise ConfigError("this memory's pipeline runs in its workers (memstrata worker)")
         if self._background is None:
             self._background = asyncio.get_running_loop().create_task(self._pipeline.serve())
+
+    def check_background(self) -> None:
+        """Raise what ended the background loop, if it ended (it only ends by failing)."""
+        task = self._background
+        if task is not None and task.done() and not task.cancelled():
+            task.result()
+            raise RuntimeError("the background pipeline loop ended")
 
     async def close(self, *, flush: bool = True, within: float | None = None) -> None:
         """Stop the background loop, run L1 on what this process captured (unless ``flush=False``:
@@ -109,10 +149,13 @@ class AsyncMemory(
                 if current is not None and current.cancelling():
                     raise  # close itself was cancelled (a caller's timeout), not just the loop
             self._background = None
+        if self._warming is not None:
+            await self._warming
         if not self.read_only:
             await self._pipeline.warm(everything=True)
-        if flush and self._scheduler.touched:
-            await self._scheduler.flush_touched(within)
+        if flush and self._pipeline_here and (self._scheduler.touched or not self._owns_captures):
+            # A worker captures nothing itself: it drains every session's backlog.
+            await self._scheduler.flush_touched(within, every=not self._owns_captures)
         await asyncio.to_thread(self._store.close)
 
     async def __aenter__(self) -> AsyncMemory:

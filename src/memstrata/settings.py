@@ -197,6 +197,10 @@ class ServerSettings(_Section):
     # query's forward pass takes the GIL back between ~100 numpy kernels; each time the event loop
     # or a pipeline thread holds it, the query waits up to this long (docs/benchmarks.md, issue 28).
     gil_switch_ms: Annotated[float, Field(gt=0, le=100)] = 1.0
+    # Worker processes `serve` starts for the pipeline (0: `memstrata worker` runs elsewhere), and
+    # how much lower their CPU priority is than the server's (nice), so requests go first.
+    workers: Annotated[int, Field(ge=0)] = 1
+    worker_nice: Annotated[int, Field(ge=0, le=19)] = 10
 
 
 class TurnSettings(_Section):

@@ -80,15 +80,24 @@ def data_dir(location: str | Path) -> Path:
 
 
 def open_store(
-    location: str | Path, *, read_only: bool = False, wait: float = 0.0, url: str | None = None
+    location: str | Path,
+    *,
+    read_only: bool = False,
+    wait: float = 0.0,
+    url: str | None = None,
+    shared: bool = False,
+    joins: int | None = None,
 ) -> Store:
     """A path (or ``sqlite:///path``) opens the embedded store in that data directory: as its one
-    writer (waiting up to ``wait`` seconds for another to finish), or ``read_only``. A PostgreSQL
-    URL opens that database (no writer lock: ``wait`` and ``url`` do not apply), migrating it
-    unless ``read_only``."""
+    writer (waiting up to ``wait`` seconds for another to finish; ``shared`` with its workers), as
+    a worker that ``joins`` the owner with that pid, or ``read_only``. A PostgreSQL URL opens that
+    database (no writer lock: ``wait``, ``url``, ``shared`` and ``joins`` do not apply), migrating
+    it unless ``read_only``."""
     if is_database_url(location):
         return _postgres(str(location), read_only)
-    return SqliteStore(data_dir(location), read_only=read_only, wait=wait, url=url)
+    return SqliteStore(
+        data_dir(location), read_only=read_only, wait=wait, url=url, shared=shared, joins=joins
+    )
 
 
 def _postgres(url: str, read_only: bool) -> PostgresStore:
@@ -207,8 +216,11 @@ def assemble(
     clock: Clock | None = None,
     embedder: Embedder | EmbedderChoice | str | None = "settings",
     chat: ChatModel | None = None,
+    shared: bool = False,
+    joins: int | None = None,
 ) -> Parts:
-    """Objects for ``settings``; explicit arguments (a fake clock, an embedder, a chat model) win."""
+    """Objects for ``settings``; explicit arguments (a fake clock, an embedder, a chat model) win.
+    ``shared`` and ``joins``: a server's and a worker's data directory (``open_store``)."""
     chosen = embedder_from_settings(settings.embedding) if embedder == "settings" else embedder
     if isinstance(chosen, str):
         raise ConfigError(f"embedder must be an Embedder, None or 'settings', not {chosen!r}")
@@ -217,9 +229,10 @@ def assemble(
         chat = chat_model(settings, counts)  # one model (and one probe of the server) for all stages
     extractor, deduplicator = engines(settings, chat, counts)
     where = store_location(settings, location)
-    store = open_store(where, read_only=read_only, wait=wait, url=advertise_url)
+    store = open_store(where, read_only=read_only, wait=wait, url=advertise_url, shared=shared, joins=joins)
     try:
-        if not read_only and not is_database_url(where):  # the one writer now: nobody is mid-write
+        # The owner, just opened: nobody is mid-write (a worker leaves this to its owner).
+        if not read_only and joins is None and not is_database_url(where):
             remove_stale_temporaries(data_dir(where))
         vectors = VectorState(
             store.index, chosen, writable=not read_only, sample=lambda: first_messages(store, SAMPLE_MESSAGES)

@@ -19,7 +19,14 @@ from memstrata.client import AsyncMemoryClient, MemoryClient
 from memstrata.gateway import requests
 
 SURFACES = (AsyncMemory, Memory, MemoryClient, AsyncMemoryClient)
-LIFECYCLE = {"open", "close", "start_background", "health"}  # how a surface opens and closes
+LIFECYCLE = {
+    "open",
+    "open_shared",
+    "close",
+    "start_background",
+    "check_background",
+    "health",
+}  # how a surface opens and closes
 
 
 def public_methods(cls: type) -> set[str]:

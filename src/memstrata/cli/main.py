@@ -21,6 +21,7 @@ from memstrata.cli import (
     repair_cmd,
     search_cmd,
     serve_cmd,
+    worker_cmd,
 )
 from memstrata.cli.common import DataDir
 from memstrata.cli.help import PlainHelpGroup
@@ -89,6 +90,7 @@ migrate_cmd.register(app)
 forget_cmd.register(app)
 demo_cmd.register(app)
 serve_cmd.register(app)
+worker_cmd.register(app)
 mcp_cmd.register(app)
 app.add_typer(inspect_cmd.app, name="inspect")
 app.add_typer(keys_cmd.app, name="keys")

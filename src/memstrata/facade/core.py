@@ -71,8 +71,12 @@ class FacadeCore:
     without ``upper`` (scene and persona stores and writers) make a memory whose pipeline stops at
     L1 (tests of L1 rules use that)."""
 
-    def __init__(self, parts: Parts, settings: Settings) -> None:
+    def __init__(self, parts: Parts, settings: Settings, *, pipeline_here: bool = True) -> None:
         self.settings = settings
+        # False for a server: its workers (``memstrata worker``) run the pipeline, and meet it only
+        # through the store; it never starts the background loop, recovers or flushes L1 itself.
+        self._pipeline_here = pipeline_here
+        self._owns_captures = True  # False for a worker: the captures it extracts are servers'.
         self.read_only = parts.read_only
         self._store = parts.store
         self._clock = parts.clock
@@ -87,6 +91,7 @@ class FacadeCore:
         self._scheduler = Scheduler(
             parts.store, runner, parts.clock, p, tenants.on_l1_atoms if tenants else None
         )
+        self._scheduler.wait_for_others = not pipeline_here
         backlog = EmbeddingBacklog(parts.store, parts.vectors, parts.clock, p.retry_delay_seconds)
         sweeper = Sweeper(
             parts.store,
@@ -106,9 +111,10 @@ class FacadeCore:
             with_previous=settings.search.context_previous,
             on_stored=self._scheduler.on_capture,
         )
-        if not self.read_only:
+        if not self.read_only and pipeline_here:
             self._pipeline.recover()
         self._background: asyncio.Task[None] | None = None
+        self._warming: asyncio.Task[None] | None = None  # a server folding recalls' heat
 
     def _writable(self, what: str) -> None:
         if self.read_only:
@@ -154,8 +160,10 @@ class FacadeCore:
         sid = args.name(session_id, "session_id") if session_id is not None else key
         # With a background pipeline the capture's caller (an agent's turn) does not wait for the
         # model: the woken loop embeds this batch with whatever else arrived, in one larger batch.
-        embed = self._background is None
-        if not embed:
+        # A server's workers embed its captures (their backlog); a library without a background
+        # loop embeds them here.
+        embed = self._background is None and self._pipeline_here
+        if self._background is not None:
             # The window opens before the messages are stored, so a pass of the loop that starts
             # meanwhile leaves them to gather instead of embedding them alone.
             self._pipeline.embedding.gather(self._clock.now_ms())
@@ -205,6 +213,10 @@ class FacadeCore:
         # under the tenant's lock); a read-only memory leaves heat to the writer.
         if not self.read_only and self._upper is not None:
             self._pipeline.heat.note(tenant, heated(result.hits), self._clock.now_ms())
+            if not self._pipeline_here and (self._warming is None or self._warming.done()):
+                # No loop of ours folds the notes in: a task does, once they are due (a few scene
+                # writes under the tenant's lease, after the answer).
+                self._warming = asyncio.get_running_loop().create_task(self._pipeline.warm())
         return result
 
     async def _end_session(self, tenant: Tenant, session_key: str) -> None:

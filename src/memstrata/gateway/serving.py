@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
+from collections.abc import Callable
 from typing import Any
 
 import uvicorn
@@ -93,11 +94,17 @@ def config(app: Any, settings: Settings, **options: Any) -> uvicorn.Config:
 class Server(uvicorn.Server):
     """uvicorn's server, noting when a stop was asked so the drain keeps to the grace period."""
 
-    def __init__(self, config: uvicorn.Config, grace: float) -> None:
+    def __init__(
+        self, config: uvicorn.Config, grace: float, on_stop: Callable[[], None] | None = None
+    ) -> None:
         super().__init__(config)
         self._grace = grace
+        self._on_stop = on_stop  # told at the first stop signal (the workers start their drain)
 
     def handle_exit(self, sig: int, frame: Any) -> None:
+        if self._on_stop is not None:
+            self._on_stop()
+            self._on_stop = None
         app = self.config.app
         state = getattr(app, "state", None)
         if state is not None and getattr(state, STOP_BY, None) is None:

@@ -75,6 +75,9 @@ class Pipeline:
         self.heat = HeatLedger()
         # The callers' operations in flight, which the background loop (``serve``) waits out.
         self.foreground = Foreground()
+        # How long the loop sleeps with no timer armed: a capture in this process wakes it sooner;
+        # a worker's captures come from other processes, so it looks more often.
+        self.idle_poll = IDLE_POLL_SECONDS
 
     @contextlib.asynccontextmanager
     async def exclusive(self) -> AsyncIterator[None]:
@@ -106,12 +109,12 @@ class Pipeline:
             return
         now = self._clock.now_ms()
         for tenant in self.heat.due(now, 0 if everything else round(HEAT_FLUSH_SECONDS * 1000)):
-            async with self.tenants.hold(tenant):
-                notes = self.heat.take(tenant)
-                try:
+            try:
+                async with self.tenants.hold(tenant):
+                    notes = self.heat.take(tenant)
                     await to_thread(self.tenants.warm, tenant, notes)
-                except Exception as exc:  # noqa: BLE001 - heat is a hint: never worth a failed run
-                    log.warning("raising the scene heat of %s failed: %s", tenant, exc)
+            except Exception as exc:  # noqa: BLE001 - heat is a hint: never worth a failed run
+                log.warning("raising the scene heat of %s failed: %s", tenant, exc)
 
     async def run_due(self) -> int:
         """Run every stage that is due now, vectors and L1 first, until none is. Returns runs
@@ -226,10 +229,10 @@ class Pipeline:
                 timers.append(await to_thread(self.sweeper.next_fire))
             timers.append(self.embedding.next_fire())
             armed = [t for t in timers if t is not None]
-            delay = (min(armed) - self._clock.now_ms()) / 1000 if armed else IDLE_POLL_SECONDS
+            delay = (min(armed) - self._clock.now_ms()) / 1000 if armed else self.idle_poll
             # asyncio.timeout, not wait_for: on Python 3.11 wait_for swallows a cancel that arrives
             # as the event is set (a capture right before close), and the loop then never stopped.
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(min(max(delay, 0.05), IDLE_POLL_SECONDS)):
+                async with asyncio.timeout(min(max(delay, 0.05), self.idle_poll)):
                     await self._wake.wait()
             self._wake.clear()

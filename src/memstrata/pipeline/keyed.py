@@ -14,16 +14,18 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections.abc import AsyncIterator, Callable, Hashable
 from contextlib import asynccontextmanager
 from typing import Generic, TypeVar
 
-from memstrata.errors import MemstrataError
+from memstrata.errors import ConflictError, MemstrataError
 from memstrata.models import Tenant
 from memstrata.pace import to_thread
 from memstrata.ports import Leases
 
 K = TypeVar("K", bound=Hashable)
+_CLAIM_POLL_SECONDS = 0.1  # ``waited``: how often a claim another process holds is tried again
 S = TypeVar("S")
 
 
@@ -40,6 +42,13 @@ class KeyedRuns(Generic[K]):
         if self._slots is None:
             self._slots = asyncio.Semaphore(self._workers)
         async with self._locks.setdefault(key, asyncio.Lock()), self._slots:
+            yield
+
+    @asynccontextmanager
+    async def lock(self, key: K) -> AsyncIterator[None]:
+        """The key's lock alone, without a slot: what a caller's write takes (it must not queue
+        behind the runs of other keys)."""
+        async with self._locks.setdefault(key, asyncio.Lock()):
             yield
 
     def forget(self, key: K) -> None:
@@ -80,6 +89,21 @@ async def claimed(leases: Leases, key: str) -> AsyncIterator[bool]:
     finally:
         if mine:  # not paced: a release ends a step (and may run while the loop is cancelled)
             await asyncio.to_thread(leases.release, key)
+
+
+@asynccontextmanager
+async def waited(leases: Leases, key: str, seconds: float, what: str, tenant: Tenant) -> AsyncIterator[None]:
+    """Claim ``key`` for the block, waiting up to ``seconds`` while another process holds it (a
+    caller's edit behind a worker's run); ``ConflictError`` after that."""
+    deadline = time.monotonic() + seconds
+    while True:
+        async with claimed(leases, key) as mine:
+            if mine:
+                yield
+                return
+        if time.monotonic() >= deadline:
+            raise ConflictError(f"{what} is being processed elsewhere: try again", tenant=str(tenant))
+        await asyncio.sleep(_CLAIM_POLL_SECONDS)
 
 
 def log_failure(logger: logging.Logger, what: str, attempts: int, exc: BaseException, note: str = "") -> None:

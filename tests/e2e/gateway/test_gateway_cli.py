@@ -107,7 +107,7 @@ def capture_and_wait_for_its_vector(url: str) -> None:
     turn = [{"role": "user", "content": "I adopted a greyhound called Pixel."}]
     assert httpx.post(url + "/v1/capture", json={"messages": turn, "session_key": "s"}).status_code == 200
     deadline = time.monotonic() + 60
-    while httpx.get(url + "/v1/status").json()["unembedded"]:  # a server embeds captures in the background
+    while httpx.get(url + "/v1/status").json()["unembedded"]:  # the server's worker embeds captures
         assert time.monotonic() < deadline
         time.sleep(0.1)
 
@@ -125,16 +125,17 @@ def test_the_servers_passes_run_in_processes_that_end_with_it(tmp_path: Path, en
         # A server opens warmed: its children answer before the first request arrives.
         q = httpx.get(url + "/v1/status").json()["query_embedding"]
         assert (q["process"], q["batch_process"]) == ("running", "running")
-        capture_and_wait_for_its_vector(url)  # embedded by the batch process
+        capture_and_wait_for_its_vector(url)  # embedded by the worker, not in the server's processes
         found = httpx.post(url + "/v1/search", json={"query": "What is my dog called?", "layers": ["L0"]})
         assert found.status_code == 200 and "Pixel" in found.text
         q = httpx.get(url + "/v1/status").json()["query_embedding"]
         assert q["process_passes"] >= 1 and q["process_failures"] == 0
-        assert q["batch_process_passes"] >= 1 and q["batch_process_failures"] == 0
+        assert q["batch_process_passes"] == 0 and q["batch_process_failures"] == 0
         pids = children_of(proc.pid)
         lines = sorted(Path(f"/proc/{c}/cmdline").read_text() for c in pids)
-        assert len(lines) == 2 and all("query_child" in line for line in lines)
+        assert len(lines) == 3 and sum("query_child" in line for line in lines) == 2
         assert sum("--batches" in line for line in lines) == 1
+        assert sum("\0worker\0" in line for line in lines) == 1  # the pipeline's process
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=60) in (0, -signal.SIGTERM)
         deadline = time.monotonic() + 10
@@ -151,4 +152,5 @@ def test_settings_can_keep_a_servers_query_passes_at_home(tmp_path: Path, env: d
         assert found.status_code == 200 and "Pixel" in found.text
         q = httpx.get(url + "/v1/status").json()["query_embedding"]
         assert (q["process"], q["batch_process"], q["passes"]) == ("off", "off", 1)
-        assert not children_of(proc.pid)
+        lines = [Path(f"/proc/{c}/cmdline").read_text() for c in children_of(proc.pid)]
+        assert len(lines) == 1 and "\0worker\0" in lines[0]  # its worker alone

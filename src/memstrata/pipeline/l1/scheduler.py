@@ -17,10 +17,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
 
-from memstrata.errors import ConflictError
 from memstrata.models import SessionState, SessionStatus, Tenant
 from memstrata.pace import to_thread
-from memstrata.pipeline.keyed import KeyedRuns, StateBook, claimed, lease_key, log_failure
+from memstrata.pipeline.keyed import KeyedRuns, StateBook, claimed, lease_key, log_failure, waited
 from memstrata.pipeline.l1 import rules
 from memstrata.pipeline.l1.runner import L1Progress, L1Report, L1Runner
 from memstrata.ports import Clock, Store
@@ -28,8 +27,8 @@ from memstrata.settings import PipelineSettings
 
 log = logging.getLogger(__name__)
 Key = tuple[Tenant, str]
-_HOLD_TRIES = 20  # session_held: claims of a session another process runs, this far apart
-_HOLD_WAIT_SECONDS = 0.25
+_CLAIM_POLL_SECONDS = 0.1  # ``_claim``: how often a session another process runs is tried again
+_HOLD_SECONDS = 5.0  # session_held: how long a session another process runs is waited for
 
 
 @dataclass(slots=True)
@@ -66,6 +65,7 @@ class Scheduler:
             lambda key, change: store.pipeline.update_session(*key, change)
         )
         self.touched: set[Key] = set()
+        self.wait_for_others = False  # see ``_claim``
 
     # --- state transitions (sync: called from worker threads too) -----------------------------
 
@@ -117,16 +117,16 @@ class Scheduler:
         await asyncio.gather(*(self.run_session(t, k, force=True, tally=tally) for t, k in keys))
         return len(keys)
 
-    async def flush_touched(self, within: float | None = None) -> int:
-        """Shutdown: run L1 on the backlog of the sessions this process captured (sessions already
-        caught up are left alone, so their run count, which drives warm-up, stays true). With
-        ``within`` (seconds), no window starts after that long: what is left stays in the
-        durable backlog for the next process, and is logged."""
+    async def flush_touched(self, within: float | None = None, *, every: bool = False) -> int:
+        """Shutdown: run L1 on the backlog of the sessions this process captured (``every``: of
+        every session, a worker's). Sessions already caught up are left alone, so their run
+        count, which drives warm-up, stays true. With ``within`` (seconds), no window starts after
+        that long: what is left stays in the durable backlog for the next process, and is logged."""
         backlog = await to_thread(self._store.pipeline.backlog)
         if within is not None:
             self._l1.stop_at = time.monotonic() + within
         try:
-            ran = await self.flush([(t, k) for t, k, _ in backlog if (t, k) in self.touched])
+            ran = await self.flush([(t, k) for t, k, _ in backlog if every or (t, k) in self.touched])
         finally:
             self._l1.stop_at = None
         if within is not None:
@@ -144,17 +144,13 @@ class Scheduler:
     async def session_held(self, tenant: Tenant, session_key: str) -> AsyncIterator[None]:
         """No L1 run of the session, in this process or another, while the caller holds this
         (``remember`` stores a message and its atom under it, so L1 never extracts the message
-        twice). Another process's run is waited for, a few seconds at most (``ConflictError``)."""
-        async with self._runs.hold((tenant, session_key)):
-            for _ in range(_HOLD_TRIES):
-                async with claimed(self._store.leases, lease_key("l1", tenant, session_key)) as mine:
-                    if mine:
-                        yield
-                        return
-                await asyncio.sleep(_HOLD_WAIT_SECONDS)
-        raise ConflictError(
-            f"session {session_key!r} is being processed elsewhere: try again", tenant=str(tenant)
-        )
+        twice). Another process's run is waited for, a few seconds at most (``ConflictError``).
+        Only the session's own lock is taken here, not one of the runs' ``workers`` slots: a
+        caller never queues behind background runs of other sessions (issue 48)."""
+        async with self._runs.lock((tenant, session_key)):
+            key = lease_key("l1", tenant, session_key)
+            async with waited(self._store.leases, key, _HOLD_SECONDS, f"session {session_key!r}", tenant):
+                yield
 
     async def run_session(
         self, tenant: Tenant, session_key: str, *, force: bool = False, tally: L1Tally | None = None
@@ -165,7 +161,7 @@ class Scheduler:
             progress = L1Progress()
             report: L1Report | None = None
             try:
-                async with claimed(self._store.leases, lease_key("l1", tenant, session_key)) as mine:
+                async with self._claim(tenant, session_key, force) as mine:
                     if not mine:  # another process runs this session now
                         return None
                     state = await to_thread(self._store.pipeline.session, tenant, session_key)
@@ -186,6 +182,19 @@ class Scheduler:
             if progress.atoms and self._on_atoms is not None:
                 await to_thread(self._on_atoms, tenant)
             return report
+
+    @asynccontextmanager
+    async def _claim(self, tenant: Tenant, session_key: str, force: bool) -> AsyncIterator[bool]:
+        """The session's lease. A forced run (``end_session``, ``run_all``) of a memory whose
+        pipeline runs elsewhere (a server's) waits for another process's run of the session to
+        end, then runs what is left: its caller asked for the work to be done."""
+        key = lease_key("l1", tenant, session_key)
+        while True:
+            async with claimed(self._store.leases, key) as mine:
+                if mine or not (force and self.wait_for_others):
+                    yield mine
+                    return
+            await asyncio.sleep(_CLAIM_POLL_SECONDS)
 
     async def _record_failure(self, tenant: Tenant, session_key: str, exc: Exception) -> None:
         try:

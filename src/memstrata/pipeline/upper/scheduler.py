@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
 from functools import partial
 from typing import TypeVar
 
 from memstrata.models import Tenant, TenantState, TenantStatus
 from memstrata.pace import to_thread
-from memstrata.pipeline.keyed import KeyedRuns, StateBook, claimed, lease_key, log_failure
+from memstrata.pipeline.keyed import KeyedRuns, StateBook, claimed, lease_key, log_failure, waited
 from memstrata.pipeline.upper import rules
 from memstrata.pipeline.upper.l2_runner import L2Report, L2Runner
 from memstrata.pipeline.upper.l3_runner import L3Report, L3Runner
@@ -33,6 +33,8 @@ from memstrata.settings import PersonaSettings, PipelineSettings
 
 log = logging.getLogger(__name__)
 R = TypeVar("R")
+# How long a write to a tenant's profile waits for an L2 or L3 run another process is doing.
+HOLD_SECONDS = 30.0
 
 
 class _Undo:
@@ -136,9 +138,18 @@ class TenantScheduler:
         st = self._store.pipeline.tenant(tenant)
         return st.l3_requested > st.l3_done or (st.new_atoms > 0 and st.last_l2 is not None)
 
-    def hold(self, tenant: Tenant) -> AbstractAsyncContextManager[None]:
-        """The tenant's run lock (and a worker slot): every write to its profile happens under it."""
-        return self._runs.hold(tenant)
+    @asynccontextmanager
+    async def hold(self, tenant: Tenant) -> AsyncIterator[None]:
+        """The tenant's lock and its lease: every write to its profile outside a run (an edit, a
+        repair, recalls' heat, the sweep) happens under it. A run in this process or another is
+        waited for (``ConflictError`` after ``HOLD_SECONDS``); no run slot is taken, so a
+        caller never queues behind other tenants' runs."""
+        lease = lease_key("upper", tenant)
+        async with (
+            self._runs.lock(tenant),
+            waited(self._store.leases, lease, HOLD_SECONDS, "the profile", tenant),
+        ):
+            yield
 
     async def _run(
         self, tenant: Tenant, layer: str, step: Callable[[TenantState, _Undo], Awaitable[R | None]]
@@ -147,7 +158,7 @@ class TenantScheduler:
         running it: nothing to do), an interrupted run restored first, then ``step`` with the
         tenant's state. A failure restores what ``step`` backed up (``undo``), is recorded in the
         state, logged, and retried later."""
-        async with self.hold(tenant):
+        async with self._runs.hold(tenant):
             undo = _Undo()
             try:
                 async with claimed(self._store.leases, lease_key("upper", tenant)) as mine:

@@ -85,6 +85,13 @@ class JsonlMirror:
         with self._lock:
             self._tail = read_tail(self.folder, trim=False)
 
+    def refresh(self) -> None:
+        """Read the mark again from the two newest files, where another process of the directory
+        appends (to the file of the day it writes: today's, or yesterday's just before midnight).
+        Call under the mirror's cross-process lock."""
+        with self._lock:
+            self._tail = read_tail(self.folder, trim=False, newest=2)
+
     def append(self, lines: Sequence[dict[str, Any]]) -> None:
         """Append ``lines`` (ascending ``seq``) above the mark, in one write to today's file.
         Raises ``StorageError`` when the disk refuses; the file is then cut back to its old end."""
@@ -118,13 +125,15 @@ def _append_whole(path: Path, data: bytes) -> None:
         raise storage_error(exc, path) from exc
 
 
-def read_tail(folder: Path, *, trim: bool) -> Tail:
+def read_tail(folder: Path, *, trim: bool, newest: int | None = None) -> Tail:
     """The highest ``seq`` over the last two whole lines of every file, with its key. With
     ``trim``, a partial last line a crash left is cut off first, so a top-up rewrites that record
     whole. Lines out of order or unreadable there are named in ``problem`` (the mirror was edited,
-    or written by two processes: it needs a rewrite)."""
+    or written by two processes: it needs a rewrite). ``newest``: only that many files, the
+    newest by name."""
     best, problem = Tail(), None
-    for path in mirror_files(folder):
+    files = mirror_files(folder)
+    for path in files[-newest:] if newest else files:
         if trim:
             _trim_partial_line(path)
         below, read, seen = None, 0, 0

@@ -6,16 +6,26 @@ folder) the commit stands, the failure is remembered, and the next commit or ope
 up from its mark. On open the mirror is compared with the table cheaply (its highest line against
 the table's highest ``seq`` and the record at that ``seq``); when it is ahead (the database was
 replaced, or lost its ``-wal``) or holds another record there, it is rewritten from the table.
+
+A ``shared`` mirror is one the other processes of the data directory write too (a server and its
+workers: the server captures messages and remembers notes, a worker commits L1's atoms and sweeps).
+Its writes take a lock file beside the folder, one process at a time, and an append is a top-up
+from the mark read again from the files: a record another process committed first but has not
+mirrored yet goes out first, so the lines stay in ``seq`` order (SQLite commits one writer at a
+time, so every ``seq`` below a committed one is committed too).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from filelock import FileLock
 
 from memstrata.atomic import atomic_write, storage_errors
 from memstrata.errors import StorageError
@@ -41,14 +51,29 @@ class Source:
 class MirrorKeeper:
     """One mirror folder and the table it copies (see the module docstring)."""
 
-    def __init__(self, db: Database, folder: Path, source: Source, *, writable: bool = True) -> None:
+    def __init__(
+        self,
+        db: Database,
+        folder: Path,
+        source: Source,
+        *,
+        writable: bool = True,
+        shared: bool = False,
+        owner: bool = True,
+    ) -> None:
         self._db = db
+        # Not thread-local: the database lock already keeps this process's threads apart.
+        self._shared = (
+            FileLock(folder.parent / f".{folder.name}.lock", thread_local=False, is_singleton=False)
+            if shared and writable
+            else None
+        )
         self._source = source
         self.folder = folder
         self.error: str | None = None  # the last write failure, until a write succeeds
         self.rewritten: str | None = None  # why open rewrote the mirror (None: it did not)
         self._writable = writable
-        if writable:
+        if writable and owner:  # a worker leaves this to the owner, which did it before it started
             try:
                 finish_interrupted(folder)
             except OSError as exc:
@@ -58,7 +83,7 @@ class MirrorKeeper:
     def open_sync(self) -> None:
         """Rewrite the mirror when it disagrees with the table, else top it up. Never raises for a
         refused write: reads must keep working (the failure is kept in ``error``)."""
-        with self._db.lock:
+        with self._db.lock, self._other_writers():
             reason = self._quick_disagreement(self.mirror.tail())
             if reason is not None:
                 log.warning("%s: %s; rewriting it from the database", self.folder, reason)
@@ -72,7 +97,9 @@ class MirrorKeeper:
         """Mirror records just committed (call under the database lock, in commit order)."""
         if not records:
             return
-        if self.error is None:
+        if self._shared is not None:
+            self._guarded(self._shared_top_up)
+        elif self.error is None:
             self._guarded(lambda: self.mirror.append([self._source.line(r) for r in records]))
         else:
             self._guarded(self._top_up)
@@ -104,7 +131,7 @@ class MirrorKeeper:
     def repair(self) -> Findings | None:
         """Rewrite the mirror from the table when it disagrees; returns what differed (None: nothing
         to do). Raises ``StorageError`` when the rewrite cannot be written."""
-        with self._db.lock:
+        with self._db.lock, self._other_writers():
             found = compare(self.folder, self._keys())
             if found.agree() and self.error is None:
                 return None
@@ -119,7 +146,7 @@ class MirrorKeeper:
         if not self._writable:
             return 0
         removed = 0
-        with self._db.lock:
+        with self._db.lock, self._other_writers():
             for path in mirror_files(self.folder):
                 kept, dropped = _without(path, doomed)
                 if not dropped:
@@ -134,6 +161,22 @@ class MirrorKeeper:
         return removed
 
     # --- internals ------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _other_writers(self) -> Iterator[None]:
+        """For a shared mirror: the other processes' writes held off, and the mark read again."""
+        if self._shared is None:
+            yield
+            return
+        try:
+            self._shared.acquire()
+        except OSError as exc:
+            raise StorageError(str(self._shared.lock_file), str(exc), action="cannot lock") from exc
+        try:
+            self.mirror.refresh()
+            yield
+        finally:
+            self._shared.release()
 
     def _guarded(self, write: Callable[[], object]) -> None:
         if not self._writable:
@@ -175,6 +218,10 @@ class MirrorKeeper:
         while records := self._source.page(after, PAGE):
             yield records
             after = records[-1].seq
+
+    def _shared_top_up(self) -> None:
+        with self._other_writers():
+            self._top_up()
 
     def _top_up(self) -> None:
         for records in self._pages(self.mirror.mark()):

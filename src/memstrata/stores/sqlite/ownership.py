@@ -91,3 +91,39 @@ class WriterLock:
             with contextlib.suppress(OSError):
                 (self.home / OWNER).unlink(missing_ok=True)
             self._lock.release()
+
+
+def owner_alive(home: Path, pid: int) -> bool:
+    """Whether process ``pid`` still owns the data directory: the owner file names it, it lives,
+    and the lock is held (by it: a dead holder's lock is dropped by the kernel)."""
+    if holder(home).get("pid") != pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # alive, another user's
+    probe = FileLock(home / LOCK, thread_local=False, is_singleton=False)
+    try:
+        probe.acquire(timeout=0)
+    except Timeout:
+        return True  # held
+    except OSError:
+        return False
+    probe.release()
+    return False
+
+
+def wait_for_owner(home: Path, pid: int, wait: float) -> None:
+    """Return once process ``pid`` owns the data directory (a worker that ``serve`` started waits
+    for its server to open it), or raise ``DirectoryLockedError`` after ``wait`` seconds."""
+    deadline = time.monotonic() + wait
+    while not owner_alive(home, pid):
+        if time.monotonic() >= deadline:
+            raise DirectoryLockedError(
+                f"{home} is not owned by process {pid} ({describe(holder(home))} holds it, or nobody): "
+                "a worker joins the directory of the server that owns it",
+                holder=holder(home),
+            )
+        time.sleep(0.1)

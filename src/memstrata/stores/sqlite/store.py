@@ -14,11 +14,11 @@ from memstrata.stores.sql_keys import SqlKeyStore
 from memstrata.stores.sqlite import erasure
 from memstrata.stores.sqlite.atoms import SqliteAtomStore
 from memstrata.stores.sqlite.db import Database
-from memstrata.stores.sqlite.leases import LocalLeases
+from memstrata.stores.sqlite.leases import FileLeases, LocalLeases, leases_for
 from memstrata.stores.sqlite.members import SqliteSceneMembers
 from memstrata.stores.sqlite.messages import SqliteMessageLog
 from memstrata.stores.sqlite.mirrored import MirrorKeeper, Source
-from memstrata.stores.sqlite.ownership import WriterLock
+from memstrata.stores.sqlite.ownership import WriterLock, wait_for_owner
 from memstrata.stores.sqlite.pipeline import SqlitePipelineState
 from memstrata.stores.sqlite.search import SqliteSearchIndex
 
@@ -81,26 +81,41 @@ class SqliteStore:
     read-only disk). Raises ``DirectoryLockedError`` when another process writes the directory,
     ``StorageError`` when the disk refuses to open the database, ``SchemaError`` for an unknown
     schema.
+
+    ``shared``: the owner shares the directory with its workers (``memstrata serve``): the mirrors
+    are written one process at a time (``mirrored``). ``joins``: this process is a worker of the
+    owner with that pid (waiting up to ``wait`` seconds for it to open the directory); it takes
+    no lock, and its mirrors are shared. Claims (``leases``) exclude every process of the directory.
     """
 
     def __init__(
-        self, home: Path, *, read_only: bool = False, wait: float = 0.0, url: str | None = None
+        self,
+        home: Path,
+        *,
+        read_only: bool = False,
+        wait: float = 0.0,
+        url: str | None = None,
+        shared: bool = False,
+        joins: int | None = None,
     ) -> None:
         self.home = home
         self.read_only = read_only
+        self.joins = joins
         self._owner: WriterLock | None = None
-        if not read_only:
+        if joins is not None and not read_only:
+            wait_for_owner(home, joins, wait)
+        elif not read_only:
             self._owner = WriterLock(home, url=url)
             self._owner.acquire(wait)
         try:
-            self._open(home, read_only)
+            self._open(home, read_only, shared or joins is not None, owner=joins is None)
         except BaseException:
             if hasattr(self, "db"):
                 self.db.close()
             self._release()
             raise
 
-    def _open(self, home: Path, read_only: bool) -> None:
+    def _open(self, home: Path, read_only: bool, shared: bool, *, owner: bool) -> None:
         self.db = Database(home / "memstrata.db", read_only=read_only)
         self.messages = SqliteMessageLog(self.db)
         self.atoms = SqliteAtomStore(self.db)
@@ -116,6 +131,8 @@ class SqliteStore:
                     lambda m: m.recorded_at,
                 ),
                 writable=not read_only,
+                shared=shared,
+                owner=owner,
             ),
             MirrorKeeper(
                 self.db,
@@ -127,6 +144,8 @@ class SqliteStore:
                     lambda a: a.created_at,
                 ),
                 writable=not read_only,
+                shared=shared,
+                owner=owner,
             ),
         )
         if not read_only:
@@ -135,7 +154,7 @@ class SqliteStore:
         self.index = SqliteSearchIndex(self.db)
         self.pipeline = SqlitePipelineState(self.db)
         self.members = SqliteSceneMembers(self.db)
-        self.leases = LocalLeases()
+        self.leases = LocalLeases() if read_only else leases_for(home)
         self.keys = SqlKeyStore(self.db, SQLITE)
         for keeper in self._mirrors:
             keeper.open_sync()
@@ -195,6 +214,8 @@ class SqliteStore:
         try:
             self.db.close()
         finally:
+            if isinstance(self.leases, FileLeases):
+                self.leases.close()
             self._release()
 
     def _release(self) -> None:
