@@ -22,8 +22,8 @@ from memstrata.errors import InputError, MemstrataError, TurnLimitError
 from memstrata.lru import Lru
 from memstrata.models import DEFAULT, Hit, json_input
 from memstrata.models.validation import input_error
+from memstrata.operations import BlockingMemoryApi
 from memstrata.recall import MAX_SEARCH_CALLS_PER_TURN
-from memstrata.sync import Memory
 
 
 class _Arguments(BaseModel):
@@ -136,11 +136,12 @@ class TurnLimiter:
 
 
 class MemoryTools:
-    """The agent tools over one tenant of a ``Memory``."""
+    """The agent tools over one tenant of a blocking memory (``Memory``, or ``MemoryClient`` of a
+    server)."""
 
     def __init__(
         self,
-        memory: Memory,
+        memory: BlockingMemoryApi,
         *,
         user_id: str = DEFAULT,
         agent_id: str = DEFAULT,
