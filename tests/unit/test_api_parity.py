@@ -146,3 +146,21 @@ def _held_by_edges(
     """Never called: mypy --strict checks here that each surface satisfies its protocol, member
     by member (a parameter or result that drifts on one surface is a type error here)."""
     return a, ac, m, mc
+
+
+async def _never_opened() -> ops.MemoryApi:
+    raise AssertionError("the schema is read without opening a memory")
+
+
+def test_every_declared_route_is_served_at_its_method_and_path() -> None:
+    """The client sends each operation where its declaration says (``Route``); the gateway's
+    routes are written by hand, so this pins them to the declarations."""
+    from pathlib import Path
+
+    from memstrata.gateway.app import create_app
+    from memstrata.settings import load_settings
+
+    paths = create_app(load_settings(Path("unused")), _never_opened).openapi()["paths"]
+    served = {(method.upper(), path) for path, item in paths.items() for method in item}
+    declared = {(s.ROUTE.method, s.ROUTE.path): s.NAME for s in ops.ALL if s.ROUTE.local is None}
+    assert {route: name for route, name in declared.items() if route not in served} == {}
