@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from memstrata.errors import EmbeddingError
+from memstrata.errors import EmbeddingError, StoreError
 from memstrata.models import Layer
 from memstrata.ports import Clock, Embedder, Store
 from memstrata.retrieval.vector_texts import vector_texts
@@ -112,9 +112,11 @@ class EmbeddingBacklog:
                     self._store, embedder, layer, self._after[layer], limit - done
                 )
                 done += n
-        except EmbeddingError as exc:
+        except (EmbeddingError, StoreError) as exc:
+            # A store another process has locked (or a disk that refuses) is retried like an
+            # embedder's failure: it had escaped and ended the whole background loop.
             self._retry_at = self._clock.now_ms() + self._retry_ms
-            self.last_error = f"EmbeddingError: {exc.message}"
+            self.last_error = f"{type(exc).__name__}: {exc.message}"
             log.warning("embedding backlog: %s (retry in %.0f s)", exc.message, self._retry_ms / 1000)
             return done
         self._retry_at = None

@@ -15,6 +15,7 @@ from memstrata.gateway.console.web import (
     keyring,
     memory,
     page,
+    parent,
     recent_status,
     sessions,
     set_cookie,
@@ -86,6 +87,14 @@ async def status(request: Request, view: Viewing) -> Response:
     engine: str = configured.pipeline.engine
     if engine == "llm":
         engine = f"llm ({configured.llm.model})"
+    proxy = getattr(parent(request).state, "proxy", None)  # its counters: every tenant's together
     return page(
-        request, view, "status.html", status=found, tenants=tenants, sessions=sessions_, engine=engine
+        request,
+        view,
+        "status.html",
+        status=found,
+        tenants=tenants,
+        sessions=sessions_,
+        engine=engine,
+        proxy=proxy.stats.snapshot() if proxy is not None and view.principal.admin else None,
     )

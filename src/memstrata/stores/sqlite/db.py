@@ -12,7 +12,10 @@ Measured: under 50 agents, recall and capture had queued behind each other on th
 
 When the disk refuses (full, read-only, no permission, I/O error, a damaged file), every call raises
 one ``StorageError`` naming the database file; a failed write transaction is rolled back, so what
-was committed before stays readable.
+was committed before stays readable. Another process holding the write lock is such a refusal
+too, after ``WRITE_WAIT_MS``: a capture waits about a second, not the ten seconds readers allow,
+then fails with a 503 saying the database is locked (it had hung 25 s). ``write_problem`` says
+whether a write could begin now, for ``status`` and health.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from memstrata.stores.sqlite import migrations
 # SQLite's primary result codes that mean "the storage refused", in the words of a status line.
 _STORAGE_CODES = {
     3: "permission denied",  # SQLITE_PERM
+    5: "the database is locked by another process",  # SQLITE_BUSY, after the busy timeout
     8: "the database is read-only",  # SQLITE_READONLY
     10: "disk input/output error",  # SQLITE_IOERR
     11: "the database file is damaged",  # SQLITE_CORRUPT
@@ -51,8 +55,13 @@ def storage_cause(exc: sqlite3.Error) -> str | None:
     return f"{_STORAGE_CODES[code & 0xFF]} ({name})" if name else _STORAGE_CODES[code & 0xFF]
 
 
+READ_WAIT_MS = 10_000  # a reader waits this long for a lock (WAL readers rarely wait at all)
+WRITE_WAIT_MS = 1_000  # the writer waits this long for another process's write lock, then fails
+PROBE_WAIT_MS = 100  # ``write_problem``'s own waits
+
+
 def _configure(conn: sqlite3.Connection) -> None:
-    conn.execute("PRAGMA busy_timeout=10000")
+    conn.execute(f"PRAGMA busy_timeout={READ_WAIT_MS}")
     conn.execute("PRAGMA foreign_keys=ON")
 
 
@@ -104,6 +113,7 @@ class Database:
         self._readers_lock = threading.Lock()
         self._reader_setup: list[str] = []  # statements every reader runs once (temp tables)
         self._closed = False
+        self._refused: str | None = None  # why the last write failed, until one succeeds
         with self._errors("cannot open"):
             self.conn = self._connect(path, read_only)
             try:
@@ -128,6 +138,7 @@ class Database:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             _configure(conn)
+            conn.execute(f"PRAGMA busy_timeout={WRITE_WAIT_MS}")
         except BaseException:
             conn.close()
             raise
@@ -158,13 +169,18 @@ class Database:
                 finally:
                     self._depth -= 1
                 return
-            with self._errors():
-                self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                with self._errors():
+                    self.conn.execute("BEGIN IMMEDIATE")
+            except StorageError as exc:
+                self._refused = exc.cause
+                raise
             self._depth, self._writing = 1, threading.get_ident()
             try:
                 with self._errors():
                     yield self.conn
                     self.conn.execute("COMMIT")
+                self._refused = None
             except BaseException:
                 # A failed COMMIT (disk full) can leave the transaction open: end it.
                 if self.conn.in_transaction:
@@ -173,6 +189,32 @@ class Database:
                 raise
             finally:
                 self._depth, self._writing = 0, None
+
+    def write_problem(self) -> str | None:
+        """None when a write transaction could begin now, else why not, in words (another
+        process holds the write lock, the disk refuses). While this process's own writer is at
+        work the answer is the last write's: refused (why), or fine."""
+        if self.read_only:
+            return None
+        if not self.lock.acquire(timeout=PROBE_WAIT_MS / 1000):
+            return self._said(self._refused)
+        try:
+            if self._depth or self._closed:
+                return None
+            self.conn.execute(f"PRAGMA busy_timeout={PROBE_WAIT_MS}")
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+                self.conn.execute("ROLLBACK")
+            except sqlite3.Error as exc:
+                return self._said(storage_cause(exc) or str(exc))
+            finally:
+                self.conn.execute(f"PRAGMA busy_timeout={WRITE_WAIT_MS}")
+            return None
+        finally:
+            self.lock.release()
+
+    def _said(self, cause: str | None) -> str | None:
+        return f"cannot write {self.path}: {cause}" if cause else None
 
     def query(self, sql: str, params: Sequence[object] = ()) -> list[sqlite3.Row]:
         """Rows of one read statement: through this thread's reader, or through the writer for

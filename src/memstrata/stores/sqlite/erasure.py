@@ -14,7 +14,7 @@ import logging
 import time
 
 from memstrata.models import Erased, Tenant
-from memstrata.stores.sqlite.db import Database
+from memstrata.stores.sqlite.db import WRITE_WAIT_MS, Database
 
 log = logging.getLogger(__name__)
 _FTS = {"messages": "messages_fts", "atoms": "atoms_fts"}
@@ -25,7 +25,6 @@ _STATE_TABLES = {
 }
 CHECKPOINT_TRIES = 5  # each waits up to CHECKPOINT_WAIT_MS for readers to move on
 CHECKPOINT_WAIT_MS = 200
-BUSY_TIMEOUT_MS = 10_000  # the connection's usual wait (db._configure)
 
 
 def erase_rows(db: Database, tenant: Tenant) -> Erased:
@@ -62,7 +61,7 @@ def compact(db: Database) -> list[str]:
                 return []
             time.sleep(CHECKPOINT_WAIT_MS / 1000)
     finally:
-        db.run(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        db.run(f"PRAGMA busy_timeout = {WRITE_WAIT_MS}")  # the writer's usual wait
         db.run("PRAGMA secure_delete = OFF")
     note = f"{db.path.name}-wal could not be truncated: another process is reading the database"
     log.warning("%s; the next forget or checkpoint truncates it", note)

@@ -204,8 +204,8 @@ class SqliteStore:
         return erasure.compact(self.db)
 
     def check(self) -> list[str]:
-        note = self.mirror_check(full=False)
-        return [note] if note else []
+        found = [self.db.write_problem(), self.mirror_check(full=False)]
+        return [note for note in found if note]
 
     def repair(self) -> list[str]:
         return self.repair_mirrors()
