@@ -1,176 +1,178 @@
 """Response models of the native API: the facade's records on the wire.
 
-Each model has exactly the fields of the record it carries (a test pins this), so the HTTP client
-turns the JSON back into the same dataclasses the library returns. Models are built from the
-records with ``from_attributes``; nothing here is imported by the core.
+Each model is built from the record it carries (``wired``): the record's fields in order, each
+with its JSON type (enums by value, tuples as lists, nested records as their models), so a field
+added to a record is on the wire without a line here, and the HTTP client reads the JSON back
+into the same dataclasses the library returns. Only the descriptions are written here. Models
+are built from the records with ``from_attributes``; nothing here is imported by the core.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import enum
+import types
+import typing
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from memstrata import models as m
+from memstrata.interchange.sessions import ImportReport
+from memstrata.layers.host_turns import TurnResult
+from memstrata.layers.l0.recorder import CaptureResult
 from memstrata.models import QueryProcessState
+from memstrata.pipeline.coordinator import RunAllReport
+from memstrata.recall import RecallResult
 
 
 class Wire(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
 
+W = typing.TypeVar("W", bound=Wire)
+_MODELS: dict[type, type[Wire]] = {}  # record -> its model, for records nested in others
+
+
+def _json_type(tp: Any) -> Any:
+    """The type a record's field has on the wire."""
+    if tp in _MODELS:
+        return _MODELS[tp]
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return str
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        return _one_of([_json_type(a) for a in args])
+    if origin in (tuple, list, Sequence):  # a list of the items (a pair's two types: either)
+        items = [_json_type(a) for a in args if a is not Ellipsis]
+        return list.__class_getitem__(_one_of(items) if items else Any)
+    if origin in (dict, Mapping):
+        key, value = args or (str, Any)
+        return dict.__class_getitem__((key, _json_type(value)))
+    return tp
+
+
+def _one_of(options: list[Any]) -> Any:
+    return typing.Union.__getitem__(tuple(options)) if len(options) > 1 else options[0]
+
+
+def wired(record: type, **described: str) -> Callable[[type[W]], type[W]]:
+    """Make the class below the response model of ``record`` (a dataclass): its fields, each
+    required, ``described`` the OpenAPI descriptions of some; the class gives the name and the
+    model's description (its docstring) and declares nothing else."""
+
+    def build(cls: type[W]) -> type[W]:
+        hints = typing.get_type_hints(record)
+        fields: dict[str, Any] = {}
+        for f in dataclasses.fields(record):
+            tp = _json_type(hints[f.name])
+            fields[f.name] = (tp, Field(description=described[f.name]) if f.name in described else ...)
+        if unknown := set(described) - set(fields):
+            raise TypeError(f"{record.__name__} has no fields {sorted(unknown)}")
+        model: type[W] = create_model(
+            cls.__name__, __base__=cls, __doc__=cls.__doc__, __module__=cls.__module__, **fields
+        )
+        _MODELS[record] = model
+        return model
+
+    return build
+
+
+@wired(m.Tenant)
 class TenantOut(Wire):
-    user_id: str
-    agent_id: str
+    pass
 
 
+@wired(
+    m.Message,
+    seq="Store-assigned, strictly increasing: the cursor.",
+    metadata="The custom JSON object given at capture.",
+)
 class MessageOut(Wire):
     """An L0 message. Times are epoch milliseconds."""
 
-    id: str
-    tenant: TenantOut
-    session_key: str
-    session_id: str
-    role: str
-    content: str
-    timestamp: int
-    recorded_at: int
-    name: str | None = None
-    seq: int = Field(description="Store-assigned, strictly increasing: the cursor.")
-    metadata: dict[str, Any] = Field(description="The custom JSON object given at capture.")
 
-
+@wired(
+    m.Atom,
+    pinned="Never swept, expired, merged away or superseded by the pipeline.",
+    expires_at="Leaves search and recall at this time (epoch ms).",
+)
 class AtomOut(Wire):
     """An L1 memory atom; ``superseded_by`` is set on versions a newer one replaced."""
 
-    id: str
-    tenant: TenantOut
-    type: str
-    content: str
-    priority: int
-    scene_name: str
-    source_message_ids: list[str]
-    metadata: dict[str, Any]
-    session_key: str
-    created_at: int
-    updated_at: int
-    version: int
-    superseded_by: str | None
-    seq: int
-    pinned: bool = Field(description="Never swept, expired, merged away or superseded by the pipeline.")
-    expires_at: int | None = Field(description="Leaves search and recall at this time (epoch ms).")
 
-
+@wired(
+    m.Hit,
+    rank="Place in the fused ranking the candidates were chosen by.",
+    explain="The raw signals behind the score (cosine, keyword, fused).",
+)
 class HitOut(Wire):
-    layer: str
-    id: str
-    score: float
-    content: str
-    source_message_ids: list[str]
-    metadata: dict[str, Any]
-    rank: int = Field(0, description="Place in the fused ranking the candidates were chosen by.")
-    explain: dict[str, float | int | None] = Field(
-        default_factory=dict, description="The raw signals behind the score (cosine, keyword, fused)."
-    )
+    pass
 
 
+@wired(m.SearchResult)
 class SearchOut(Wire):
     """Ranked hits; ``strategy`` is what ran, ``degradations`` why it differs from what was asked."""
 
-    hits: list[HitOut]
-    strategy: str
-    degradations: list[str]
 
-
+@wired(RecallResult)
 class RecallOut(Wire):
     """The context to inject before a prompt."""
 
-    system_context: str
-    prepend_context: str
-    hits: list[HitOut]
-    strategy: str
-    degradations: list[str]
-    timings_ms: dict[str, float]
 
-
+@wired(
+    CaptureResult,
+    duplicates="Ids already stored: skipped.",
+    dropped="Ids dropped as noise (empty, slash commands, ...).",
+    repeated="Ids given more than once in this request: the first counts.",
+)
 class CaptureOut(Wire):
-    stored: list[MessageOut]
-    duplicates: list[str] = Field(description="Ids already stored: skipped.")
-    dropped: list[str] = Field(description="Ids dropped as noise (empty, slash commands, ...).")
-    degradations: list[str]
-    repeated: list[str] = Field(description="Ids given more than once in this request: the first counts.")
+    pass
 
 
+@wired(
+    TurnResult,
+    method="How new messages were found: id, position, timestamp or all.",
+    replaced="The turn's user message was replaced by the clean prompt.",
+)
 class TurnOut(Wire):
-    stored: list[MessageOut]
-    duplicates: list[str]
-    dropped: list[str]
-    method: str = Field(description="How new messages were found: id, position, timestamp or all.")
-    replaced: bool = Field(description="The turn's user message was replaced by the clean prompt.")
-    degradations: list[str]
+    pass
 
 
+@wired(m.Scene)
 class SceneOut(Wire):
-    name: str
-    summary: str
-    heat: int
-    created: int
-    updated: int
-    body: str
+    pass
 
 
+@wired(m.SceneEntry)
 class SceneEntryOut(Wire):
-    name: str
-    summary: str
-    heat: int
-    created: int
-    updated: int
-    atom_ids: list[str]
+    pass
 
 
+@wired(m.Persona)
 class PersonaOut(Wire):
-    tenant: TenantOut
-    body: str
-    navigation: str
-    updated: int
+    pass
 
 
+@wired(m.Backup)
 class BackupOut(Wire):
     """A backup of a scene or the persona: its id, and when it was made (epoch ms)."""
 
-    id: str
-    made_at: int
 
-
+@wired(m.Counts)
 class CountsOut(Wire):
-    messages: int
-    atoms: int
-    scenes: int
-    persona: int
+    pass
 
 
+@wired(m.SessionStatus)
 class SessionStatusOut(Wire):
-    tenant: TenantOut
-    session_key: str
-    cursor: int
-    pending: int
-    lag: int
-    fire_at: int | None
-    attempts: int
-    last_error: str | None
+    pass
 
 
+@wired(m.TenantStatus)
 class TenantStatusOut(Wire):
-    tenant: TenantOut
-    l2_cursor: int
-    l2_fire_at: int | None
-    l2_attempts: int
-    l2_error: str | None
-    new_atoms: int
-    l3_pending: bool
-    l3_attempts: int
-    l3_error: str | None
-    last_l2: int | None
-    last_l3: int | None
+    pass
 
 
 class QueryEmbeddingOut(Wire):
@@ -233,71 +235,57 @@ class StatusOut(Wire):
     )
 
 
+@wired(m.Erased)
 class ErasedOut(Wire):
-    messages: int
-    atoms: int
-    vectors: int
-    scene_members: int
-    sessions: int
-    tenant_states: int
-    mirror_lines: int
+    pass
 
 
+@wired(m.ForgetReport, files="Profile files removed: scenes, index, persona, backups.")
 class ForgetOut(Wire):
-    """What forgetting a tenant removed, per layer; ``reclaimed``: the database was rewritten and
-    its WAL truncated, so the bytes are gone from disk (``notes`` says why not)."""
-
-    tenants: list[TenantOut]
-    erased: ErasedOut
-    files: int = Field(description="Profile files removed: scenes, index, persona, backups.")
-    reclaimed: bool
-    notes: list[str]
+    """What forgetting a tenant removed, per layer; ``reclaimed``: the database was rewritten and its WAL truncated, so the bytes are gone from disk (``notes`` says why not)."""
 
 
+@wired(
+    m.SweepReport,
+    messages="Messages past capture.retention_days, deleted.",
+    marked="Atoms whose source messages were swept (they keep their text).",
+    expired="Atoms past their expires_at, deleted.",
+    aged="Atoms past retention.atoms_days, deleted.",
+)
 class SweepOut(Wire):
-    at: int
-    messages: int = Field(description="Messages past capture.retention_days, deleted.")
-    marked: int = Field(description="Atoms whose source messages were swept (they keep their text).")
-    expired: int = Field(description="Atoms past their expires_at, deleted.")
-    aged: int = Field(description="Atoms past retention.atoms_days, deleted.")
-    tenants: list[TenantOut]
+    pass
 
 
+@wired(
+    ImportReport,
+    extracted="Sessions extracted by L1 (with processing).",
+    failed="L1 sessions and L2/L3 tenants whose run failed (see status).",
+    atoms="Atoms L1 made.",
+)
 class ImportOut(Wire):
-    sessions: int
-    stored: int
-    duplicates: int
-    repeated: int
-    dropped: int
-    degradations: list[str]
-    extracted: int = Field(0, description="Sessions extracted by L1 (with processing).")
-    failed: int = Field(0, description="L1 sessions and L2/L3 tenants whose run failed (see status).")
-    atoms: int = Field(0, description="Atoms L1 made.")
+    pass
 
 
+@wired(
+    RunAllReport,
+    l1="L1 session runs attempted.",
+    upper="L2 and L3 runs attempted.",
+    l1_failed="L1 runs that failed (recorded in status, retried later).",
+    atoms="Atoms L1 committed in this call.",
+    upper_failed="Tenants whose L2 or L3 run is failing after this call.",
+)
 class RunAllOut(Wire):
-    l1: int = Field(description="L1 session runs attempted.")
-    upper: int = Field(description="L2 and L3 runs attempted.")
-    l1_failed: int = Field(0, description="L1 runs that failed (recorded in status, retried later).")
-    atoms: int = Field(0, description="Atoms L1 committed in this call.")
-    upper_failed: int = Field(0, description="Tenants whose L2 or L3 run is failing after this call.")
+    pass
 
 
+@wired(m.ApiKey, tenants="[user_id, agent_id or null] pairs.")
 class KeyOut(Wire):
     """A scoped key as stored (never the key itself). Times are epoch milliseconds."""
 
-    id: str
-    label: str
-    tenants: list[list[str | None]] = Field(description="[user_id, agent_id or null] pairs.")
-    created_at: int
-    revoked_at: int | None = None
 
-
+@wired(m.IssuedKey)
 class IssuedKeyOut(Wire):
     """A new key: ``secret`` is the key, shown this once (only its digest is stored)."""
-
-    key: KeyOut
-    secret: str
 
 
 class DeletedOut(BaseModel):
