@@ -116,7 +116,8 @@ class WordPieceTokenizer:
         room = self.max_length - 2
         ids = [self.cls]
         for word in self._words(text):
-            pieces = self._pieces(word)
+            # A word past the limit is [UNK] without entering the cache (it would keep the word).
+            pieces = (self.unk,) if len(word) > _MAX_WORD_CHARS else self._pieces(word)
             ids.extend(pieces[: room - (len(ids) - 1)])
             if len(ids) - 1 >= room:
                 break

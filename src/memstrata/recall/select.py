@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from memstrata.layers.l0.media import photo_captions
 from memstrata.models import Hit, Layer
 from memstrata.recall.text import activity, memory_line
-from memstrata.retrieval.terms import STOPWORDS, short_text_cache, words
+from memstrata.retrieval.terms import STOPWORDS, judged, short_text_cache, words
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 # Words that react or acknowledge rather than tell: "That's great news about Tom and the flat!"
@@ -48,8 +48,9 @@ class SelectOptions:
 
 @short_text_cache(maxsize=8_192)  # a hit, its atoms and the persona's lines recur across recalls
 def content_terms(text: str) -> frozenset[str]:
-    """Lowercased words that carry content: no stopwords, no single letters."""
-    return frozenset(w for w in words(text) if w not in STOPWORDS and (len(w) > 1 or w.isdigit()))
+    """Lowercased words that carry content: no stopwords, no single letters; of as much of
+    ``text`` as ``judged`` reads."""
+    return frozenset(w for w in words(judged(text)) if w not in STOPWORDS and (len(w) > 1 or w.isdigit()))
 
 
 @dataclass(slots=True, eq=False)  # identity: two kept items are never the same item

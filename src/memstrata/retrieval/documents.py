@@ -8,11 +8,12 @@ the other speaker's. A hit still returns only the record's own content.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from functools import lru_cache
 
 from memstrata.models import Atom, Message, Role
-from memstrata.retrieval.terms import segment, short_text_cache
+from memstrata.retrieval.terms import JUDGED_CHARS, judged, segment, short_text_cache
 
 _FIRST = re.compile(r"\b(?:I|me|myself)\b")
 _FIRST_POSS = re.compile(r"\b(?:my|mine)\b", re.IGNORECASE)
@@ -65,10 +66,18 @@ def atom_body(a: Atom) -> str:
 
 
 def atom_match_text(a: Atom) -> str:
-    """What an atom's keyword match quality is judged on: its statement and its date words (not
-    the scene name, which names a whole topic and would make every atom of it match)."""
+    """What an atom's keyword match quality is judged on: its statement (as far as ``judged``
+    reads it) and its date words (not the scene name, which names a whole topic and would make
+    every atom of it match)."""
     when = a.metadata.get("message_time")
-    return _segmented(f"{a.content}\n{day_words(when)}" if isinstance(when, int) else a.content)
+    content = judged(a.content)
+    return _segmented(f"{content}\n{day_words(when)}" if isinstance(when, int) else content)
+
+
+def message_match_text(m: Message) -> str:
+    """What a message's keyword match quality is judged on: its vector text, made of as much of
+    its content as ``judged`` reads (segmenting all of a long message was most of a search's time)."""
+    return message_vector_text(m if len(m.content) <= JUDGED_CHARS else replace(m, content=judged(m.content)))
 
 
 def atom_vector_text(a: Atom) -> str:

@@ -21,13 +21,14 @@ queries from evidence best while the floor cost no evidence recall at 10.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from memstrata.models import Layer
 from memstrata.ports import SearchIndex
 from memstrata.retrieval.term_counts import TermCounts
-from memstrata.retrieval.terms import porter_stem, short_text_cache, words
+from memstrata.retrieval.terms import judged, porter_stem, short_text_cache, words
 
 VECTOR_ZERO = 0.2  # a cosine at or below this is no evidence (unrelated text scores about here)
 VECTOR_ONE = 0.65  # a cosine at or above this is full evidence (a close paraphrase)
@@ -76,16 +77,16 @@ def keyword_share(weights: Mapping[str, float], text: str) -> float:
 
 
 class _Held:
-    """The stems of a text, and every prefix of ``PREFIX_MIN`` characters or more of each, so
-    that matching a term costs a few set look-ups, not a scan of the text's stems (the scan was
-    most of a recall's relevance judging)."""
+    """The stems of a text, as a set and sorted, so that matching a term costs a few look-ups
+    and a binary search, not a scan of the text's stems (the scan was most of a recall's relevance
+    judging). Their size is the stems' own: a set of every prefix of every stem, as this was
+    before, grew with the square of a word's length (one 80,000-character word: 2.5 GB)."""
 
-    __slots__ = ("prefixes", "stems")
+    __slots__ = ("ordered", "stems")
 
     def __init__(self, stems: frozenset[str]) -> None:
         self.stems = stems
-        # Proper prefixes only: a term equal to a stem is in ``stems``.
-        self.prefixes = frozenset(h[:k] for h in stems for k in range(PREFIX_MIN, len(h)))
+        self.ordered = sorted(stems)
 
     def holds(self, term: str) -> bool:
         """Whether the text has the stem ``term``, or one that begins the other (the Porter stems
@@ -95,15 +96,19 @@ class _Held:
             return True
         if len(term) < PREFIX_MIN:
             return False
-        # A held stem begins with the term, or the term begins with a held stem.
-        return term in self.prefixes or any(term[:k] in self.stems for k in range(PREFIX_MIN, len(term)))
+        # A held stem begins with the term (the first stem sorted at or after it would), or the
+        # term begins with a held stem.
+        at = bisect_left(self.ordered, term)
+        if at < len(self.ordered) and self.ordered[at].startswith(term):
+            return True
+        return any(term[:k] in self.stems for k in range(PREFIX_MIN, len(term)))
 
 
 @short_text_cache(maxsize=8_192)
 def _stems(text: str) -> _Held:
     """The stems of ``text``'s words (a judged text: a candidate's statement or message with its
-    day words)."""
-    return _Held(frozenset(porter_stem(w[:-2] if w.endswith("'s") else w) for w in words(text)))
+    day words), as far as ``judged`` reads it; words are cut to ``MAX_WORD_CHARS``."""
+    return _Held(frozenset(porter_stem(w[:-2] if w.endswith("'s") else w) for w in words(judged(text))))
 
 
 class KeywordEvidence:

@@ -26,7 +26,7 @@ from memstrata.models import (
     layer_of,
 )
 from memstrata.ports import Store
-from memstrata.retrieval.documents import atom_match_text, message_vector_text
+from memstrata.retrieval.documents import atom_match_text, message_match_text
 from memstrata.retrieval.fusion import rrf
 from memstrata.retrieval.keyword import keyword_top
 from memstrata.retrieval.presets import HYBRID, SearchPlan
@@ -148,7 +148,7 @@ class Searcher:
             cosines = {**cosines, **self._missing_cosines(tenant, found, qvec, cosines)}
         for rank, (record, fused) in enumerate(found, start=ranked_before + 1):
             layer = Layer.L0 if isinstance(record, Message) else Layer.L1
-            text = message_vector_text(record) if isinstance(record, Message) else atom_match_text(record)
+            text = message_match_text(record) if isinstance(record, Message) else atom_match_text(record)
             e = Evidence(cosines.get((layer, record.seq)), keyword.share(layer, text), fused, rank)
             yield to_hit(record, e.score(), rank, e.explain())
 

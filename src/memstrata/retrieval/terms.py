@@ -3,6 +3,23 @@
 Words are lowercased Unicode word runs; CJK runs are segmented with jieba (loaded lazily, only
 when CJK text appears); common English function words are dropped from queries. Stemming is left
 to the index (FTS5 Porter), which applies it to both sides.
+
+Whatever a text holds, the work per word is bounded, so one long "word" (a base64 blob, a pasted
+``AAAA...``, a CJK run without punctuation) costs what as many short ones would:
+- a run of letters and digits longer than ``MAX_WORD_CHARS`` counts as its first
+  ``MAX_WORD_CHARS`` (``cut_long_words``), on the index side (``segment``, which builds the FTS
+  documents) and the query and judging sides (``words``, ``plain_words``) alike, so a cut query
+  word still meets the cut indexed one. No English or Chinese word comes near the length; a sha256
+  in hex (64) still counts whole. (Before, relevance scoring built every prefix of every word: one
+  80,000-character word cost 2.5 GB.)
+- jieba sees a CJK run in pieces of at most ``SEGMENT_RUN_CHARS`` characters: its time grows
+  faster than linearly with a run's length (a run of 200,000 characters took 348 s, in pieces of
+  100 under 5 s). A word split by a piece's edge is lost; a sentence that long without
+  punctuation is not prose.
+- a judged text (a search candidate's keyword share, recall's content words) is read as far as
+  its first ``JUDGED_CHARS`` characters (``judged``), as an embedder reads a record's start: a
+  search judges up to a few dozen candidates, and 4,000 characters of CJK text are about 20 ms of
+  jieba (100 ms for the worst run seen, one character repeated).
 """
 
 from __future__ import annotations
@@ -20,6 +37,12 @@ _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*", re.UNICODE)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
+MAX_WORD_CHARS = 64
+SEGMENT_RUN_CHARS = 100
+JUDGED_CHARS = 4_000
+# A run of word characters longer than MAX_WORD_CHARS, matched from its start only (the
+# look-behind keeps the search from retrying inside every long run).
+_LONG_RUN = re.compile(rf"(?<![^\W_])[^\W_]{{{MAX_WORD_CHARS + 1},}}")
 _jieba_lock = threading.Lock()
 T = TypeVar("T")
 
@@ -107,41 +130,79 @@ def language_of(text: str) -> str:
     return "zh" if han >= 2 and han / 2 > len(_LATIN_WORD.findall(text)) else "en"
 
 
+def cut_long_words(text: str) -> str:
+    """``text`` with every run of letters and digits longer than ``MAX_WORD_CHARS`` cut to its
+    first ``MAX_WORD_CHARS``."""
+    if len(text) <= MAX_WORD_CHARS:
+        return text
+    return _LONG_RUN.sub(lambda m: m.group(0)[:MAX_WORD_CHARS], text)
+
+
+def judged(text: str) -> str:
+    """The part of a text that is judged: its first ``JUDGED_CHARS`` characters."""
+    return text if len(text) <= JUDGED_CHARS else text[:JUDGED_CHARS]
+
+
+def _pieces(run: str) -> list[str]:
+    """A CJK run in the pieces jieba is given (at most ``SEGMENT_RUN_CHARS`` each)."""
+    return [run[i : i + SEGMENT_RUN_CHARS] for i in range(0, len(run), SEGMENT_RUN_CHARS)]
+
+
+def _spaced(text: str, cut: Callable[[str], Any]) -> str:
+    """``text`` with each CJK run replaced by ``cut``'s words of its pieces, between spaces, then
+    long words cut (after: a CJK run is one word run to the cut, its words are not)."""
+    if has_cjk(text):
+        text = _CJK.sub(
+            lambda m: " " + " ".join(w for p in _pieces(m.group(0)) for w in cut(p) if w.strip()) + " ",
+            text,
+        )
+    return cut_long_words(text)
+
+
 def segment(text: str) -> str:
     """Text with CJK runs split into words by spaces (search mode: a long word also yields its
-    parts, so "北京烤鸭" matches "北京" and "烤鸭"). Non-CJK text is returned unchanged."""
-    if not has_cjk(text):
-        return text
-    jieba = _jieba()
-    return _CJK.sub(
-        lambda m: " " + " ".join(w for w in jieba.cut_for_search(m.group(0)) if w.strip()) + " ", text
-    )
+    parts, so "北京烤鸭" matches "北京" and "烤鸭") and long words cut. Other text is returned
+    unchanged."""
+    return _spaced(text, lambda run: _jieba().cut_for_search(run))
 
 
 def plain_words(text: str) -> list[str]:
     """Lowercased word tokens with CJK runs cut once each (jieba's precise mode: "无人机" stays one
     word, where search mode adds "人机"): the words a text says, for the offline engine's keywords."""
-    if not has_cjk(text):
-        return [w.lower() for w in _WORD.findall(text)]
-    jieba = _jieba()
-    spaced = _CJK.sub(lambda m: " " + " ".join(w for w in jieba.cut(m.group(0)) if w.strip()) + " ", text)
-    return [w.lower() for w in _WORD.findall(spaced)]
+    return [w[:MAX_WORD_CHARS].lower() for w in _WORD.findall(_spaced(text, lambda run: _jieba().cut(run)))]
 
 
 def tagged(text: str) -> list[tuple[str, str]]:
     """``(word, part of speech)`` pairs of a Chinese text (jieba's tags: ``r`` pronoun, ``n``
     noun, ``nr`` person, ``v`` verb, ``d`` adverb, ``t`` time, ...), for the offline engine's
-    Chinese rules (who a clause is about)."""
+    Chinese rules (who a clause is about); a long CJK run is tagged in pieces, as ``segment``
+    cuts it."""
     _jieba()
     with _jieba_lock:
         import jieba.posseg
 
-    return [(p.word, p.flag) for p in jieba.posseg.cut(text) if p.word.strip()]
+    return [(p.word, p.flag) for part in _parts(text) for p in jieba.posseg.cut(part) if p.word.strip()]
+
+
+def _parts(text: str) -> list[str]:
+    """``text`` split only inside CJK runs longer than ``SEGMENT_RUN_CHARS``, so that no part holds
+    a longer run (most texts are one part)."""
+    parts: list[str] = []
+    start = 0
+    for m in _CJK.finditer(text):
+        if m.end() - m.start() <= SEGMENT_RUN_CHARS:
+            continue
+        pieces = _pieces(m.group(0))  # two or more: the last one goes on with the text after it
+        parts += [text[start : m.start()] + pieces[0], *pieces[1:-1]]
+        start = m.end() - len(pieces[-1])
+    parts.append(text[start:])
+    return parts
 
 
 def words(text: str) -> list[str]:
-    """Lowercased word tokens, CJK segmented."""
-    return [w.lower() for w in _WORD.findall(segment(text))]
+    """Lowercased word tokens, CJK segmented, long words cut (a word of runs joined by
+    apostrophes too: "a'a'a'..." is one token)."""
+    return [w[:MAX_WORD_CHARS].lower() for w in _WORD.findall(segment(text))]
 
 
 def query_terms(query: str, *, max_terms: int = 64) -> list[str]:
