@@ -7,14 +7,20 @@ left open is tightened when a writer opens it."""
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from memstrata import AsyncMemory
 from memstrata.embeddings.hashing import HashingEmbedder
+from tests.support.serve_process import wait_up
+from tests.support.sockets import free_port
 
 
 @pytest.fixture
@@ -87,3 +93,28 @@ async def test_a_data_directory_left_readable_is_tightened_when_opened(tmp_path:
         assert _too_open(_modes(home), home) == {}
     finally:
         await mem.close()
+
+
+def test_a_served_directory_and_its_workers_files_are_the_owners_alone(tmp_path: Path) -> None:
+    """``memstrata serve`` with its worker process (the shared mirrors' lock files, the leases
+    file), under umask 000."""
+    home, port = tmp_path / "data", free_port()
+    env = {**os.environ, "MEMSTRATA_EMBEDDING__PROVIDER": "hashing", "HF_HUB_OFFLINE": "1"}
+    env.pop("MEMSTRATA_API_KEY", None)
+    command = [sys.executable, "-m", "memstrata", "serve", "--port", str(port), "--data-dir", str(home)]
+    proc = subprocess.Popen(
+        command, env=env, umask=0, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_up(proc, url)
+        said = [{"role": "user", "content": f"I keep {n} bees in Porto."} for n in range(6)]
+        assert httpx.post(url + "/v1/capture", json={"messages": said, "user_id": "ann"}).status_code == 200
+        assert httpx.post(url + "/v1/pipeline/run-all", json={}, timeout=120).status_code == 200
+        modes = _modes(home)
+        assert any(name.startswith("records/") for name in modes), sorted(modes)
+        assert _too_open(modes, home) == {}
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+    assert _too_open(_modes(home), home) == {}

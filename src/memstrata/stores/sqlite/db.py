@@ -57,7 +57,6 @@ def storage_cause(exc: sqlite3.Error) -> str | None:
 
 READ_WAIT_MS = 10_000  # a reader waits this long for a lock (WAL readers rarely wait at all)
 WRITE_WAIT_MS = 1_000  # the writer waits this long for another process's write lock, then fails
-PROBE_WAIT_MS = 100  # ``write_problem``'s own waits
 
 
 def _configure(conn: sqlite3.Connection) -> None:
@@ -191,24 +190,23 @@ class Database:
                 self._depth, self._writing = 0, None
 
     def write_problem(self) -> str | None:
-        """None when a write transaction could begin now, else why not, in words (another
-        process holds the write lock, the disk refuses). While this process's own writer is at
-        work the answer is the last write's: refused (why), or fine."""
+        """None when a write transaction could begin now (within ``WRITE_WAIT_MS``, as a capture
+        would), else why not, in words (another process holds the write lock, the disk refuses).
+        While this process's own writer is at work the answer is the last write's outcome."""
         if self.read_only:
             return None
-        if not self.lock.acquire(timeout=PROBE_WAIT_MS / 1000):
+        if not self.lock.acquire(timeout=WRITE_WAIT_MS / 1000):
             return self._said(self._refused)
         try:
             if self._depth or self._closed:
                 return None
-            self.conn.execute(f"PRAGMA busy_timeout={PROBE_WAIT_MS}")
+            # With the writer's own wait: a worker's commit in progress is no problem, a lock
+            # that outlasts what a capture would wait for is.
             try:
                 self.conn.execute("BEGIN IMMEDIATE")
                 self.conn.execute("ROLLBACK")
             except sqlite3.Error as exc:
                 return self._said(storage_cause(exc) or str(exc))
-            finally:
-                self.conn.execute(f"PRAGMA busy_timeout={WRITE_WAIT_MS}")
             return None
         finally:
             self.lock.release()

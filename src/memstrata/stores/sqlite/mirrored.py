@@ -29,6 +29,7 @@ from filelock import FileLock
 
 from memstrata.atomic import atomic_write, storage_errors
 from memstrata.errors import StorageError
+from memstrata.filemodes import FILE_MODE
 from memstrata.stores.sqlite.db import Database
 from memstrata.stores.sqlite.mirror import JsonlMirror, Key, Tail, mirror_files, read_tail
 from memstrata.stores.sqlite.mirror_repair import Findings, compare, count_lines, finish_interrupted, rewrite
@@ -64,7 +65,9 @@ class MirrorKeeper:
         self._db = db
         # Not thread-local: the database lock already keeps this process's threads apart.
         self._shared = (
-            FileLock(folder.parent / f".{folder.name}.lock", thread_local=False, is_singleton=False)
+            FileLock(
+                folder.parent / f".{folder.name}.lock", mode=FILE_MODE, thread_local=False, is_singleton=False
+            )
             if shared and writable
             else None
         )

@@ -104,7 +104,7 @@ def owner_alive(home: Path, pid: int) -> bool:
         return False
     except PermissionError:
         pass  # alive, another user's
-    probe = FileLock(home / LOCK, thread_local=False, is_singleton=False)
+    probe = FileLock(home / LOCK, mode=FILE_MODE, thread_local=False, is_singleton=False)
     try:
         probe.acquire(timeout=0)
     except Timeout:
