@@ -21,6 +21,7 @@ import select
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +31,7 @@ from memstrata.memory import AsyncMemory
 log = logging.getLogger(__name__)
 POLL_SECONDS = 1.0  # how often a worker looks at the store for work (no capture can wake it)
 OWNER_WAIT_SECONDS = 60.0
+RESTART_SECONDS = 5.0  # a worker that keeps dying is started again at most this often
 DRAIN_SHARE = 0.8  # of server.shutdown_grace_seconds: a stopped worker's L1 drain  # a worker ``serve`` started waits this long for it to open the store
 
 
@@ -110,7 +112,9 @@ def _tell_ready(fd: int | None) -> None:
 
 
 class Workers:
-    """The worker processes a server starts (``serve --workers N``), and their stop."""
+    """The worker processes a server starts (``serve --workers N``): started, waited for, started
+    again when one dies (a thread checks every ``POLL_SECONDS``; at most once per
+    ``RESTART_SECONDS`` each), and stopped."""
 
     def __init__(self, location: str | Path, count: int, nice: int) -> None:
         self._location = location
@@ -118,9 +122,19 @@ class Workers:
         self._nice = nice
         self.procs: list[subprocess.Popen[bytes]] = []
         self._ready: list[int] = []  # each worker's end of its "ready" pipe, until ``ready``
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()  # ``procs`` between the watcher and ``stop``
 
     def start(self) -> None:
         """Start the workers; each waits for this process to open the store, and stops if it dies."""
+        for _ in range(self._count):
+            proc, fd = self._spawn()
+            self.procs.append(proc)
+            self._ready.append(fd)
+        if self._count:
+            threading.Thread(target=self._watch, name="memstrata-workers", daemon=True).start()
+
+    def _spawn(self) -> tuple[subprocess.Popen[bytes], int]:
         env = dict(os.environ)
         where: list[str] = []
         if isinstance(self._location, str) and "://" in self._location:
@@ -129,16 +143,33 @@ class Workers:
             where = ["--data-dir", str(self._location)]
         command = [sys.executable, "-m", "memstrata", "worker", *where]
         command += ["--owner", str(os.getpid()), "--nice", str(self._nice)]
-        for _ in range(self._count):
-            read, write = os.pipe()
-            try:
-                proc = subprocess.Popen(
-                    [*command, "--ready-fd", str(write)], env=env, stdin=subprocess.DEVNULL, pass_fds=(write,)
-                )
-            finally:
-                os.close(write)
-            self.procs.append(proc)
-            self._ready.append(read)
+        read, write = os.pipe()
+        try:
+            proc = subprocess.Popen(
+                [*command, "--ready-fd", str(write)], env=env, stdin=subprocess.DEVNULL, pass_fds=(write,)
+            )
+        except BaseException:
+            os.close(read)
+            raise
+        finally:
+            os.close(write)
+        return proc, read
+
+    def _watch(self) -> None:
+        started = [time.monotonic()] * len(self.procs)
+        while not self._stopping.wait(POLL_SECONDS):
+            for i, proc in enumerate(list(self.procs)):
+                if proc.poll() is None or time.monotonic() - started[i] < RESTART_SECONDS:
+                    continue
+                with self._lock:
+                    if self._stopping.is_set():
+                        return
+                    log.warning(
+                        "worker pid %d ended (status %s): starting another", proc.pid, proc.returncode
+                    )
+                    self.procs[i], fd = self._spawn()
+                    started[i] = time.monotonic()
+                os.close(fd)  # nobody waits for it: the server is up already
 
     def ready(self, timeout: float) -> None:
         """Wait until every worker has opened the store (up to ``timeout`` seconds in all): a
@@ -157,9 +188,11 @@ class Workers:
     def signal(self) -> None:
         """Ask every worker to stop (SIGTERM): each drains what is pending, within its share of
         the grace period, while the server finishes its requests."""
-        for proc in self.procs:
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
+        with self._lock:
+            self._stopping.set()
+            for proc in self.procs:
+                if proc.poll() is None:
+                    proc.send_signal(signal.SIGTERM)
 
     def stop(self, grace: float) -> None:
         """Stop every worker and wait for it (up to ``grace`` seconds in all; then SIGKILL: what a

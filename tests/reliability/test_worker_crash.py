@@ -1,0 +1,188 @@
+"""SIGKILL of a worker, or of the server that owns the data directory, while the worker extracts a
+backlog (``memstrata serve`` on SQLite with its worker): nothing lost, nothing doubled.
+
+A killed worker is started again by its server and the new one finishes the backlog (the
+window the dead one was on was never committed: its cursor did not move). A killed server
+leaves its worker orphaned; the worker notices and stops, and the restarted server's worker
+finishes. Either way every message is extracted, no atom is there twice, and both JSONL
+mirrors agree line for line with the tables although two processes wrote them.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import httpx
+import pytest
+
+from memstrata.models import AtomFilter, MessageFilter
+from memstrata.stores.sqlite.store import SqliteStore
+from tests.support.serve_process import wait_up
+from tests.support.sockets import free_port
+
+pytest.importorskip("fastapi")
+
+SESSIONS, PER_SESSION = 40, 60  # 2,400 messages: several seconds of extraction on this machine
+ENV = {
+    "MEMSTRATA_EMBEDDING__PROVIDER": "hashing",  # the worker embeds the backlog too
+    "MEMSTRATA_PIPELINE__EVERY_N_CONVERSATIONS": "1000000",  # due by the idle timer only
+    "MEMSTRATA_PIPELINE__WARM_UP": "false",
+    "MEMSTRATA_PIPELINE__L1_IDLE_TIMEOUT_SECONDS": "1",
+    "MEMSTRATA_PIPELINE__RETRY_DELAY_SECONDS": "0.5",
+    "MEMSTRATA_PIPELINE__L2_DELAY_AFTER_L1_SECONDS": "0.5",
+    "MEMSTRATA_PIPELINE__L2_MIN_INTERVAL_SECONDS": "1",
+    "HF_HUB_OFFLINE": "1",
+}
+
+
+def serve(home: Path) -> tuple[subprocess.Popen[str], str]:
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memstrata", "--data-dir", str(home), "serve", "--port", str(port)],
+        env={**os.environ, **ENV},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    wait_up(proc, base)
+    return proc, base
+
+
+def workers_of(pid: int) -> list[int]:
+    """The pids of ``pid``'s ``memstrata worker`` children."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        for child in (task / "children").read_text().split():
+            try:
+                if "\0worker\0" in Path(f"/proc/{child}/cmdline").read_text():
+                    found.append(int(child))
+            except FileNotFoundError:
+                pass
+    return found
+
+
+def capture_backlog(base: str) -> None:
+    with httpx.Client(base_url=base, timeout=60) as http:
+        for s in range(SESSIONS):
+            turns = [
+                {
+                    "role": "user" if i % 2 == 0 else "assistant",
+                    "content": f"In week {i} of trip {s} I hiked {i % 9 + 1} km near lake {s * 100 + i}.",
+                    "id": f"t{s}-{i}",
+                }
+                for i in range(PER_SESSION)
+            ]
+            reply = http.post("/v1/capture", json={"messages": turns, "session_key": f"trip{s}"})
+            assert reply.status_code == 200, reply.text
+
+
+def counts(home: Path) -> tuple[int, int]:
+    """(atoms committed, messages after their session's cursor), read from the database file."""
+    conn = sqlite3.connect(f"file:{home / 'memstrata.db'}?mode=ro", uri=True)
+    try:
+        atoms = conn.execute("SELECT COUNT(*) FROM atoms").fetchone()[0]
+        behind = conn.execute(
+            "SELECT COUNT(*) FROM messages m LEFT JOIN pipeline_sessions p ON p.user_id = m.user_id "
+            "AND p.agent_id = m.agent_id AND p.session_key = m.session_key "
+            "WHERE m.seq > COALESCE(p.cursor, 0)"
+        ).fetchone()[0]
+    finally:
+        conn.close()
+    return int(atoms), int(behind)
+
+
+def wait_mid_run(home: Path, timeout: float = 120.0) -> None:
+    """Until the worker has committed atoms and still has messages to extract."""
+    deadline = time.monotonic() + timeout
+    while True:
+        atoms, behind = counts(home)
+        if atoms and behind:
+            return
+        assert time.monotonic() < deadline and not (atoms and not behind), (atoms, behind)
+        time.sleep(0.05)
+
+
+def wait_all_extracted(home: Path, timeout: float = 240.0) -> None:
+    deadline = time.monotonic() + timeout
+    while counts(home)[1]:
+        assert time.monotonic() < deadline, f"still behind: {counts(home)}"
+        time.sleep(0.2)
+
+
+def stop(proc: subprocess.Popen[str]) -> str:
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err[-2000:]
+    return err
+
+
+def assert_whole(home: Path, remembered: int = 0) -> None:
+    """Every message stored once and extracted, no atom twice, mirrors equal to the tables."""
+    store = SqliteStore(home, read_only=True)
+    try:
+        messages = store.messages.list(None, MessageFilter(), limit=100_000)
+        assert len(messages) == SESSIONS * PER_SESSION + remembered
+        atoms = store.atoms.list(None, AtomFilter(include_superseded=True), limit=100_000)
+        twice = [k for k, n in Counter((a.content, a.source_message_ids) for a in atoms).items() if n > 1]
+        assert atoms and not twice, twice[:3]
+        assert store.mirror_check(full=True) is None
+    finally:
+        store.close()
+
+
+def test_a_worker_killed_mid_run_is_replaced_and_nothing_is_lost_or_doubled(tmp_path: Path) -> None:
+    home = tmp_path / "data"
+    proc, base = serve(home)
+    try:
+        (first,) = workers_of(proc.pid)
+        capture_backlog(base)
+        wait_mid_run(home)
+        for n in range(5):  # the server writes atoms (and the records mirror) while the worker does
+            note = {"text": f"My locker number at the gym is {n}{n}7."}
+            assert httpx.post(base + "/v1/remember", json=note, timeout=60).status_code == 200
+        os.kill(first, signal.SIGKILL)  # mid-run: atoms committed, messages still behind
+        assert counts(home)[1] > 0
+        wait_all_extracted(home)
+        (second,) = workers_of(proc.pid)
+        assert second != first  # the server started another
+        status = httpx.get(base + "/v1/status", timeout=60).json()
+        assert not [s for s in status["sessions"] if s["last_error"]] and not status["problems"]
+    finally:
+        stop(proc)
+    assert_whole(home, remembered=5)
+
+
+def test_a_killed_server_stops_its_worker_and_a_restart_finishes(tmp_path: Path) -> None:
+    home = tmp_path / "data"
+    proc, base = serve(home)
+    (worker,) = workers_of(proc.pid)
+    capture_backlog(base)
+    wait_mid_run(home)
+    proc.send_signal(signal.SIGKILL)  # the owner dies; its worker is mid-run
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 15
+    while Path(f"/proc/{worker}").exists() and "zombie" not in _state(worker):
+        assert time.monotonic() < deadline, "the orphaned worker kept running"
+        time.sleep(0.1)
+    assert counts(home)[1] > 0  # what it left is still to do
+    proc, base = serve(home)
+    try:
+        wait_all_extracted(home)
+    finally:
+        stop(proc)
+    assert_whole(home)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text().lower()
+    except FileNotFoundError:
+        return "zombie"
