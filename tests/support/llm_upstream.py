@@ -20,7 +20,7 @@ import threading
 import time
 import zlib
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
@@ -35,7 +35,8 @@ class Reply:
     (as a provider may before it ends the response); ``usage`` is reported as given. ``gzip``
     compresses the body (a stream event by event, each flushed so it can be read on arrival);
     ``cut_after`` breaks the connection off after that many events of a stream, or halfway
-    through a whole body, with no proper end."""
+    through a whole body, with no proper end. A ``tool`` reply with ``text=""`` is the call
+    alone (no text part)."""
 
     text: str = "Noted, thank you."
     status: int = 200
@@ -46,6 +47,8 @@ class Reply:
     usage: tuple[int, int] = (11, 7)
     gzip: bool = False
     cut_after: int | None = None
+    tool_input: str = '{"city": "Paris"}'  # the tool call's arguments, JSON text
+    namespace: str | None = None  # a Responses function call's tool namespace (Codex's MCP tools)
 
 
 @dataclass(slots=True)
@@ -79,6 +82,7 @@ class ScriptedUpstream:
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._count = 0
         self.default = Reply()  # the answer when nothing is queued
+        self.script: Callable[[Recorded], Reply] | None = None  # else this picks it, by request
 
     def enqueue(self, *replies: Reply) -> None:
         with self._lock:
@@ -88,7 +92,9 @@ class ScriptedUpstream:
         with self._lock:
             self.requests.append(rec)
             self._count += 1
-            return self._count, (self._queue.popleft() if self._queue else self.default)
+            if self._queue:
+                return self._count, self._queue.popleft()
+        return self._count, (self.script(rec) if self.script is not None else self.default)
 
     def __enter__(self) -> ScriptedUpstream:
         self._thread.start()
@@ -104,6 +110,11 @@ class ScriptedUpstream:
 # --- answers in each format -----------------------------------------------------------------------
 
 
+def _halves(text: str) -> tuple[str, str]:
+    """JSON text in two pieces, as a stream sends it."""
+    return text[: len(text) // 2], text[len(text) // 2 :]
+
+
 def _words(text: str) -> list[str]:
     parts = text.split(" ")
     return [p if i == len(parts) - 1 else p + " " for i, p in enumerate(parts)]
@@ -116,7 +127,7 @@ def chat_body(n: int, model: str, r: Reply) -> dict[str, Any]:
             {
                 "id": f"call_{n}",
                 "type": "function",
-                "function": {"name": r.tool, "arguments": '{"city": "Paris"}'},
+                "function": {"name": r.tool, "arguments": r.tool_input},
             }
         ]
     return {
@@ -161,11 +172,38 @@ def chat_events(n: int, model: str, r: Reply) -> Iterator[str]:
             "function": {"name": r.tool, "arguments": ""},
         }
         yield chunk({"tool_calls": [call]})
-        for piece in ('{"city": ', '"Paris"}'):
+        for piece in _halves(r.tool_input):
             yield chunk({"tool_calls": [{"index": 0, "function": {"arguments": piece}}]})
     usage = {"prompt_tokens": r.usage[0], "completion_tokens": r.usage[1], "total_tokens": sum(r.usage)}
     yield chunk({}, "tool_calls" if r.tool else "stop", usage)
     yield "data: [DONE]\n\n"
+
+
+def _response_output(n: int, r: Reply) -> list[dict[str, Any]]:
+    output: list[dict[str, Any]] = []
+    if r.text or not r.tool:
+        output.append(
+            {
+                "type": "message",
+                "id": f"msg_{n}",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": r.text, "annotations": []}],
+            }
+        )
+    if r.tool:
+        output.append(
+            {
+                "type": "function_call",
+                "id": f"fc_{n}",
+                "call_id": f"call_{n}",
+                "name": r.tool,
+                **({"namespace": r.namespace} if r.namespace else {}),
+                "arguments": r.tool_input,
+                "status": "completed",
+            }
+        )
+    return output
 
 
 def response_body(n: int, model: str, r: Reply) -> dict[str, Any]:
@@ -175,15 +213,7 @@ def response_body(n: int, model: str, r: Reply) -> dict[str, Any]:
         "created_at": 1_700_000_000 + n,
         "status": "completed",
         "model": model,
-        "output": [
-            {
-                "type": "message",
-                "id": f"msg_{n}",
-                "status": "completed",
-                "role": "assistant",
-                "content": [{"type": "output_text", "text": r.text, "annotations": []}],
-            }
-        ],
+        "output": _response_output(n, r),
         "parallel_tool_calls": True,
         "tool_choice": "auto",
         "tools": [],
@@ -198,6 +228,8 @@ def response_body(n: int, model: str, r: Reply) -> dict[str, Any]:
 
 
 def response_events(n: int, model: str, r: Reply) -> Iterator[str]:
+    """The events a Responses stream sends, in order: each output item added, its parts and
+    deltas, done; then ``response.completed`` (what the Codex CLI needs to see)."""
     final = response_body(n, model, r)
     seq = iter(range(1000))
 
@@ -205,18 +237,47 @@ def response_events(n: int, model: str, r: Reply) -> Iterator[str]:
         return f"event: {kind}\ndata: {json.dumps({'type': kind, 'sequence_number': next(seq), **data})}\n\n"
 
     yield event("response.created", response={**final, "status": "in_progress", "output": []})
-    for w in _words(r.text):
-        yield event(
-            "response.output_text.delta", item_id=f"msg_{n}", output_index=0, content_index=0, delta=w
-        )
-    yield event("response.output_item.done", output_index=0, item=final["output"][0])
+    yield event("response.in_progress", response={**final, "status": "in_progress", "output": []})
+    for at, done in enumerate(final["output"]):
+        if done["type"] == "message":
+            yield event(
+                "response.output_item.added",
+                output_index=at,
+                item={**done, "status": "in_progress", "content": []},
+            )
+            part = {"type": "output_text", "text": "", "annotations": []}
+            where = {"item_id": done["id"], "output_index": at, "content_index": 0}
+            yield event("response.content_part.added", **where, part=part)
+            for w in _words(r.text):
+                yield event("response.output_text.delta", **where, delta=w)
+            yield event("response.output_text.done", **where, text=r.text)
+            yield event("response.content_part.done", **where, part={**part, "text": r.text})
+        else:
+            yield event(
+                "response.output_item.added",
+                output_index=at,
+                item={**done, "arguments": "", "status": "in_progress"},
+            )
+            for piece in _halves(r.tool_input):
+                yield event(
+                    "response.function_call_arguments.delta", item_id=done["id"], output_index=at, delta=piece
+                )
+            yield event(
+                "response.function_call_arguments.done",
+                item_id=done["id"],
+                output_index=at,
+                arguments=r.tool_input,
+            )
+        yield event("response.output_item.done", output_index=at, item=done)
     yield event("response.completed", response=final)
 
 
 def message_body(n: int, model: str, r: Reply) -> dict[str, Any]:
-    content: list[dict[str, Any]] = [{"type": "text", "text": r.text}]
+    content: list[dict[str, Any]] = [{"type": "text", "text": r.text}] if r.text or not r.tool else []
     if r.tool:
-        content.append({"type": "tool_use", "id": f"toolu_{n}", "name": r.tool, "input": {"city": "Paris"}})
+        content.append(
+            {"type": "tool_use", "id": f"toolu_{n}", "name": r.tool, "input": json.loads(r.tool_input)}
+        )
     return {
         "id": f"msg_{n}",
         "type": "message",
@@ -236,18 +297,21 @@ def message_events(n: int, model: str, r: Reply) -> Iterator[str]:
     start = {**message_body(n, model, r), "content": [], "stop_reason": None}
     start["usage"] = {"input_tokens": r.usage[0], "output_tokens": 1}
     yield event("message_start", message=start)
-    yield event("content_block_start", index=0, content_block={"type": "text", "text": ""})
-    for w in _words(r.text):
-        yield event("content_block_delta", index=0, delta={"type": "text_delta", "text": w})
-    yield event("content_block_stop", index=0)
+    at = 0
+    if r.text or not r.tool:
+        yield event("content_block_start", index=0, content_block={"type": "text", "text": ""})
+        for w in _words(r.text):
+            yield event("content_block_delta", index=0, delta={"type": "text_delta", "text": w})
+        yield event("content_block_stop", index=0)
+        at = 1
     if r.tool:
         block = {"type": "tool_use", "id": f"toolu_{n}", "name": r.tool, "input": {}}
-        yield event("content_block_start", index=1, content_block=block)
-        for piece in ('{"city": ', '"Paris"}'):
+        yield event("content_block_start", index=at, content_block=block)
+        for piece in _halves(r.tool_input):
             yield event(
-                "content_block_delta", index=1, delta={"type": "input_json_delta", "partial_json": piece}
+                "content_block_delta", index=at, delta={"type": "input_json_delta", "partial_json": piece}
             )
-        yield event("content_block_stop", index=1)
+        yield event("content_block_stop", index=at)
     stop = "tool_use" if r.tool else "end_turn"
     yield event(
         "message_delta",

@@ -15,7 +15,10 @@ transcript and what it should look like stored:
 3. **The polluted prompt**: the turn's user message (the first user message at or after the
    remembered position, else the last user message) is replaced by the clean prompt remembered at
    ``before_prompt``: the host stored it with recall's context pasted in.
-4. **Host noise**: line-leading time stamps (``[Tue 2026-03-03 10:00 UTC]``), ``[media attached]``
+4. **Harness text**: what a coding agent puts into the user's turn (Claude Code's
+   ``<system-reminder>`` blocks, Codex's ``<environment_context>`` and AGENTS.md preamble, ...:
+   ``HARNESS_RULES``) is cut.
+5. **Host noise**: line-leading time stamps (``[Tue 2026-03-03 10:00 UTC]``), ``[media attached]``
    placeholders, reply directives (``[[reply_to_current]]``), host metadata blocks and ``System:``
    exec lines are cut, with any configured patterns; messages that are host events (session
    bootstrap, pre-compaction flush) or that L0 would drop anyway are dropped. L0's own sanitizing
@@ -67,6 +70,92 @@ _HOST_EVENTS = re.compile(
     r"Pre-compaction memory flush)"
 )
 _BLANK_RUN = re.compile(r"\n(?:[ \t]*\n){2,}")
+
+
+@dataclass(frozen=True, slots=True)
+class HarnessRule:
+    """Text a coding-agent harness puts into the user's turn that the user did not write."""
+
+    harness: str
+    what: str
+    pattern: re.Pattern[str]
+
+
+def _blocks(*tags: str) -> re.Pattern[str]:
+    names = "|".join(re.escape(t) for t in tags)
+    return re.compile(rf"<({names})\b[^>]*>.*?</\1\s*>[ \t]*\n?", re.DOTALL)
+
+
+# What each harness puts into a user turn (seen on the wire from Claude Code 2.1.332 and Codex
+# 0.171.0, tests/cli_agents), removed from what is stored and recalled for, never from what goes
+# upstream. docs/proxy.md lists them.
+HARNESS_RULES = (
+    HarnessRule(
+        "Claude Code",
+        "<system-reminder> blocks: CLAUDE.md contents, commit attribution, dates, agent and skill lists, context notices",
+        _blocks("system-reminder"),
+    ),
+    HarnessRule(
+        "Claude Code",
+        "slash-command and !-shell records, hook output, task notifications",
+        _blocks(
+            "local-command-caveat",
+            "command-name",
+            "command-message",
+            "command-args",
+            "local-command-stdout",
+            "local-command-stderr",
+            "bash-input",
+            "bash-stdout",
+            "bash-stderr",
+            "user-prompt-submit-hook",
+            "task-notification",
+        ),
+    ),
+    HarnessRule(
+        "Claude Code",
+        "the compaction preface (the model's summary of the earlier conversation)",
+        re.compile(
+            r"This session is being continued from a previous conversation that ran out of context\."
+            r"(?:.*?(?:Pick up the last task as if the break never happened\.|"
+            r"If you need details from the earlier conversation, ask the user\.))?",
+            re.DOTALL,
+        ),
+    ),
+    HarnessRule(
+        "Claude Code", "interruption notes", re.compile(r"\[Request interrupted by user(?: for tool use)?\]")
+    ),
+    HarnessRule(
+        "Codex",
+        "the AGENTS.md preamble",
+        re.compile(r"# AGENTS\.md instructions for [^\n]*\n+<INSTRUCTIONS>.*?</INSTRUCTIONS>", re.DOTALL),
+    ),
+    HarnessRule(
+        "Codex",
+        "<environment_context> and the other context blocks",
+        _blocks(
+            "environment_context",
+            "user_instructions",
+            "user_shell_command",
+            "turn_aborted",
+            "subagent_notification",
+            "startup_context",
+            "codex_internal_context",
+            "agent_message_board_notification",
+        ),
+    ),
+)
+
+
+def strip_harness(text: str) -> str:
+    """``text`` without what a coding-agent harness put into it (``HARNESS_RULES``)."""
+    if "<" not in text and "[" not in text and "This session" not in text and "# AGENTS" not in text:
+        return text  # the common case: a plain prompt, no scan per rule
+    for rule in HARNESS_RULES:
+        text = rule.pattern.sub("", text)
+    return text
+
+
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a valid pair is one character in a str
 
 
@@ -126,10 +215,10 @@ def compile_patterns(patterns: Sequence[str]) -> tuple[re.Pattern[str], ...]:
 
 
 def strip_noise(text: str, extra: Sequence[re.Pattern[str]] = ()) -> str:
-    """``text`` without host noise (the module's rule 4) and matches of ``extra``, trimmed; a
+    """``text`` without harness text and host noise (the module's rules 4 and 5) and matches of ``extra``, trimmed; a
     lone surrogate (JSON allows ``"\\ud800"``, UTF-8 cannot hold it) becomes U+FFFD, so the
     message is stored with the character replaced rather than failing to store at all."""
-    text = _LONE_SURROGATE.sub("\ufffd", text).replace("\r\n", "\n")
+    text = strip_harness(_LONE_SURROGATE.sub("\ufffd", text).replace("\r\n", "\n"))
     for pattern in (*_NOISE, *extra):
         text = pattern.sub("", text)
     text = _STAMP.sub("", text)

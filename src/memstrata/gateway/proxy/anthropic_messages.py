@@ -21,11 +21,12 @@ from memstrata.gateway.proxy.dialect import (
     append_system,
     canonical,
     content_text,
+    conversation,
     joined,
     prepend_text,
 )
 from memstrata.gateway.proxy.sse import Event
-from memstrata.layers.host_turns import TurnMessage
+from memstrata.layers.host_turns import TurnMessage, strip_harness
 
 _TEXT = frozenset({"text"})  # the text blocks (no tool results, thinking, images or documents)
 
@@ -61,7 +62,7 @@ class AnthropicMessages:
     def read(self, body: Body, tools: ToolPolicy) -> Turn:
         raw = body.get("messages")
         raw = raw if isinstance(raw, list) else []
-        items = tuple(message(m, tools) for m in raw)
+        items = conversation(message(m, tools) for m in raw)
         system = body.get("system")
         system_text = system if isinstance(system, str) else content_text(system, _TEXT)
         prompt = max(
@@ -70,7 +71,7 @@ class AnthropicMessages:
                 for i, m in enumerate(raw)
                 if isinstance(m, dict)
                 and m.get("role") == "user"
-                and content_text(m.get("content"), _TEXT).strip()
+                and strip_harness(content_text(m.get("content"), _TEXT)).strip()
             ),
             default=None,
         )

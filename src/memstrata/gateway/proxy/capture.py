@@ -11,15 +11,18 @@ finds every earlier message stored already (stable ids, ``layers.host_turns``).
 Auxiliary requests are left out entirely, neither recalled for nor stored: a request with no
 user turn (a tool loop's continuation is not one: its prompt is the earlier user message), and
 requests whose system prompt or prompt asks for a conversation title, a summary or compaction of
-the conversation, or a topic check (the patterns below, plus ``proxy.auxiliary_patterns``).
+the conversation, or a topic check, Claude Code's quota probe (the patterns below, plus
+``proxy.auxiliary_patterns``), and Codex requests whose ``x-codex-turn-metadata`` names a
+``request_kind`` other than ``turn``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any
 
 from memstrata.errors import ConfigError
@@ -41,8 +44,10 @@ AUXILIARY = tuple(
         r"\bcontext (?:checkpoint|compaction)\b|\bcompact(?:ing)? the conversation\b",
         r"\bnew conversation topic\b",
         r"\bgenerate\b[^.\n]{0,40}\btags\b[^.\n]{0,40}\bchat\b",
+        r"\A\s*quota\s*\Z",  # Claude Code's quota probe (max_tokens 1, on an interactive start)
     )
 )
+CODEX_METADATA = "x-codex-turn-metadata"  # JSON; its request_kind is "turn" for a user's turn
 
 
 def patterns(extra: Sequence[str]) -> tuple[re.Pattern[str], ...]:
@@ -53,15 +58,30 @@ def patterns(extra: Sequence[str]) -> tuple[re.Pattern[str], ...]:
         raise ConfigError(f"proxy.auxiliary_patterns: not a regular expression: {exc}") from exc
 
 
-def auxiliary(turn: Turn, found: Sequence[re.Pattern[str]]) -> str | None:
+def auxiliary(
+    turn: Turn, found: Sequence[re.Pattern[str]], headers: Mapping[str, str] | None = None
+) -> str | None:
     """Why the request is auxiliary, or None when it is a turn of the conversation."""
     if turn.prompt_index is None:
         return "no user turn"
+    kind = _codex_request_kind((headers or {}).get(CODEX_METADATA))
+    if kind is not None and kind != "turn":
+        return f"Codex request_kind {kind!r}"
     for where, text in (("system prompt", turn.system), ("prompt", turn.prompt)):
         head = text[:_SCAN]
         if any(p.search(head) for p in found):
             return f"{where} asks for a title, summary or topic check"
     return None
+
+
+def _codex_request_kind(metadata: str | None) -> str | None:
+    if not metadata or len(metadata) > 10_000:
+        return None
+    try:
+        kind = json.loads(metadata).get("request_kind")
+    except (ValueError, AttributeError):
+        return None
+    return kind if isinstance(kind, str) else None
 
 
 async def commit(

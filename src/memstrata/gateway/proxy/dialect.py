@@ -14,13 +14,14 @@ id (``layers.host_turns``) and are stored once.
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from memstrata.gateway.proxy.sse import Event
-from memstrata.layers.host_turns import TurnMessage
+from memstrata.layers.host_turns import TurnMessage, strip_harness
 
 Body = dict[str, Any]
 
@@ -104,6 +105,16 @@ class Dialect(Protocol):
     def accumulator(self, tools: ToolPolicy) -> Accumulator: ...
 
     def streaming(self, body: Body) -> bool: ...
+
+
+def conversation(items: Iterable[TurnMessage]) -> tuple[TurnMessage, ...]:
+    """``items`` with the harness text (Claude Code's ``<system-reminder>`` blocks, Codex's
+    ``<environment_context>``, ...: ``host_turns.HARNESS_RULES``) cut from user messages: the
+    turn's prompt, the recall query, the session's first message and the auxiliary checks are
+    about what the user wrote. Only what memstrata reads: the body goes upstream as sent."""
+    return tuple(
+        dataclasses.replace(m, content=strip_harness(m.content)) if m.role == "user" else m for m in items
+    )
 
 
 def joined(parts: Sequence[str]) -> str:

@@ -201,7 +201,7 @@ async def _answer(
 
 def _plan(request: Request, state: ProxyState, turn: Turn) -> tuple[bool, bool]:
     """Whether to recall and whether to capture."""
-    reason = auxiliary(turn, state.config.auxiliary)
+    reason = auxiliary(turn, state.config.auxiliary, request.headers)
     if reason is not None:
         state.stats.auxiliary += 1
         log.info("proxy: auxiliary request (%s): no recall, no capture", reason)

@@ -19,6 +19,7 @@ from memstrata.gateway.proxy.dialect import (
     Turn,
     append_system,
     content_text,
+    conversation,
     joined,
     prepend_text,
 )
@@ -52,12 +53,12 @@ class OpenAIChat:
 
     def read(self, body: Body, tools: ToolPolicy) -> Turn:
         raw = body.get("messages")
-        items = [message(m, tools) for m in raw] if isinstance(raw, list) else []
+        items = conversation(message(m, tools) for m in raw) if isinstance(raw, list) else ()
         system = joined([m.content for m in items if m.role in _SYSTEM_ROLES])
         # The prompt is the latest user message with text; tool results after it (an agent's
         # loop) continue that turn.
         prompt = max((i for i, m in enumerate(items) if m.role == "user" and m.content.strip()), default=None)
-        return Turn(tuple(items), system, prompt)
+        return Turn(items, system, prompt)
 
     def inject(self, body: Body, turn: Turn, injection: Injection) -> Body:
         out = dict(body)

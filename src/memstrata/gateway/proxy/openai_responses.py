@@ -23,6 +23,7 @@ from memstrata.gateway.proxy.dialect import (
     Turn,
     append_system,
     content_text,
+    conversation,
     joined,
     prepend_text,
 )
@@ -65,7 +66,7 @@ class OpenAIResponses:
     family = "openai"
 
     def read(self, body: Body, tools: ToolPolicy) -> Turn:
-        items = [item(it, tools) for it in _items(body)]
+        items = conversation(item(it, tools) for it in _items(body))
         instructions = body.get("instructions")
         system = joined(
             [
@@ -74,7 +75,7 @@ class OpenAIResponses:
             ]
         )
         prompt = max((i for i, m in enumerate(items) if m.role == "user" and m.content.strip()), default=None)
-        return Turn(tuple(items), system, prompt)
+        return Turn(items, system, prompt)
 
     def inject(self, body: Body, turn: Turn, injection: Injection) -> Body:
         out = dict(body)

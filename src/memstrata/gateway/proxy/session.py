@@ -1,7 +1,7 @@
 """Which memstrata session a proxied request belongs to: one proxied conversation is one session.
 
 In order: the ``x-memstrata-session`` header; the session headers agent harnesses already send
-(Claude Code's ``x-claude-code-session-id``, ``x-session-id``, ``x-conversation-id``, ...); else
+(Claude Code's ``x-claude-code-session-id``, Codex's ``session-id``, ``x-session-id``, ``x-conversation-id``, ...); else
 an id derived from the conversation's system prompt and first user message, which every request
 of the conversation resends unchanged.
 """
@@ -15,7 +15,9 @@ from memstrata.errors import InputError
 
 SESSION_HEADER = "x-memstrata-session"
 HARNESS_HEADERS = (
-    "x-claude-code-session-id",
+    "x-claude-code-session-id",  # Claude Code: one per run (``--continue`` keeps it)
+    "session-id",  # Codex: one per run (also in ``thread-id`` and ``x-client-request-id``)
+    "thread-id",
     "x-session-id",
     "x-conversation-id",
     "session_id",

@@ -1,0 +1,225 @@
+"""The coding-agent CLIs people run, driven for real: Claude Code (``claude -p``) and the Codex
+CLI (``codex exec``), pinned in ``package.json`` / ``package-lock.json`` beside this file and
+installed by ``scripts/test`` (``npm ci``) into ``node_modules`` here.
+
+Each run gets a throwaway ``HOME``, a dummy key and a base URL on loopback: memstrata's proxy in
+front of the scripted upstream (``tests.support.llm_upstream``), or, for the MCP tests, the
+scripted upstream itself. ``HTTPS_PROXY`` points at a closed loopback port so whatever else a CLI
+would fetch (telemetry, update checks) fails at once and nothing leaves the machine.
+
+Where the CLIs are not installed the tests skip, saying how to install them; under CI
+(``CI=true``) they fail instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.live_server import LiveServer
+from tests.support.llm_upstream import Recorded, Reply, ScriptedUpstream
+
+HERE = Path(__file__).parent
+BIN = HERE / "node_modules" / ".bin"
+FACT = "I keep three beehives on the roof of my flat in Porto."
+ANSWER = "Noted: three beehives on your roof in Porto."
+DEAD = "http://127.0.0.1:9"  # the discard port: nothing listens, a connection is refused at once
+
+
+def require(name: str) -> Path:
+    """The CLI's path; a skip (or, under CI, a failure) saying how to install it."""
+    path = BIN / name
+    if path.exists():
+        return path
+    why = f"{name} is not installed: run `npm ci` in {HERE} (scripts/test does)"
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(why + "; CI requires the coding-agent CLIs")
+    pytest.skip(why)
+
+
+def prompt_of(rec: Recorded) -> str:
+    """The text of the last user item of a recorded model call (tool results included)."""
+    body = rec.json or {}
+    items = body.get("messages") or body.get("input") or []
+    users = [it for it in items if isinstance(it, dict) and it.get("role") == "user"]
+    return json.dumps(users[-1]) if users else ""
+
+
+def tool_result_in(rec: Recorded) -> str | None:
+    """The last item's tool output when the call continues a tool loop (either wire format)."""
+    body = rec.json or {}
+    items = body.get("messages") or body.get("input") or []
+    last = items[-1] if items else {}
+    if last.get("type") == "function_call_output":
+        return str(last.get("output"))
+    content = last.get("content")
+    if last.get("role") == "user" and isinstance(content, list):
+        results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+        if results:
+            return json.dumps(results[-1].get("content"))
+    return None
+
+
+@dataclass
+class Model:
+    """What the scripted model answers: ``tools`` maps a phrase of the prompt to the tool call
+    it asks for (name, or ``namespace/name``, and JSON arguments); a request continuing a tool loop gets ``after_tool``;
+    ``answers`` maps a phrase to a text; else ``ANSWER``."""
+
+    tools: dict[str, tuple[str, str]] = field(default_factory=dict)
+    answers: dict[str, str] = field(default_factory=dict)
+    after_tool: Callable[[str], str] = lambda output: "The tool has run."
+
+    def __call__(self, rec: Recorded) -> Reply:
+        output = tool_result_in(rec)
+        if output is not None:
+            return Reply(text=self.after_tool(output))
+        prompt = prompt_of(rec)
+        for phrase, (tool, arguments) in self.tools.items():
+            if phrase in prompt:
+                space, _, name = tool.rpartition("/")  # "namespace/name": a namespaced tool
+                return Reply(text="", tool=name, tool_input=arguments, namespace=space or None)
+        for phrase, text in self.answers.items():
+            if phrase in prompt:
+                return Reply(text=text)
+        return Reply(text=ANSWER)
+
+
+@pytest.fixture
+def upstream() -> Iterator[ScriptedUpstream]:
+    with ScriptedUpstream() as up:
+        up.script = Model()
+        yield up
+
+
+@pytest.fixture
+def gateway(tmp_path: Path, upstream: ScriptedUpstream) -> Iterator[LiveServer]:
+    """memstrata with its proxy in front of ``upstream`` (pass-through mode, no keys: the tenant
+    comes from ``x-memstrata-user-id``). Recall gets 10 s rather than 150 ms: the machine is
+    shared and a late recall would send the request without memories."""
+    home = tmp_path / "memstrata"
+    proxy = {"openai_url": upstream.openai_url, "anthropic_url": upstream.url, "recall_timeout_ms": 10_000}
+    with LiveServer(home, proxy=proxy) as server:
+        yield server
+
+
+@dataclass
+class Run:
+    stdout: str
+    stderr: str
+    seconds: float
+
+
+class Cli:
+    """One CLI with its own throwaway ``HOME`` and working directory; ``run`` starts a new
+    process (a new session) each time unless given ``more`` arguments that continue one."""
+
+    def __init__(self, name: str, home: Path, env: dict[str, str], argv: list[str]) -> None:
+        self.path = require(name)
+        self.home, self.work = home / "home", home / "work"
+        self.home.mkdir(parents=True)
+        self.work.mkdir(parents=True)
+        self.env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(self.home),
+            "TERM": "dumb",
+            "LANG": "C.UTF-8",
+            "HTTPS_PROXY": DEAD,
+            "HTTP_PROXY": DEAD,
+            "NO_PROXY": "127.0.0.1,localhost",
+            **env,
+        }
+        self.argv = argv
+
+    def run(self, prompt: str, *more: str, timeout: float = 120) -> Run:
+        started = time.monotonic()
+        done = subprocess.run(
+            [str(self.path), *self.argv, *more, prompt],
+            env=self.env,
+            cwd=self.work,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+        run = Run(done.stdout, done.stderr, time.monotonic() - started)
+        assert done.returncode == 0, f"{self.path.name} exited {done.returncode}: {done.stderr[-3000:]}"
+        return run
+
+
+def claude(tmp_path: Path, base_url: str, *, headers: str = "", argv: tuple[str, ...] = ()) -> Cli:
+    env = {
+        "ANTHROPIC_BASE_URL": base_url,
+        "ANTHROPIC_API_KEY": "sk-ant-dummy",
+        "ANTHROPIC_CUSTOM_HEADERS": headers,
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+    }
+    return Cli("claude", tmp_path / "claude", env, [*argv, "-p"])
+
+
+def codex(tmp_path: Path, base_url: str, *, headers: dict[str, str], extra: str = "") -> Cli:
+    cli = Cli("codex", tmp_path / "codex", {"OPENAI_API_KEY": "sk-dummy"}, [])
+    config = cli.home / ".codex"
+    config.mkdir()
+    cli.env["CODEX_HOME"] = str(config)
+    sent = ", ".join(f'"{k}" = "{v}"' for k, v in headers.items())
+    (config / "config.toml").write_text(
+        f"""model = "gpt-test"
+model_provider = "memstrata"
+
+[model_providers.memstrata]
+name = "memstrata"
+base_url = "{base_url}"
+env_key = "OPENAI_API_KEY"
+wire_api = "responses"
+http_headers = {{ {sent} }}
+{extra}"""
+    )
+    # The shell tool runs unsandboxed: bubblewrap needs user namespaces a container may lack.
+    cli.argv = ["exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox"]
+    return cli
+
+
+def stored(server: LiveServer, user: str = "ana") -> list[dict[str, Any]]:
+    """Every L0 message of ``user``, oldest first."""
+    answer = httpx.get(server.url + "/v1/messages", params={"user_id": user}, timeout=30)
+    assert answer.status_code == 200, answer.text
+    return list(answer.json())
+
+
+def settled(server: LiveServer, want: int, user: str = "ana", seconds: float = 20) -> list[dict[str, Any]]:
+    """``stored`` once it holds ``want`` messages (answers are stored after the client has them),
+    then a moment more to be sure nothing else comes."""
+    deadline = time.monotonic() + seconds
+    while len(stored(server, user)) < want and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    return stored(server, user)
+
+
+def searchable(server: LiveServer, query: str, user: str = "ana", seconds: float = 30) -> None:
+    """Wait until the tenant's memory finds ``query`` (extraction runs in the background)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        body = {"query": query, "user_id": user, "layers": ["L1"]}
+        answer = httpx.post(server.url + "/v1/search", json=body, timeout=30)
+        if query.lower() in answer.text.lower():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{query!r} never became searchable for {user}")
+
+
+def model_calls(up: ScriptedUpstream, path: str) -> list[Recorded]:
+    return [r for r in up.requests if r.path.split("?")[0] == path]
