@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memstrata.operations.api import BlockingMemoryApi, MemoryApi, Who
+from memstrata.operations.api import BlockingMemoryApi, MemoryApi, Who, perform
 from memstrata.operations.base import Operation, Route, hints_of, result_of, signature_of
 from memstrata.operations.history import (
     Export,
@@ -186,6 +186,7 @@ __all__ = [
     "WritePersona",
     "WriteScene",
     "hints_of",
+    "perform",
     "result_of",
     "signature_of",
 ]

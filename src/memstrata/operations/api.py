@@ -17,6 +17,7 @@ documentation), so the stub's own signature is never read.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Coroutine
 from typing import Any, Concatenate, ParamSpec, Protocol, TypedDict, TypeVar
 
@@ -66,6 +67,16 @@ def blocking(spec: Callable[P, Operation[R]]) -> Callable[[Stub], Callable[Conca
         return method
 
     return member
+
+
+async def perform(mem: MemoryApi, op: Operation[R]) -> R:
+    """Run ``op`` on ``mem``: the method its declaration names, with its arguments. An edge built
+    from the declarations (a route of ``gateway.routes.declared``) calls this, as the HTTP
+    client sends ``client.calls.call_of(op)``."""
+    method = getattr(mem, type(op).NAME)
+    arguments = {f.name: getattr(op, f.name) for f in dataclasses.fields(op)}  # type: ignore[arg-type]
+    result: R = await method(**arguments)
+    return result
 
 
 class MemoryApi(Protocol):

@@ -1,30 +1,28 @@
-"""Search memory atoms and raw messages."""
+"""Search memory atoms and raw messages: each route built from its declaration
+(``routes.declared``)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from fastapi import APIRouter
 
-from fastapi import APIRouter, Depends, Request, Response
-
-from memstrata.gateway.context import Mem, reply, tenant_of, who
-from memstrata.gateway.records import SearchOut
-from memstrata.gateway.requests import ConversationSearchIn, OperationBody, SearchIn, parsed
+from memstrata import operations as ops
+from memstrata.gateway import records as out
+from memstrata.gateway import requests as body
+from memstrata.gateway.routes.declared import body_route
 
 router = APIRouter(prefix="/v1", tags=["search"])
 
-
-@router.post("/search", response_model=SearchOut)
-async def search(
-    mem: Mem, body: Annotated[OperationBody, Depends(parsed(SearchIn))], request: Request
-) -> Response:
-    """Search atoms (L1) and/or messages (L0) of one tenant, fused into one ranking."""
-    return reply(SearchOut, await mem.search(**body.arguments(), **who(tenant_of(request, body))))
-
-
-@router.post("/search/conversations", response_model=SearchOut)
-async def search_conversations(
-    mem: Mem, body: Annotated[OperationBody, Depends(parsed(ConversationSearchIn))], request: Request
-) -> Response:
-    """Search raw messages (L0) only."""
-    result = await mem.search_conversations(**body.arguments(), **who(tenant_of(request, body)))
-    return reply(SearchOut, result)
+body_route(
+    router,
+    ops.Search,
+    body.SearchIn,
+    out.SearchOut,
+    "Search atoms (L1) and/or messages (L0) of one tenant, fused into one ranking.",
+)
+body_route(
+    router,
+    ops.SearchConversations,
+    body.ConversationSearchIn,
+    out.SearchOut,
+    "Search raw messages (L0) only.",
+)
