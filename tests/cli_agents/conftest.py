@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -157,6 +159,41 @@ class Cli:
         return run
 
 
+def interactive(cli: Cli, prompt: str, done: Callable[[], bool], shows: str, seconds: float = 60) -> str:
+    """Run ``cli`` as a person would, in a terminal (tmux, a server of its own), type ``prompt``
+    and Enter, wait until ``done()`` and the screen ``shows`` it; the screen then. Skips (fails
+    under CI) without tmux."""
+    if shutil.which("tmux") is None:
+        why = "tmux is not installed (scripts/test installs it as root)"
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(why)
+        pytest.skip(why)
+    socket = str(cli.home / "tmux.sock")
+    tmux = ["tmux", "-S", socket]
+    env = " ".join(f"{k}={shlex.quote(v)}" for k, v in cli.env.items())
+    command = f"cd {shlex.quote(str(cli.work))} && env -i {env} {shlex.quote(str(cli.path))}"
+    subprocess.run([*tmux, "new-session", "-d", "-x", "150", "-y", "40", command], check=True)
+    try:
+        screen = _wait_screen(tmux, "❯", seconds)  # the prompt line: ready for input
+        subprocess.run([*tmux, "send-keys", prompt, "Enter"], check=True)
+        deadline = time.monotonic() + seconds
+        while not done():
+            assert time.monotonic() < deadline, f"the interactive run did not finish:\n{screen}"
+            time.sleep(0.1)
+        return _wait_screen(tmux, shows, 10)
+    finally:
+        subprocess.run([*tmux, "kill-server"], check=False)
+
+
+def _wait_screen(tmux: list[str], shows: str, seconds: float) -> str:
+    deadline = time.monotonic() + seconds
+    while True:
+        screen = subprocess.run([*tmux, "capture-pane", "-p"], capture_output=True, text=True).stdout
+        if shows in screen or time.monotonic() > deadline:
+            return screen
+        time.sleep(0.1)
+
+
 def claude(tmp_path: Path, base_url: str, *, headers: str = "", argv: tuple[str, ...] = ()) -> Cli:
     env = {
         "ANTHROPIC_BASE_URL": base_url,
@@ -166,7 +203,16 @@ def claude(tmp_path: Path, base_url: str, *, headers: str = "", argv: tuple[str,
         "DISABLE_TELEMETRY": "1",
         "DISABLE_ERROR_REPORTING": "1",
     }
-    return Cli("claude", tmp_path / "claude", env, [*argv, "-p"])
+    cli = Cli("claude", tmp_path / "claude", env, [*argv, "-p"])
+    # What a person's first start asks once (onboarding, trusting the folder, the API key from
+    # the environment), answered: the interactive test starts past it.
+    state = {
+        "hasCompletedOnboarding": True,
+        "projects": {str(cli.work): {"hasTrustDialogAccepted": True}},
+        "customApiKeyResponses": {"approved": [env["ANTHROPIC_API_KEY"][-20:]], "rejected": []},
+    }
+    (cli.home / ".claude.json").write_text(json.dumps(state))
+    return cli
 
 
 def codex(tmp_path: Path, base_url: str, *, headers: dict[str, str], extra: str = "") -> Cli:

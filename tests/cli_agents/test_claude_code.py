@@ -15,6 +15,7 @@ from tests.cli_agents.conftest import (
     Cli,
     Model,
     claude,
+    interactive,
     model_calls,
     searchable,
     settled,
@@ -121,3 +122,27 @@ def test_the_compaction_request_is_neither_injected_nor_stored(
     ]
     stats = gateway.app.state.proxy.stats
     assert stats.auxiliary >= len(compaction)
+
+
+def test_interactive_claude_codes_title_request_is_neither_injected_nor_stored(
+    tmp_path: Path, gateway: LiveServer, upstream: ScriptedUpstream
+) -> None:
+    """Started in a terminal, Claude Code also asks the model for the session's title."""
+    cli = _claude(tmp_path, gateway)
+    cli.run(FACT)  # an earlier session: something to recall
+    searchable(gateway, "beehives")
+    upstream.script = Model(answers={"Where are my beehives": "On your roof in Porto."})
+    answered = lambda: len(model_calls(upstream, MESSAGES)) >= 3  # noqa: E731
+    screen = interactive(cli, "Where are my beehives?", answered, shows="On your roof in Porto.")
+    assert "On your roof in Porto." in screen  # the answer reached the person unchanged
+    calls = model_calls(upstream, MESSAGES)[1:]
+    titles = [c for c in calls if "naming a coding session" in json.dumps(c.json["system"])]
+    assert len(titles) == 1, [json.dumps(c.json["system"])[:300] for c in calls]
+    assert "<relevant-memories>" not in json.dumps(titles[0].json)  # not injected
+    turn = next(c for c in calls if c not in titles)
+    assert "<relevant-memories>" in json.dumps(turn.json["messages"])
+    rows = settled(gateway, 4)
+    assert [(m["role"], m["content"]) for m in rows][2:] == [  # the title's request is not stored
+        ("user", "Where are my beehives?"),
+        ("assistant", "On your roof in Porto."),
+    ]
