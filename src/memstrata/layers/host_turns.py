@@ -30,6 +30,7 @@ positions in the transcript.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -82,8 +83,11 @@ class HarnessRule:
 
 
 def _blocks(*tags: str) -> re.Pattern[str]:
-    names = "|".join(re.escape(t) for t in tags)
-    return re.compile(rf"<({names})\b[^>]*>.*?</\1\s*>[ \t]*\n?", re.DOTALL)
+    # Each tag spelled out in its closer (no back-reference), so the rules can be joined into
+    # one pattern (``_HARNESS``).
+    return re.compile(
+        "|".join(rf"<{re.escape(t)}\b[^>]*>.*?</{re.escape(t)}\s*>[ \t]*\n?" for t in tags), re.DOTALL
+    )
 
 
 # What each harness puts into a user turn (seen on the wire from Claude Code 2.1.332 and Codex
@@ -147,13 +151,26 @@ HARNESS_RULES = (
 )
 
 
+# All the rules as one pattern: one scan of a message rather than one per rule (every request
+# of an agent's conversation resends every earlier user message).
+_HARNESS = re.compile("|".join(f"(?:{r.pattern.pattern})" for r in HARNESS_RULES), re.DOTALL)
+
+
+_CACHED_CHARS = 8192  # texts up to this long are remembered: at most 1,024 of them, ~16 MB
+
+
 def strip_harness(text: str) -> str:
-    """``text`` without what a coding-agent harness put into it (``HARNESS_RULES``)."""
+    """``text`` without what a coding-agent harness put into it (``HARNESS_RULES``). An agent
+    resends every earlier user message with each request: a short text seen lately is not
+    scanned again."""
     if "<" not in text and "[" not in text and "This session" not in text and "# AGENTS" not in text:
-        return text  # the common case: a plain prompt, no scan per rule
-    for rule in HARNESS_RULES:
-        text = rule.pattern.sub("", text)
-    return text
+        return text  # the common case: a plain prompt, nothing to scan
+    return _stripped(text) if len(text) <= _CACHED_CHARS else _HARNESS.sub("", text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _stripped(text: str) -> str:
+    return _HARNESS.sub("", text)
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a valid pair is one character in a str

@@ -56,6 +56,22 @@ def test_title_summary_and_turnless_requests_are_auxiliary() -> None:
     )
 
 
+def test_claude_codes_quota_probe_and_codex_requests_not_of_a_turn_are_auxiliary() -> None:
+    chat = OpenAIChat()
+    probe = chat.read({"messages": [{"role": "user", "content": "quota"}]}, NO_TOOLS)
+    assert auxiliary(probe, AUXILIARY) is not None
+    said = chat.read({"messages": [{"role": "user", "content": "quota for the bees is three"}]}, NO_TOOLS)
+    assert auxiliary(said, AUXILIARY) is None
+
+    def kind(metadata: str) -> str | None:
+        return auxiliary(said, AUXILIARY, {"x-codex-turn-metadata": metadata})
+
+    assert kind('{"request_kind": "compact", "session_id": "s"}') == "Codex request_kind 'compact'"
+    assert kind('{"request_kind": "turn"}') is None
+    for unreadable in ("not json", "[1, 2]", '{"request_kind": 7}', ""):
+        assert kind(unreadable) is None  # not Codex's metadata: judged as any other request
+
+
 def test_openai_chat_injects_at_the_end_of_the_system_prompt_and_before_the_prompt() -> None:
     body: dict[str, Any] = {
         "messages": [
