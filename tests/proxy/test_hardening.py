@@ -9,6 +9,7 @@ import http.client
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from tempfile import TemporaryDirectory
 
 import httpx
 import pytest
@@ -21,12 +22,30 @@ PROVIDER_KEY = "sk-provider-held-by-memstrata"
 ADMIN_KEY = "admin-key-of-the-gateway"
 
 
-@pytest.fixture
-def gateway(home: Path, upstream: ScriptedUpstream) -> Iterator[LiveServer]:
+def _gateway(home: Path, upstream: ScriptedUpstream) -> LiveServer:
     """Gateway mode for both providers: memstrata holds the provider keys."""
     settings = proxy_settings(upstream, openai_api_key=PROVIDER_KEY, anthropic_api_key=PROVIDER_KEY)
-    with LiveServer(home, api_key=ADMIN_KEY, proxy=settings) as server:
+    return LiveServer(home, api_key=ADMIN_KEY, proxy=settings)
+
+
+@pytest.fixture
+def gateway(home: Path, upstream: ScriptedUpstream) -> Iterator[LiveServer]:
+    with _gateway(home, upstream) as server:
         yield server
+
+
+@pytest.fixture(scope="module")
+def shared() -> Iterator[tuple[LiveServer, ScriptedUpstream]]:
+    """One gateway for the path probes (refused requests store nothing), its upstream's record
+    emptied before each."""
+    with ScriptedUpstream() as up, TemporaryDirectory() as home, _gateway(Path(home), up) as server:
+        yield server, up
+
+
+@pytest.fixture
+def probed(shared: tuple[LiveServer, ScriptedUpstream]) -> tuple[LiveServer, ScriptedUpstream]:
+    shared[1].requests.clear()
+    return shared
 
 
 def _raw(server: LiveServer, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
@@ -77,8 +96,9 @@ ESCAPES = [
 @pytest.mark.parametrize("path", ESCAPES)
 @pytest.mark.parametrize("method", ["GET", "POST"])
 def test_a_path_that_could_leave_the_upstreams_base_is_a_400_and_goes_nowhere(
-    gateway: LiveServer, upstream: ScriptedUpstream, path: str, method: str
+    probed: tuple[LiveServer, ScriptedUpstream], path: str, method: str
 ) -> None:
+    gateway, upstream = probed
     status, body = _raw(gateway, method, path, b'{"model": "m"}' if method == "POST" else b"")
     assert status == 400, (status, body[:300])
     assert "not forwarded" in json.loads(body)["error"]["message"]  # in the provider's shape
@@ -86,8 +106,9 @@ def test_a_path_that_could_leave_the_upstreams_base_is_a_400_and_goes_nowhere(
 
 
 def test_ordinary_paths_still_forward_with_the_provider_key(
-    gateway: LiveServer, upstream: ScriptedUpstream
+    probed: tuple[LiveServer, ScriptedUpstream],
 ) -> None:
+    gateway, upstream = probed
     assert _raw(gateway, "GET", "/proxy/openai/v1/models?limit=2")[0] == 200
     status, _ = _raw(
         gateway, "POST", "/proxy/anthropic/v1/messages/count_tokens?beta=true", b'{"model": "m"}'
