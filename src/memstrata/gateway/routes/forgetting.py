@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 
+from memstrata import operations as ops
 from memstrata.gateway.access import check_names, check_user, principal_of, require_admin
-from memstrata.gateway.context import Mem, names_in, reply, reply_list, tenant_of, who
+from memstrata.gateway.context import Mem, names_in, reply
 from memstrata.gateway.records import AtomOut, ForgetOut, SceneEntryOut, SweepOut
-from memstrata.gateway.requests import EmptyIn, OperationBody, PinIn, RebuildIn, TtlIn, parsed
-from memstrata.gateway.routes.messages import IdQuery
+from memstrata.gateway.requests import EmptyIn, PinIn, RebuildIn, TtlIn
+from memstrata.gateway.routes.declared import IdQuery, body_route
 
 router = APIRouter(prefix="/v1", tags=["forgetting"])
 Required = Annotated[str, Query(min_length=1, max_length=512, description="The user to forget.")]
@@ -28,21 +29,20 @@ async def forget(mem: Mem, user_id: Required, request: Request, agent_id: IdQuer
     return reply(ForgetOut, await mem.forget(user_id=user_id, agent_id=agent_id))
 
 
-@router.put("/atoms/{atom_id}/pin", response_model=AtomOut)
-async def pin_atom(
-    mem: Mem, atom_id: str, body: Annotated[OperationBody, Depends(parsed(PinIn))], request: Request
-) -> Response:
-    """Pin (``pinned: false``: unpin) the current atom in place (409 when it was superseded)."""
-    return reply(AtomOut, await mem.pin_atom(atom_id, **body.arguments(), **who(tenant_of(request, body))))
-
-
-@router.put("/atoms/{atom_id}/ttl", response_model=AtomOut)
-async def set_atom_ttl(
-    mem: Mem, atom_id: str, body: Annotated[OperationBody, Depends(parsed(TtlIn))], request: Request
-) -> Response:
-    """Give the current atom a time to live (``expires_at`` or ``ttl_seconds``; neither clears it)."""
-    found = await mem.set_atom_ttl(atom_id, **body.arguments(), **who(tenant_of(request, body)))
-    return reply(AtomOut, found)
+body_route(
+    router,
+    ops.PinAtom,
+    PinIn,
+    AtomOut,
+    "Pin (``pinned: false``: unpin) the current atom in place (409 when it was superseded).",
+)
+body_route(
+    router,
+    ops.SetAtomTtl,
+    TtlIn,
+    AtomOut,
+    "Give the current atom a time to live (``expires_at`` or ``ttl_seconds``; neither clears it).",
+)
 
 
 @router.post("/pipeline/sweep", response_model=SweepOut)
@@ -52,10 +52,11 @@ async def sweep(mem: Mem, request: Request, body: EmptyIn | None = None) -> Resp
     return reply(SweepOut, await mem.sweep())
 
 
-@router.post("/scenes/rebuild", response_model=list[SceneEntryOut])
-async def rebuild_scenes(
-    mem: Mem, body: Annotated[OperationBody, Depends(parsed(RebuildIn))], request: Request
-) -> Response:
-    """Re-consolidate the tenant's scenes from its current atoms, then its persona; answers the
-    new scene index."""
-    return reply_list(SceneEntryOut, await mem.rebuild_scenes(**who(tenant_of(request, body))))
+body_route(
+    router,
+    ops.RebuildScenes,
+    RebuildIn,
+    SceneEntryOut,
+    "Re-consolidate the tenant's scenes from its current atoms, then its persona; answers the new "
+    "scene index.",
+)

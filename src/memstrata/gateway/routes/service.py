@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request, Response
 
+from memstrata import operations as ops
 from memstrata.gateway.access import principal_of, require_admin
 from memstrata.gateway.context import Mem, ProbedStatus, check_seed, reply, reply_list, tenant_of, who
 from memstrata.gateway.records import (
@@ -21,6 +22,7 @@ from memstrata.gateway.records import (
     TenantOut,
 )
 from memstrata.gateway.requests import EmptyIn, ImportIn, OperationBody, PersonaRequestIn, parsed
+from memstrata.gateway.routes.declared import body_route
 
 router = APIRouter(prefix="/v1", tags=["service"])
 
@@ -82,13 +84,13 @@ async def run_all(mem: Mem, request: Request, body: EmptyIn | None = None) -> Re
     return reply(RunAllOut, await mem.run_all())
 
 
-@router.post("/persona/request", response_model=DoneOut)
-async def request_persona(
-    mem: Mem, body: Annotated[OperationBody, Depends(parsed(PersonaRequestIn))], request: Request
-) -> Response:
-    """Ask for the tenant's persona to be rewritten at the next pipeline run."""
-    await mem.request_persona(**body.arguments(), **who(tenant_of(request, body)))
-    return reply(DoneOut, DoneOut())
+body_route(
+    router,
+    ops.RequestPersona,
+    PersonaRequestIn,
+    DoneOut,
+    "Ask for the tenant's persona to be rewritten at the next pipeline run.",
+)
 
 
 @router.post("/repair", response_model=RepairedOut)
