@@ -18,7 +18,6 @@ from memstrata.gateway.requests import (
     MessagesQuery,
     queried,
 )
-from memstrata.gateway.routes.declared import IdQuery as IdQuery
 from memstrata.gateway.routes.declared import body_route, query_route
 
 router = APIRouter(prefix="/v1", tags=["L0 messages"])
