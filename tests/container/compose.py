@@ -4,9 +4,10 @@ by podman-compose.
     python -m tests.container.compose --image localhost/memstrata:ci \
         --postgres-image localhost/memstrata-postgres:ci
 
-Captures for several tenants and sessions go to both servers in turn; while the pipeline is
-still working through them, the process running it is SIGKILLed from the host (a crash, not a
-stop) and its restart policy brings it back. Then every session must be extracted, each window
+The servers run ``serve --workers 0`` and two ``memstrata worker`` containers run the pipeline.
+Captures for several tenants and sessions go to both servers in turn; while the workers are still
+extracting them, one worker is SIGKILLed from the host (a crash, not a stop) and its restart
+policy brings it back. Then every session must be extracted, each window
 once (no atom twice, no scene twice), every message kept, and both servers must answer searches.
 """
 
@@ -16,6 +17,7 @@ import argparse
 import os
 import secrets
 import signal
+import subprocess
 import tempfile
 import time
 from collections import Counter
@@ -24,6 +26,7 @@ from typing import Any
 
 from tests.container.harness import (
     COMPOSE,
+    PODMAN,
     Api,
     Failed,
     check,
@@ -43,6 +46,7 @@ REPO = Path(__file__).resolve().parents[2]
 USERS = ["ana", "ben", "chen", "dora"]
 SESSIONS = ["s0", "s1", "s2"]
 ROUNDS = 5
+MEMSTRATA = [("server-1", 1), ("server-2", 1), ("worker", 1), ("worker", 2)]  # compose.yaml's
 # Test-only settings over compose.yaml's: extraction every 3 turns, quick timers and retries, so
 # the run is short; everything else is the file as shipped.
 OVERRIDE = """
@@ -85,8 +89,8 @@ class Deployment:
     def compose(self, *args: str) -> str:
         return run([COMPOSE, "-p", self.project, *self.files, *args], env=self.env, timeout=300)
 
-    def container(self, service: str) -> str:
-        return f"{self.project}_{service}_1"
+    def container(self, service: str, number: int = 1) -> str:
+        return f"{self.project}_{service}_{number}"
 
     def up(self) -> None:
         self.compose("up", "-d", "--no-build", "db")
@@ -102,9 +106,8 @@ class Deployment:
             podman("volume", "rm", "--force", f"{self.project}_pgdata", check_rc=False)
             podman("network", "rm", "--force", f"{self.project}_default", check_rc=False)
 
-    def crash(self, service: str) -> int:
-        """SIGKILL the service's main process from the host (as a crash would); its old pid."""
-        name = self.container(service)
+    def crash(self, name: str) -> int:
+        """SIGKILL a container's main process from the host (as a crash would); its pid."""
         pid = int(inspect(name, "{{.State.Pid}}"))
         os.kill(pid, signal.SIGKILL)
         return pid
@@ -166,74 +169,113 @@ def check_outcome(api: Api, status: dict[str, Any]) -> dict[str, int]:
     return dict(totals)
 
 
-def kill_mid_run(deployment: Deployment, service: str) -> None:
-    """Crash ``service`` while work is pending; wait for its restart policy to bring it back."""
-    name = deployment.container(service)
+def kill_mid_run(deployment: Deployment) -> None:
+    """Crash worker 1 from the host while work is pending; its restart policy brings it back."""
+    name = deployment.container("worker", 1)
     lag = sum(s["lag"] for s in deployment.servers[0].get("/v1/status")["sessions"])
-    pid = deployment.crash(service)
+    pid = deployment.crash(name)
     say(f"  SIGKILL {name} (pid {pid}) with {lag} messages not yet extracted")
     check(lag > 0, "the pipeline had already finished: the kill tested nothing")
-    restarted = wait_for(
+    wait_for(
         f"{name} restarted by its policy",
         lambda: inspect(name, "{{.State.Status}} {{.RestartCount}}").split() == ["running", "1"],
         timeout=60,
     )
-    check(restarted, "no restart")
-    if service.startswith("server"):
-        index = int(service.rsplit("-", 1)[1]) - 1
-        wait_for(f"{name} healthy again", deployment.servers[index].healthy, timeout=120, every=0.1)
-    say(f"  {name} restarted by its policy (restart count 1)")
+    wait_for(f"{name} running again", lambda: logs(name).count("memstrata worker on") == 2, timeout=60)
+    say(f"  {name} restarted by its policy (restart count 1, pid {inspect(name, '{{.State.Pid}}')})")
 
 
-def exercise(deployment: Deployment, pipeline: str) -> None:
-    with step(
-        "start compose.yaml: PostgreSQL, then two servers" + (", a worker" if pipeline == "worker" else "")
-    ):
+def roles(deployment: Deployment) -> None:
+    """The servers run no pipeline process; each worker container runs ``memstrata worker``."""
+    for name in MEMSTRATA:
+        commands = podman("top", deployment.container(*name), "args").splitlines()[1:]
+        workers = [c for c in commands if " worker" in c]
+        check(bool(workers) == (name[0] == "worker"), f"{name}: processes {commands}")
+    say("  servers: no worker process; workers: `memstrata worker`")
+
+
+def totals(api: Api) -> tuple[int, int]:
+    status = api.get("/v1/status")
+    return status["messages"], status["atoms"]
+
+
+def backup_and_restore(deployment: Deployment, where: Path) -> None:
+    """docs/deploy.md's backup and restore, as written there: pg_dump from the db container to a
+    file, a capture made after it, and pg_restore with the memstrata containers stopped, which
+    must bring back what the dump held and nothing else."""
+    db, dump = deployment.container("db"), where / "memstrata.dump"
+    before = totals(deployment.servers[0])
+    with dump.open("wb") as out:
+        subprocess.run(
+            [PODMAN, "exec", db, "pg_dump", "-U", "memstrata", "-Fc", "memstrata"], stdout=out, check=True
+        )
+    late = {"user_id": "ana", "session_key": "late", "messages": turn("ana", "late", 0)}
+    deployment.servers[0].post("/v1/capture", late)
+    check(totals(deployment.servers[0])[0] == before[0] + 2, "the late capture was not stored")
+    deployment.compose("stop", "-t", "30", "server-1", "server-2", "worker")
+    with dump.open("rb") as source:
+        restore = ["pg_restore", "-U", "memstrata", "-d", "memstrata", "--clean", "--if-exists"]
+        subprocess.run([PODMAN, "exec", "-i", db, *restore], stdin=source, check=True)
+    deployment.compose("start", "server-1", "server-2", "worker")
+    for api in deployment.servers:
+        wait_for(f"{api.base} healthy", api.healthy, timeout=180, every=0.1)
+    after = totals(deployment.servers[1])
+    check(after == before, f"restored {after} (messages, atoms), dumped {before}")
+    say(
+        f"  dump {dump.stat().st_size} bytes; restored {after[0]} messages and {after[1]} atoms (the late capture gone)"
+    )
+
+
+def exercise(deployment: Deployment, where: Path) -> None:
+    with step("start compose.yaml: PostgreSQL, then two servers (--workers 0) and two workers"):
         t0 = time.monotonic()
         deployment.up()
         for api in deployment.servers:
             wait_for(f"{api.base} healthy", api.healthy, timeout=180, every=0.1)
         say(f"  both servers healthy {time.monotonic() - t0:.1f} s after `up`")
+        roles(deployment)
     with step(f"capture {len(USERS)} users x {len(SESSIONS)} sessions x {ROUNDS} turns through both servers"):
         say(f"  {capture(deployment.servers)} messages captured")
-    with step(f"crash the {pipeline} mid-run"):
-        kill_mid_run(deployment, pipeline)
+    with step("crash a worker mid-run"):
+        kill_mid_run(deployment)
     with step("every capture extracted once"):
         status = wait_for("the pipeline idle", lambda: idle(deployment.servers[0]), timeout=300, every=1)
         totals = check_outcome(deployment.servers[1], status)
         say(
-            f"  {totals['messages']} messages, {totals['atoms']} atoms (none twice), {totals['scenes']} scenes (none twice), {len(USERS)} personas"
+            f"  {totals['messages']} messages, {totals['atoms']} atoms (none twice), "
+            f"{totals['scenes']} scenes (none twice), {len(USERS)} personas"
         )
         for api in deployment.servers:
             hits = api.post("/v1/search", {"query": "violin teacher", "user_id": "ana"})["hits"]
             check(any("violin" in h["content"] for h in hits), f"{api.base}: search {hits}")
         say("  both servers find ana's violin teacher")
+    with step("back up and restore (docs/deploy.md)"):
+        backup_and_restore(deployment, where)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--image", required=True)
     parser.add_argument("--postgres-image", required=True)
-    parser.add_argument("--pipeline", default="server-2", help="the service to crash: server-2 or worker")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as workdir:
         deployment = Deployment(args.image, args.postgres_image, Path(workdir))
         try:
-            exercise(deployment, args.pipeline)
+            exercise(deployment, Path(workdir))
             with step("stop the deployment (SIGTERM): clean exits"):
-                for service in ("server-1", "server-2"):
-                    no_tracebacks(deployment.container(service))
+                for name in MEMSTRATA:
+                    no_tracebacks(deployment.container(*name))
                 deployment.compose("stop", "-t", "30")
                 codes = {
-                    s: inspect(deployment.container(s), "{{.State.ExitCode}}")
-                    for s in ("server-1", "server-2")
+                    "_".join(map(str, name)): inspect(deployment.container(*name), "{{.State.ExitCode}}")
+                    for name in MEMSTRATA
                 }
                 check(set(codes.values()) == {"0"}, f"exit codes {codes}")
                 say(f"  exit codes {codes}")
             say("compose test passed")
         except Failed:
-            for service in ("server-1", "server-2", "db"):
-                print(f"--- {service} log (tail)\n" + logs(deployment.container(service))[-4000:])
+            for name in [*MEMSTRATA, ("db", 1)]:
+                print(f"--- {name} log (tail)\n" + logs(deployment.container(*name))[-4000:])
             raise
         finally:
             deployment.down()

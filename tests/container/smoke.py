@@ -4,7 +4,8 @@
 
 It starts ``memstrata serve`` in the container (the time to a healthy ``/v1/health`` is printed),
 runs the image's own healthcheck, captures a conversation and waits for the background pipeline
-to extract it (no pipeline call from here), searches and recalls it, makes a scoped key and
+to extract it (no pipeline call from here; serve's
+worker process runs it), searches and recalls it, makes a scoped key and
 checks what it reaches, then sends SIGTERM right after a capture: the server must drain and exit
 0, and a container started again on the same volume must hold everything, extracted.
 """
@@ -153,6 +154,10 @@ def main() -> None:
             check(inspect(box.name, "{{.Config.User}}") == "memstrata", "the server runs as root")
             podman("healthcheck", "run", box.name)  # exit 0: healthy
             say("  the image's HEALTHCHECK: healthy; user memstrata")
+            processes = podman("top", box.name, "args").splitlines()[1:]
+            worker = [p for p in processes if " worker " in f"{p} "]
+            check(len(worker) == 1, f"serve started no worker (it runs the pipeline): {processes}")
+            say(f"  its worker: {worker[0].strip()}")
         capture_and_extract(box.api)
         search_and_recall(box.api)
         scoped_key(box.api)
