@@ -8,8 +8,8 @@ Each client is an agent of its own tenant, running turns until the time is up: `
 for the user's message, a pause standing for the model call (`--think-ms`), `POST /v1/capture` of
 the user's message and the reply, the same pause again for the user's next message. Every tenth
 turn a `GET /v1/health` rides along as the same-run baseline (the cost of the HTTP path alone).
-The server is a real `memstrata serve` subprocess on loopback with the pipeline running in the
-background (L1 and L2 work competes with the requests, as in production); the load generator runs
+The server is a real `memstrata serve` subprocess on loopback with its worker process running the
+pipeline (L1 and L2 work competes with the requests for the cores, as in production); the load generator runs
 in this process, on the same machine. `--think-ms 0` saturates the server instead.
 
 Before the clock starts, one turn of a tenant of its own warms the server up: a new store
@@ -25,8 +25,7 @@ against 12 ms for the same run's later turns (docs/benchmarks.md).
 Prints requests/s and p50/p95/p99 per route (client-side, wall clock), the server's peak RSS, and
 checks that every message a 200 acknowledged is stored exactly once (and nothing else is), and
 how long after the load the server's background embedding caught up (captures do not wait for it).
-A line gives the pipeline as the load ended (atoms, the L1 backlog) and how its background loop
-waited for the requests (`status().background`). A last line gives the server's query-embedding
+A line gives the pipeline as the load ended (atoms, the L1 backlog). A last line gives the server's query-embedding
 figures from `/v1/status` (passes, batched queries, cache hits, background passes that paused for
 a query, the query and batch processes' passes), when it has an embedder. `--query-process off`
 keeps the local model's query passes in the server's process (`embedding.query_process`), and
@@ -255,18 +254,12 @@ def main() -> None:
         f"every vector made: {vectors}; errors {len(stats.errors)}; "
         + ("started cold" if stats.warm_up is None else f"warm-up turn {stats.warm_up:.1f} s")
     )
-    end, paced = stats.pipeline_at_end, status.get("background")
+    end = stats.pipeline_at_end
     if end is not None:
         lag = [x["lag"] for x in end["sessions"] if x["lag"]]
-        pacing = (
-            f"; background steps {paced['steps']}, {paced['deferred']} waited for a lull "
-            f"({paced['waited_ms'] / 1000:.1f} s in all), {paced['capped']} went ahead at the cap"
-            if paced is not None
-            else ""
-        )
         print(
-            f"pipeline at the load's end: {end['atoms']} atoms, L1 backlog {sum(lag)} messages in "
-            f"{len(lag)} sessions{pacing}"
+            f"pipeline at the load's end (the server's workers run it): {end['atoms']} atoms, "
+            f"L1 backlog {sum(lag)} messages in {len(lag)} sessions"
         )
     if batching:
         b = batching

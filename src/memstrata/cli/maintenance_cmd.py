@@ -49,11 +49,6 @@ def status(
                 else ""
             )
         )
-    if (b := st.background).steps:
-        console.print(
-            f"background pipeline: {b.steps} steps, {b.deferred} waited for a lull in the requests "
-            f"({b.waited_ms / 1000:.1f} s in all), {b.capped} went ahead at the cap"
-        )
     for note in ([st.vectors_note] if st.vectors_note else []) + list(st.problems):
         console.print(f"[yellow]degraded[/yellow] {escape(note)}", soft_wrap=True)
     print_degradations(st)

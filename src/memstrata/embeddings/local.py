@@ -17,7 +17,6 @@ Speed choices, each measured (docs/design.md, "Embeddings"):
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import threading
@@ -33,7 +32,6 @@ from memstrata.blas import blas_runs_thin_products, single_threaded_blas
 from memstrata.embeddings import tensorfile
 from memstrata.embeddings.halves import on_two_cores
 from memstrata.embeddings.minilm import Config, MiniLM
-from memstrata.embeddings.query_gate import GATE
 from memstrata.embeddings.query_process import QueryProcess, shared
 from memstrata.embeddings.wordpiece import WordPieceTokenizer
 from memstrata.errors import EmbeddingError
@@ -58,10 +56,6 @@ _SPLIT_ABOVE = 128
 # Groups of one batch run on this many threads (numpy releases the GIL in its kernels): the
 # parallelism BLAS threads would give, without their busy-waiting when the machine is loaded.
 _WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
-# The batch workers' nice value, the lowest priority (see _yield_to_requests). Against +10, four
-# interleaved bench/gateway_load.py pairs with the local model gave capture p99 33-44 ms against
-# 47-71 and recall p95 36-59 against 46-55 (docs/benchmarks.md, "Thin query passes").
-_BATCH_NICENESS = 19
 _pool_lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 # At most _WORKERS forward passes at once in the process, whoever calls: the pipeline embeds from
@@ -124,8 +118,8 @@ class LocalEmbedder:
     def embed(self, texts: Sequence[str]) -> Vectors:
         """One unit row per text, in input order; shape ``(len(texts), dimensions)``.
 
-        Background work (capture, L1, reindex): its passes pause between layers while a query runs
-        in this process. With a batch process running, the batch runs there instead.
+        Background work (capture, L1, reindex). With a batch process running, the batch runs there
+        instead.
         """
         done = self._batcher.embed(texts) if self._batcher is not None else None
         if done is not None:
@@ -139,13 +133,10 @@ class LocalEmbedder:
 
         def run(rows: list[int]) -> Vectors:
             with _passes:
-                return model.encode([encoded[i] for i in rows], None, GATE.pause)
+                return model.encode([encoded[i] for i in rows])
 
         with _failures():
-            # Every group on the low-priority batch workers, even a turn's one short group: run in
-            # the caller's thread (and in halves on both cores, as queries are) it competed with
-            # requests at their priority, and a server makes such passes for every capture
-            # (bench/gateway_load.py with the local model: docs/benchmarks.md, issue 28).
+            # Groups on the batch workers (in a server's worker process: at its lower priority).
             results: Iterator[Vectors] = map(run, groups) if _WORKERS == 1 else _executor().map(run, groups)
             for rows, vectors in zip(groups, results, strict=True):
                 out[rows] = vectors
@@ -156,8 +147,8 @@ class LocalEmbedder:
 
         Runs in the caller's thread at its priority, outside the batch passes' semaphore (a query
         pass is small): a thin pass (a short query) on one core with the weights' column blocks,
-        a longer one with each layer in halves on two cores, unless ``query_halves`` is off. It
-        marks itself on the query gate so background passes step aside. The vectors equal
+        a longer one with each layer in halves on two cores, unless ``query_halves`` is off. The
+        vectors equal
         ``embed``'s up to float rounding. With a query process running, the pass runs there (same
         code, same vectors).
 
@@ -168,23 +159,22 @@ class LocalEmbedder:
         child on one core in 10 of 11 interleaved pairs, p95 in 3 of 3 on the final code
         (``bench/gateway_load.py``, docs/benchmarks.md).
         """
-        with GATE.query():
-            done = self._process.embed(texts) if self._process is not None else None
-            if done is not None:
-                return done
-            model, tokenizer = self._model()
-            out = np.zeros((len(texts), model.dimensions), dtype=np.float32)
-            if not texts:
-                return out
-            encoded = [tokenizer.encode(text) for text in texts]
-            pair = on_two_cores if self._halves else None
-            # Thin passes' weight blocks (42 MB) only where queries are answered for good: a
-            # server's own passes only stand in while its query process starts or restarts.
-            thin = self._process is None and blas_runs_thin_products()
-            with _failures():
-                for rows in _groups(encoded, split=False):
-                    out[rows] = model.encode([encoded[i] for i in rows], pair, thin=thin)
+        done = self._process.embed(texts) if self._process is not None else None
+        if done is not None:
+            return done
+        model, tokenizer = self._model()
+        out = np.zeros((len(texts), model.dimensions), dtype=np.float32)
+        if not texts:
             return out
+        encoded = [tokenizer.encode(text) for text in texts]
+        pair = on_two_cores if self._halves else None
+        # Thin passes' weight blocks (42 MB) only where queries are answered for good: a
+        # server's own passes only stand in while its query process starts or restarts.
+        thin = self._process is None and blas_runs_thin_products()
+        with _failures():
+            for rows in _groups(encoded, split=False):
+                out[rows] = model.encode([encoded[i] for i in rows], pair, thin=thin)
+        return out
 
     def warm_up(self, within: float) -> None:
         """Wait up to ``within`` seconds in all for the child processes to start, then load the
@@ -201,11 +191,8 @@ class LocalEmbedder:
             self._model()
 
     def query_report(self) -> QueryPassReport:
-        """Background passes that waited for a query in this process (and ms), and the query and
-        batch processes' states, passes and failures."""
-        return QueryPassReport(
-            GATE.pauses, GATE.paused_ms, *_child_report(self._process), *_child_report(self._batcher)
-        )
+        """The query and batch processes' states, passes and failures."""
+        return QueryPassReport(*_child_report(self._process), *_child_report(self._batcher))
 
     def _model(self) -> tuple[MiniLM, WordPieceTokenizer]:
         if self._loaded is None:
@@ -239,23 +226,8 @@ def _executor() -> ThreadPoolExecutor:
     global _pool
     with _pool_lock:
         if _pool is None:
-            _pool = ThreadPoolExecutor(
-                max_workers=_WORKERS, thread_name_prefix="memstrata-embed", initializer=_yield_to_requests
-            )
+            _pool = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="memstrata-embed")
         return _pool
-
-
-def _yield_to_requests() -> None:
-    """Run this batch worker at a lower CPU priority (Linux nice values are per thread).
-
-    Batches are background work (imports, L1 atoms, a server's captured messages), while a query
-    (one group) runs in its caller's thread. Batch matrix products run without the GIL, so
-    unlike the pipeline's Python work they can be made to yield: on a server with both cores busy
-    embedding, requests then keep their latency (docs/benchmarks.md, gateway_load.py with the local
-    model). An idle machine still gives the workers every core.
-    """
-    with contextlib.suppress(OSError, AttributeError):  # not Linux, or not allowed: run as is
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), _BATCH_NICENESS)
 
 
 @contextmanager

@@ -160,14 +160,10 @@ class MiniLM:
         self,
         batch: Sequence[Sequence[int]],
         pair: Pair | None = None,
-        pause: Callable[[], None] | None = None,
         *,
         thin: bool = False,
     ) -> F32:
         """Unit mean-pooled vectors of ``batch`` (padded to its longest row), shape ``(len, hidden)``.
-
-        ``pause``, when given, is called before each layer: background batches wait there while a
-        query runs (``local.py``), so a query never queues behind a whole batch's pass.
 
         With ``pair``, each layer runs as two halves (heads 0-5 and 6-11 with their share of the
         output projection, then each half of the feed-forward units) whose partial sums are added:
@@ -197,8 +193,6 @@ class MiniLM:
             # and 12.4 of CPU against 4.5 and 4.5, 8 rows).
             stacks, pair = self._stacks(), None
         for layer, stacked in zip(self._layers, stacks, strict=True):
-            if pause is not None:
-                pause()
             if pair is None:
                 x = self._block(x, layer, stacked, bias, len(batch), width)
             else:

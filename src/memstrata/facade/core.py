@@ -51,14 +51,9 @@ def operation(
     def decorate(
         body: Callable[[S, Op], Coroutine[Any, Any, R]],
     ) -> Callable[Concatenate[S, P], Coroutine[Any, Any, R]]:
-        # ``spec`` is typed as its constructor (for its parameters); it is an ``Operation`` class.
-        foreground: bool = getattr(spec, "FOREGROUND", True)
-
         async def method(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
-            if not foreground:
-                return await body(self, spec(*args, **kwargs))
-            with self._pipeline.foreground.serving():  # the background loop waits it out
-                return await body(self, spec(*args, **kwargs))
+            # ``spec`` is typed as its constructor (for its parameters); it is an ``Operation`` class.
+            return await body(self, spec(*args, **kwargs))
 
         describe(method, spec)  # type: ignore[arg-type]
         return method
@@ -127,15 +122,12 @@ class FacadeCore:
 
     @contextlib.asynccontextmanager
     async def _tenant_lock(self, tenant: Tenant) -> AsyncIterator[None]:
-        """The tenant's L2/L3 lock, so a scene or persona edit never races a run. While the edit
-        waits for it, its operation does not hold the background loop back (``memstrata.pace``):
-        the run that holds the lock goes on at once."""
+        """The tenant's L2/L3 lock and lease, so a scene or persona edit never races a run (in
+        this process or a worker)."""
         if self._upper is None:
             yield
             return
-        async with contextlib.AsyncExitStack() as stack:
-            with self._pipeline.foreground.waiting():
-                await stack.enter_async_context(self._pipeline.tenants_hold(tenant))
+        async with self._pipeline.tenants_hold(tenant):
             yield
 
     @functools.cached_property

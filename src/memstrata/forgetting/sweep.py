@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from asyncio import to_thread
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
@@ -25,7 +26,6 @@ from zoneinfo import ZoneInfo
 
 from memstrata.forgetting import dependants, schedule
 from memstrata.models import Atom, Layer, MessageFilter, SweepReport, Tenant
-from memstrata.pace import to_thread
 from memstrata.ports import Clock, Store
 from memstrata.settings import Settings
 

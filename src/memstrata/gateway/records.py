@@ -184,8 +184,6 @@ class QueryEmbeddingOut(Wire):
     wait_ms_total: float
     wait_ms_max: float = Field(description="Longest wait behind a running pass (ms).")
     cache_entries: int
-    background_pauses: int = Field(description="Background batch passes that paused for a query.")
-    background_paused_ms: float
     process: QueryProcessState = Field(
         description="The server's query process (embedding.query_process): off, or its state."
     )
@@ -196,15 +194,6 @@ class QueryEmbeddingOut(Wire):
     )
     batch_process_passes: int = Field(description="Background batches the batch process embedded.")
     batch_process_failures: int = Field(description="Times it failed (those batches ran in the server).")
-
-
-class PaceOut(Wire):
-    steps: int = Field(description="Steps the background pipeline took in its loop.")
-    deferred: int = Field(description="Steps that first waited for a lull in the requests.")
-    waited_ms: float = Field(description="Their waits in all (ms).")
-    capped: int = Field(
-        description="Steps that went ahead after the longest wait (requests without a pause)."
-    )
 
 
 class StatusOut(Wire):
@@ -224,9 +213,6 @@ class StatusOut(Wire):
     )
     query_embedding: QueryEmbeddingOut | None = Field(
         default=None, description="How search queries were embedded: batched passes, cache hits."
-    )
-    background: PaceOut = Field(
-        description="How the background pipeline waited for requests in flight (docs/design.md)."
     )
     degradations: dict[str, int] = Field(
         default_factory=dict,

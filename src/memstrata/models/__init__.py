@@ -52,7 +52,6 @@ from memstrata.models.search import (
 from memstrata.models.state import SessionState, SweepState, TenantState
 from memstrata.models.status import (
     Counts,
-    PaceStatus,
     QueryEmbeddingStatus,
     QueryPassReport,
     QueryProcessState,
@@ -91,7 +90,6 @@ __all__ = [
     "MetadataCondition",
     "MetadataFilter",
     "NewMessage",
-    "PaceStatus",
     "Persona",
     "QueryEmbeddingStatus",
     "QueryPassReport",

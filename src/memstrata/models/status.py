@@ -43,12 +43,9 @@ QueryProcessState = Literal["off", "starting", "running", "restarting", "given u
 
 @dataclass(frozen=True, slots=True)
 class QueryPassReport:
-    """An embedder's query side: background batch passes that paused for a query (and ms), and a
-    server's query process (``embeddings/query_process.py``): its state, the passes it ran and its
+    """An embedder's query side: a server's query process (``embeddings/query_process.py``): its state, the passes it ran and its
     failures (each answered in the server's own process instead); the same for its batch process."""
 
-    background_pauses: int = 0
-    background_paused_ms: float = 0.0
     process: QueryProcessState = "off"
     process_passes: int = 0
     process_failures: int = 0
@@ -62,8 +59,7 @@ class QueryEmbeddingStatus:
     """Search queries' embeddings since the memory opened: ``queries`` asked for, ``cached`` of them
     answered from the cache, ``passes`` forward passes run for the rest, ``batched`` queries that
     shared a pass with another, ``largest`` pass, ``wait_ms_max``/``wait_ms_total`` queued behind a
-    running pass, ``background_pauses``/``background_paused_ms``: background batch passes that
-    stepped aside for a query (the shipped local model only); ``process``, ``process_passes``,
+    running pass; ``process``, ``process_passes``,
     ``process_failures``: a server's query process, ``batch_process...`` its batch process
     (``QueryPassReport``)."""
 
@@ -75,27 +71,12 @@ class QueryEmbeddingStatus:
     wait_ms_total: float = 0.0
     wait_ms_max: float = 0.0
     cache_entries: int = 0
-    background_pauses: int = 0
-    background_paused_ms: float = 0.0
     process: QueryProcessState = "off"
     process_passes: int = 0
     process_failures: int = 0
     batch_process: QueryProcessState = "off"
     batch_process_passes: int = 0
     batch_process_failures: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class PaceStatus:
-    """How the background pipeline stepped aside for callers' operations since the memory opened
-    (``memstrata.pace``): ``steps`` it took in its background loop, ``deferred`` of them that waited
-    for a lull, ``waited_ms`` in all, and ``capped`` ones that went ahead after the longest wait
-    (requests without a pause: many of these mean the pipeline runs behind its load)."""
-
-    steps: int = 0
-    deferred: int = 0
-    waited_ms: float = 0.0
-    capped: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,8 +87,7 @@ class Status:
     what the store found wrong (unreadable files, mirrors out of step, embedding failures, a
     failing retention sweep); ``last_sweep`` is when the retention sweep last ran;
     ``query_embedding``: how search queries were embedded (batched, cached), None without an
-    embedder; ``background``: how the background pipeline waited for callers' operations;
-    ``degradations`` counts what the engines got by without since the memory opened."""
+    embedder; ``degradations`` counts what the engines got by without since the memory opened."""
 
     sessions: tuple[SessionStatus, ...]
     messages: int
@@ -121,7 +101,6 @@ class Status:
     problems: tuple[str, ...] = ()
     last_sweep: int | None = None  # when the retention sweep last ran, ms
     query_embedding: QueryEmbeddingStatus | None = None
-    background: PaceStatus = field(default_factory=PaceStatus)
 
     # What the engines got by without, by name (see ``models.degradations``): a server without
     # structured outputs, prompts shrunk to fit the context, truncated replies, dropped items.

@@ -75,10 +75,6 @@ class Operation(Generic[R]):
 
     ROUTE: ClassVar[Route]
     NAME: ClassVar[str]  # the method's name on every surface
-    # A caller's turn waits on it: the background pipeline paces itself around it while it runs
-    # (``memstrata.pace``). Not so for the upkeep that drives or waits on the pipeline itself,
-    # imports and exports, and status: those would only hold the pipeline back.
-    FOREGROUND: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -28,7 +28,6 @@ class ImportSessions(Operation[ImportReport]):
     over HTTP, where the sessions go as seed JSON, their tenants included)."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/import")
-    FOREGROUND: ClassVar[bool] = False
     sessions: Sequence[ImportSession]
     _: KW_ONLY
     process: bool = True
@@ -42,7 +41,6 @@ class ImportSeed(Operation[ImportReport]):
 
     # Idempotent: messages without ids get stable ones, so a retry stores nothing twice.
     ROUTE: ClassVar[Route] = Route("POST", "/v1/import")
-    FOREGROUND: ClassVar[bool] = False
     data: Annotated[
         object, Field(description='Seed history: {"sessions": [...]} or [...] (see docs/http-api.md).')
     ]
@@ -70,7 +68,6 @@ class ImportTdai(Operation[TdaiImportReport]):
         local="import_tdai reads a directory on the machine it runs on: run `memstrata import "
         "--from-tdai` on the server's host (or import seed JSON with import_seed)",
     )
-    FOREGROUND: ClassVar[bool] = False
     path: str | Path
 
 
@@ -87,7 +84,6 @@ class Export(Operation[ExportReport]):
         "",
         local="export writes a folder on the machine it runs on: run `memstrata export` on the server's host",
     )
-    FOREGROUND: ClassVar[bool] = False
     out: str | Path
     _: KW_ONLY
     format: str = "jsonl"
@@ -106,5 +102,4 @@ class ImportExport(Operation[TdaiImportReport]):
         local="import_export reads a folder on the machine it runs on: run `memstrata import "
         "--from-export` on the server's host",
     )
-    FOREGROUND: ClassVar[bool] = False
     path: str | Path

@@ -19,7 +19,6 @@ class RunPending(Operation[int]):
     is. Returns runs attempted."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/pipeline/run", key="runs", idempotent=False)
-    FOREGROUND: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +28,6 @@ class RunAll(Operation[RunAllReport]):
     retried later."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/pipeline/run-all", idempotent=False)
-    FOREGROUND: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +46,6 @@ class EndSession(Operation[None]):
     """The session is over: extract what is pending for it now."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/sessions/end")
-    FOREGROUND: ClassVar[bool] = False
     session_key: Key = DEFAULT
     _: KW_ONLY
     user_id: str = DEFAULT
@@ -60,7 +57,6 @@ class Status(Operation[m.Status]):
     """The pipeline per session and tenant, counts, the embedder and what is degraded."""
 
     ROUTE: ClassVar[Route] = Route("GET", "/v1/status")
-    FOREGROUND: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +66,6 @@ class Repair(Operation[list[str]]):
     their newest readable backup. Returns one line per repair (empty: nothing to repair)."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/repair", key="repaired", idempotent=False)
-    FOREGROUND: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +73,6 @@ class Reindex(Operation[int]):
     """Re-embed every record without a vector (all of them after an embedder change)."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/reindex", key="embedded", idempotent=False)
-    FOREGROUND: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +85,6 @@ class Forget(Operation[ForgetReport]):
     crash, it finishes the job."""
 
     ROUTE: ClassVar[Route] = Route("DELETE", "/v1/tenants")
-    FOREGROUND: ClassVar[bool] = False
     _: KW_ONLY
     user_id: str
     agent_id: str | None = None
@@ -135,7 +128,6 @@ class Sweep(Operation[SweepReport]):
     expired atoms, atoms past ``retention.atoms_days``. Returns what it removed."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/pipeline/sweep", idempotent=False)
-    FOREGROUND: ClassVar[bool] = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,7 +138,6 @@ class RebuildScenes(Operation[list[SceneEntry]]):
     rebuild stays due: the pipeline retries it)."""
 
     ROUTE: ClassVar[Route] = Route("POST", "/v1/scenes/rebuild", idempotent=False)
-    FOREGROUND: ClassVar[bool] = False
     _: KW_ONLY
     user_id: str = DEFAULT
     agent_id: str = DEFAULT

@@ -12,13 +12,13 @@ import asyncio
 import contextlib
 import functools
 import logging
+from asyncio import to_thread
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
 from memstrata.errors import ConfigError
 from memstrata.forgetting.sweep import Sweeper
 from memstrata.models import Degradations, Status, Tenant
-from memstrata.pace import Foreground, paced, to_thread
 from memstrata.pipeline.embedding import EmbeddingBacklog
 from memstrata.pipeline.l1.scheduler import L1Tally, Scheduler
 from memstrata.pipeline.upper.scheduler import TenantScheduler
@@ -73,8 +73,6 @@ class Pipeline:
         self._wake: asyncio.Event | None = None
         self._exclusive: asyncio.Lock | None = None
         self.heat = HeatLedger()
-        # The callers' operations in flight, which the background loop (``serve``) waits out.
-        self.foreground = Foreground()
         # How long the loop sleeps with no timer armed: a capture in this process wakes it sooner;
         # a worker's captures come from other processes, so it looks more often.
         self.idle_poll = IDLE_POLL_SECONDS
@@ -202,7 +200,6 @@ class Pipeline:
             problems=tuple(problems),
             last_sweep=self.sweeper.last_run() if self.sweeper is not None else None,
             query_embedding=vectors.queries.status() if vectors.queries is not None else None,
-            background=self.foreground.status(),
             degradations=self.degradations.snapshot(),
         )
 
@@ -213,12 +210,7 @@ class Pipeline:
         return list(dict.fromkeys(found))
 
     async def serve(self) -> None:
-        """Background loop: run what is due, sleep until the next timer or a capture wakes it.
-        Each of its steps waits for a lull in the callers' operations first (``memstrata.pace``)."""
-        with paced(self.foreground):
-            await self._serve()
-
-    async def _serve(self) -> None:
+        """Background loop: run what is due, sleep until the next timer or a capture wakes it."""
         self._wake = asyncio.Event()
         while True:
             await self.run_due()

@@ -15,13 +15,13 @@ import asyncio
 import json
 import logging
 import time
+from asyncio import to_thread
 from collections.abc import AsyncIterator, Callable, Hashable
 from contextlib import asynccontextmanager
 from typing import Generic, TypeVar
 
 from memstrata.errors import ConflictError, MemstrataError
 from memstrata.models import Tenant
-from memstrata.pace import to_thread
 from memstrata.ports import Leases
 
 K = TypeVar("K", bound=Hashable)

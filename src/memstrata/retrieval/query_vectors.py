@@ -113,8 +113,6 @@ class QueryVectors:
                 wait_ms_total=round(c.wait_ms_total, 3),
                 wait_ms_max=round(c.wait_ms_max, 3),
                 cache_entries=len(self._cache),
-                background_pauses=report.background_pauses,
-                background_paused_ms=round(report.background_paused_ms, 3),
                 process=report.process,
                 process_passes=report.process_passes,
                 process_failures=report.process_failures,

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import os
-import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -177,10 +175,3 @@ def test_vectors_match_sentence_transformers(minilm: LocalEmbedder) -> None:
     cosine = np.sum(ours * theirs, axis=1)
     worst = int(np.argmin(cosine))
     assert cosine[worst] >= 0.999, f"cosine {cosine[worst]:.5f} for {texts[worst][:60]!r}"
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values are Linux's")
-def test_batch_workers_run_at_the_lowest_priority() -> None:
-    """Background passes take what requests (and the query process) leave: nice 19."""
-    worker = local._executor().submit(lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
-    assert worker.result() == 19

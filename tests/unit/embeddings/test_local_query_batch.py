@@ -1,10 +1,8 @@
-"""The local model's query path: batched queries give the single-query vectors (1e-5), and
-background passes step aside while a query runs."""
+"""The local model's query path: batched queries give the single-query vectors (1e-5)."""
 
 from __future__ import annotations
 
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -12,10 +10,8 @@ import numpy as np
 import pytest
 
 from memstrata import Memory
-from memstrata.embeddings import local
 from memstrata.embeddings.local import LocalEmbedder
-from memstrata.embeddings.query_gate import QueryGate
-from memstrata.models import QueryEmbeddingStatus, QueryPassReport
+from memstrata.models import QueryEmbeddingStatus
 from memstrata.ports import QueryFirstEmbedder
 from memstrata.retrieval.query_vectors import QueryVectors
 from tests.unit.embeddings.local_texts import AWKWARD, locomo_texts
@@ -65,41 +61,6 @@ def test_concurrent_searches_share_passes_and_keep_their_vectors(minilm: LocalEm
     assert st.queries == len(texts)
     assert st.passes < len(texts)  # 16 threads at once cannot all have run alone
     assert st.batched > 0
-
-
-def test_a_background_pass_waits_while_a_query_runs(
-    minilm: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    gate = QueryGate(max_pause_s=5.0)
-    monkeypatch.setattr(local, "GATE", gate)
-    minilm.embed(["warm up"])
-    done = threading.Event()
-
-    def capture() -> None:
-        minilm.embed(["a captured message"])
-        done.set()
-
-    with gate.query():
-        worker = threading.Thread(target=capture)
-        worker.start()
-        assert not done.wait(0.3)  # held before its first layer
-    assert done.wait(10)
-    worker.join()
-    assert gate.pauses >= 1 and gate.paused_ms >= 250
-    assert minilm.query_report() == QueryPassReport(gate.pauses, gate.paused_ms)
-
-
-def test_the_pause_is_bounded_so_batches_are_never_starved(
-    minilm: LocalEmbedder, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    gate = QueryGate(max_pause_s=0.02)
-    monkeypatch.setattr(local, "GATE", gate)
-    with gate.query():  # a query that never ends
-        t0 = time.perf_counter()
-        minilm.embed(["a captured message"])
-        elapsed = time.perf_counter() - t0
-    assert gate.pauses == 6  # one per layer, each at most 20 ms
-    assert elapsed < 5
 
 
 def test_a_memorys_status_counts_its_query_embeddings(tmp_path: Path) -> None:

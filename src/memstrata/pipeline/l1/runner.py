@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import logging
 import time
+from asyncio import to_thread
 from dataclasses import dataclass
 
 from memstrata.layers.l1 import gate
 from memstrata.layers.l1.writer import Plan, plan_window, unique_drafts
 from memstrata.models import Atom, AtomFilter, ExtractionWindow, Message, Tenant
-from memstrata.pace import to_thread
 from memstrata.pipeline.l1.commit import commit_atoms
 from memstrata.ports import Clock, Deduplicator, Extractor, Store
 from memstrata.retrieval.keyword import keyword_top

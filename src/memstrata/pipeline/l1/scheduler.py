@@ -12,13 +12,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from asyncio import to_thread
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
 
 from memstrata.models import SessionState, SessionStatus, Tenant
-from memstrata.pace import to_thread
 from memstrata.pipeline.keyed import KeyedRuns, StateBook, claimed, lease_key, log_failure, waited
 from memstrata.pipeline.l1 import rules
 from memstrata.pipeline.l1.runner import L1Progress, L1Report, L1Runner

@@ -10,6 +10,7 @@ index rebuilt from disk, the persona navigation refreshed. Backups and state bel
 from __future__ import annotations
 
 import logging
+from asyncio import to_thread
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -18,7 +19,6 @@ from memstrata.errors import StoreError
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l3 import persona_doc
 from memstrata.models import Atom, AtomFilter, ConsolidationResult, Layer, Scene, SceneEntry, Tenant, Vectors
-from memstrata.pace import to_thread
 from memstrata.ports import Clock, ConsolidationRequest, Store, UpperLayers
 from memstrata.settings import PersonaSettings, PipelineSettings
 

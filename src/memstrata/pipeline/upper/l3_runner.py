@@ -7,13 +7,13 @@ appended. Backups and state belong to the caller, which restores ``persona.md`` 
 
 from __future__ import annotations
 
+from asyncio import to_thread
 from dataclasses import dataclass
 
 from memstrata.errors import EngineError
 from memstrata.layers.l2.scene_file import format_time
 from memstrata.layers.l3 import persona_doc
 from memstrata.models import Atom, AtomFilter, AtomType, Tenant, TenantState
-from memstrata.pace import to_thread
 from memstrata.ports import Clock, PersonaRequest, Store, UpperLayers
 
 TOP_ATOMS = 80  # persona and instruction atoms shown to the writer

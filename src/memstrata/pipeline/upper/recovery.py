@@ -11,13 +11,13 @@ change goes through the same per-tenant serialisation.
 from __future__ import annotations
 
 import logging
+from asyncio import to_thread
 from collections.abc import Callable, Iterable
 from contextlib import AbstractAsyncContextManager
 
 from memstrata.errors import StoreError
 from memstrata.layers.l2 import index as scene_index
 from memstrata.models import AtomFilter, FileProblem, Tenant, TenantState
-from memstrata.pace import to_thread
 from memstrata.pipeline.keyed import lease_key
 from memstrata.pipeline.upper import rules
 from memstrata.ports import Clock, Store, UpperLayers

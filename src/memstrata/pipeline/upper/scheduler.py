@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from asyncio import to_thread
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import TypeVar
 
 from memstrata.models import Tenant, TenantState, TenantStatus
-from memstrata.pace import to_thread
 from memstrata.pipeline.keyed import KeyedRuns, StateBook, claimed, lease_key, log_failure, waited
 from memstrata.pipeline.upper import rules
 from memstrata.pipeline.upper.l2_runner import L2Report, L2Runner
