@@ -192,7 +192,12 @@ class ServerSettings(_Section):
     shutdown_grace_seconds: Annotated[float, Field(gt=0)] = 10.0
     # Each request (headers and body) must arrive within this long, or the connection is closed.
     request_read_timeout_seconds: Annotated[float, Field(gt=0)] = 30.0
-    max_connections: Annotated[int, Field(ge=1)] = 1000  # past it, requests get 503
+    max_connections: Annotated[int, Field(ge=2)] = 1000  # past it, requests get 503
+    # A connection must carry a complete, authenticated request this soon after it opens, or it is
+    # closed; connections still waiting for one are at most max_connections - reserved_connections
+    # (one more closes the oldest), so clients with a key always find room (gateway.admission).
+    authenticate_within_seconds: Annotated[float, Field(gt=0)] = 5.0
+    reserved_connections: Annotated[int, Field(ge=1)] = 100
     # How long a thread keeps the GIL while another waits for it (Python's own default is 5 ms). A
     # query's forward pass takes the GIL back between ~100 numpy kernels; each time the event loop
     # or a pipeline thread holds it, the query waits up to this long (docs/benchmarks.md, issue 28).

@@ -191,14 +191,16 @@ def test_a_connection_that_never_finishes_its_request_is_closed(hardened: LiveSe
         assert time.monotonic() - started < READ_TIMEOUT + 4
 
 
-def test_held_connections_past_the_limit_get_503_until_they_are_closed(hardened: LiveServer) -> None:
-    """Defect 6: 100 held connections needed no key and nothing capped them."""
+def test_held_connections_past_the_limit_never_shut_the_others_out(hardened: LiveServer) -> None:
+    """Defect 6: 100 held connections needed no key and nothing capped them. Then (issue 48)
+    held connections filled ``max_connections`` and every other request got 503: now the oldest
+    keyless one makes room for a newer one (tests/security/test_connections.py)."""
     held = [socket.create_connection(("127.0.0.1", hardened.port)) for _ in range(MAX_CONNECTIONS)]
     try:
         with httpx.Client(base_url=hardened.url, timeout=10) as fresh:
-            assert fresh.get("/v1/health").status_code == 503
+            assert fresh.get("/v1/health").status_code == 200
         for sock in held:
-            assert _closed_within(sock, READ_TIMEOUT + 4)
+            assert _closed_within(sock, READ_TIMEOUT + 6)
     finally:
         for sock in held:
             sock.close()

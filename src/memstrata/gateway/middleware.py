@@ -119,7 +119,10 @@ class BearerAuth:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] != "http" or not self.keyring.required:
+        if scope["type"] != "http":  # the lifespan: its state is copied into every request's
+            await self.app(scope, receive, send)
+            return
+        if not self.keyring.required:
             attach(scope, ADMIN)  # no key configured: loopback only (check_binding), open
             await self.app(scope, receive, send)
             return

@@ -19,6 +19,7 @@ drained SIGTERM as the normal end and exits 0.
 from __future__ import annotations
 
 import asyncio
+import logging
 import signal
 import time
 from collections.abc import Callable
@@ -27,17 +28,24 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
+from memstrata.gateway.admission import Admission, Vouch, authenticated, vouch_with
 from memstrata.settings import Settings
+
+log = logging.getLogger("memstrata.gateway")
 
 STOP_BY = "memstrata_stop_by"  # app.state attribute: when (monotonic) the drain must be over
 
 
-def deadlined(base: type[asyncio.Protocol], seconds: float) -> type[asyncio.Protocol]:
+def deadlined(
+    base: type[asyncio.Protocol], seconds: float, admission: Admission | None = None
+) -> type[asyncio.Protocol]:
     """``base`` (an uvicorn HTTP protocol) whose connections must deliver each whole request
-    within ``seconds``."""
+    within ``seconds``, and, with ``admission``, carry an authenticated one within its time."""
 
     class Deadlined(base):  # type: ignore[valid-type,misc]
         _read_timer: asyncio.TimerHandle | None = None
+        _trust_timer: asyncio.TimerHandle | None = None
+        _expired = False  # pending past its time, an answer under way: closed once it is sent
 
         def _arm(self) -> None:
             self._disarm()
@@ -58,6 +66,9 @@ def deadlined(base: type[asyncio.Protocol], seconds: float) -> type[asyncio.Prot
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             self._arm()
+            if admission is not None:
+                self._trust_timer = asyncio.get_running_loop().call_later(admission.within_s, self._trust_due)
+                admission.opened(self)
 
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
@@ -67,12 +78,72 @@ def deadlined(base: type[asyncio.Protocol], seconds: float) -> type[asyncio.Prot
 
         def on_response_complete(self) -> None:
             super().on_response_complete()
+            if admission is not None and admission.pending(self):
+                if self.authenticated_now():
+                    self.trust()
+                elif self._expired:
+                    self.close()
             if not self.transport.is_closing():
                 self._arm()
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
+            self._stop_trust_timer()
+            if admission is not None:
+                admission.gone(self)
             super().connection_lost(exc)
+
+        # What ``Admission`` asks of a connection.
+        def authenticated_now(self) -> bool:
+            cycle = getattr(self, "cycle", None)
+            return cycle is not None and authenticated(cycle.scope)
+
+        def trust(self) -> None:
+            self._stop_trust_timer()
+            if admission is not None:
+                admission.trusted(self)
+
+        def close(self) -> None:
+            self._stop_trust_timer()
+            self.transport.close()
+
+        def _stop_trust_timer(self) -> None:
+            if self._trust_timer is not None:
+                self._trust_timer.cancel()
+                self._trust_timer = None
+
+        def _trust_due(self) -> None:
+            """A pending connection's time is up: trusted if its request carries a key, else
+            closed (after the answer under way, if one is)."""
+            self._trust_timer = None
+            if admission is None or not admission.pending(self):
+                return
+            if self.authenticated_now():
+                self.trust()
+                return
+            admission.expired += 1
+            cycle = getattr(self, "cycle", None)
+            if cycle is not None and not cycle.response_complete:
+                if cycle.more_body and admission.vouch is not None:
+                    self._vouching = asyncio.ensure_future(self._vouch(admission.vouch, cycle.scope))
+                    return
+                if not cycle.more_body:
+                    self._expired = True
+                    return
+            self.close()
+
+        async def _vouch(self, vouch: Vouch, scope: Any) -> None:
+            try:
+                vouched = await vouch(scope)
+            except Exception:
+                log.exception("vouching for a slow request failed")
+                vouched = False
+            if vouched:
+                if admission is not None:
+                    admission.expired -= 1
+                self.trust()
+            else:
+                self.close()
 
     return Deadlined
 
@@ -80,9 +151,13 @@ def deadlined(base: type[asyncio.Protocol], seconds: float) -> type[asyncio.Prot
 def config(app: Any, settings: Settings, **options: Any) -> uvicorn.Config:
     """The uvicorn configuration of the gateway ``app`` under ``settings.server``."""
     s = settings.server
+    reserved = min(s.reserved_connections, s.max_connections - 1)
+    admission = Admission(s.authenticate_within_seconds, s.max_connections - reserved, vouch_with(app))
+    if getattr(app, "state", None) is not None:
+        app.state.admission = admission  # for the tests and the log
     return uvicorn.Config(
         app,
-        http=deadlined(AutoHTTPProtocol, s.request_read_timeout_seconds),
+        http=deadlined(AutoHTTPProtocol, s.request_read_timeout_seconds, admission),
         limit_concurrency=s.max_connections,
         timeout_graceful_shutdown=max(1, round(s.shutdown_grace_seconds)),
         lifespan="on",

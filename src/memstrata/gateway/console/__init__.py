@@ -49,6 +49,7 @@ def build(gateway: FastAPI) -> FastAPI:
     console = FastAPI(openapi_url=None, docs_url=None, redoc_url=None)
     console.state.gateway = gateway
     console.state.sessions = Sessions()
+    gateway.state.console_sessions = console.state.sessions  # connection admission asks it too
     console.state.kept = TenantCache()
     for module in (pages_home, pages_tenant, pages_records, pages_query, pages_manage):
         console.include_router(module.router)
