@@ -159,10 +159,13 @@ class Cli:
         return run
 
 
-def interactive(cli: Cli, prompt: str, done: Callable[[], bool], shows: str, seconds: float = 60) -> str:
-    """Run ``cli`` as a person would, in a terminal (tmux, a server of its own), type ``prompt``
-    and Enter, wait until ``done()`` and the screen ``shows`` it; the screen then. Skips (fails
-    under CI) without tmux."""
+def interactive(
+    cli: Cli, prompt: str, done: Callable[[], bool], shows: str, *, ready: str, seconds: float = 60
+) -> str:
+    """Run ``cli`` as a person would, in a terminal (tmux, a server of its own), wait for its
+    input line (``ready``), type ``prompt``, then Enter (a moment later: typed at once, a TUI
+    takes it as a paste), wait until ``done()`` and the screen ``shows`` it; the screen then.
+    Skips (fails under CI) without tmux."""
     if shutil.which("tmux") is None:
         why = "tmux is not installed (scripts/test installs it as root)"
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
@@ -174,8 +177,10 @@ def interactive(cli: Cli, prompt: str, done: Callable[[], bool], shows: str, sec
     command = f"cd {shlex.quote(str(cli.work))} && env -i {env} {shlex.quote(str(cli.path))}"
     subprocess.run([*tmux, "new-session", "-d", "-x", "150", "-y", "40", command], check=True)
     try:
-        screen = _wait_screen(tmux, "❯", seconds)  # the prompt line: ready for input
-        subprocess.run([*tmux, "send-keys", prompt, "Enter"], check=True)
+        screen = _wait_screen(tmux, ready, seconds)
+        subprocess.run([*tmux, "send-keys", "-l", prompt], check=True)
+        time.sleep(0.5)
+        subprocess.run([*tmux, "send-keys", "Enter"], check=True)
         deadline = time.monotonic() + seconds
         while not done():
             assert time.monotonic() < deadline, f"the interactive run did not finish:\n{screen}"
@@ -216,7 +221,8 @@ def claude(tmp_path: Path, base_url: str, *, headers: str = "", argv: tuple[str,
 
 
 def codex(tmp_path: Path, base_url: str, *, headers: dict[str, str], extra: str = "") -> Cli:
-    cli = Cli("codex", tmp_path / "codex", {"OPENAI_API_KEY": "sk-dummy"}, [])
+    # A terminal type the TUI takes (with "dumb" it asks whether to go on).
+    cli = Cli("codex", tmp_path / "codex", {"OPENAI_API_KEY": "sk-dummy", "TERM": "xterm-256color"}, [])
     config = cli.home / ".codex"
     config.mkdir()
     cli.env["CODEX_HOME"] = str(config)
@@ -231,6 +237,9 @@ base_url = "{base_url}"
 env_key = "OPENAI_API_KEY"
 wire_api = "responses"
 http_headers = {{ {sent} }}
+
+[projects."{cli.work}"]
+trust_level = "trusted"
 {extra}"""
     )
     # The shell tool runs unsandboxed: bubblewrap needs user namespaces a container may lack.
@@ -265,6 +274,14 @@ def searchable(server: LiveServer, query: str, user: str = "ana", seconds: float
             return
         time.sleep(0.1)
     raise AssertionError(f"{query!r} never became searchable for {user}")
+
+
+def injected(rec: Recorded) -> bool:
+    """Whether memstrata put memory into a model call: memories before the prompt, or the
+    persona and scenes at the end of the system prompt (once the persona is written, a memory
+    it holds is not repeated among the memories)."""
+    body = rec.body.decode()
+    return any(tag in body for tag in ("<relevant-memories>", "<user-persona>", "<scene-navigation>"))
 
 
 def model_calls(up: ScriptedUpstream, path: str) -> list[Recorded]:

@@ -15,6 +15,7 @@ from tests.cli_agents.conftest import (
     Cli,
     Model,
     claude,
+    injected,
     interactive,
     model_calls,
     searchable,
@@ -51,8 +52,8 @@ def test_two_runs_remember_across_sessions_with_l0_clean_and_once(
     assert len(calls) == 2  # no other model call in -p mode
     assert len(set(_sessions(upstream))) == 2  # each run its own session...
     recalled = json.dumps(calls[1].json["messages"])
-    assert "<relevant-memories>" in recalled and "beehives" in recalled  # ...and session 1 reached 2
-    assert "<relevant-memories>" not in json.dumps(calls[0].json["messages"])
+    assert injected(calls[1]) and "Porto" in json.dumps(calls[1].json)  # ...and session 1 reached 2
+    assert not injected(calls[0])
     # The request went upstream as Claude Code wrote it, but for the memories: its reminder
     # blocks are all there.
     assert recalled.count("<system-reminder>") == sent.count("<system-reminder>")
@@ -109,10 +110,9 @@ def test_the_compaction_request_is_neither_injected_nor_stored(
     compaction = [c for c in calls if "create a detailed summary" in json.dumps(c.json["messages"][-1])]
     assert compaction, [json.dumps(c.json["messages"][-1])[-300:] for c in calls]
     for call in compaction:
-        assert "<relevant-memories>" not in json.dumps(call.json)
+        assert not injected(call)
     assert len(set(_sessions(upstream))) == 1  # --continue resumes the run's session
-    last = json.dumps(calls[-1].json["messages"])
-    assert "<relevant-memories>" in last  # the prompt after the compaction is a turn again
+    assert injected(calls[-1])  # the prompt after the compaction is a turn again
     rows = settled(gateway, 4)
     assert [(m["role"], m["content"]) for m in rows] == [
         ("user", FACT),
@@ -133,14 +133,14 @@ def test_interactive_claude_codes_title_request_is_neither_injected_nor_stored(
     searchable(gateway, "beehives")
     upstream.script = Model(answers={"Where are my beehives": "On your roof in Porto."})
     answered = lambda: len(model_calls(upstream, MESSAGES)) >= 3  # noqa: E731
-    screen = interactive(cli, "Where are my beehives?", answered, shows="On your roof in Porto.")
+    screen = interactive(cli, "Where are my beehives?", answered, shows="On your roof in Porto.", ready="❯")
     assert "On your roof in Porto." in screen  # the answer reached the person unchanged
     calls = model_calls(upstream, MESSAGES)[1:]
     titles = [c for c in calls if "naming a coding session" in json.dumps(c.json["system"])]
     assert len(titles) == 1, [json.dumps(c.json["system"])[:300] for c in calls]
-    assert "<relevant-memories>" not in json.dumps(titles[0].json)  # not injected
+    assert not injected(titles[0])
     turn = next(c for c in calls if c not in titles)
-    assert "<relevant-memories>" in json.dumps(turn.json["messages"])
+    assert injected(turn) and "Porto" in json.dumps(turn.json)
     rows = settled(gateway, 4)
     assert [(m["role"], m["content"]) for m in rows][2:] == [  # the title's request is not stored
         ("user", "Where are my beehives?"),

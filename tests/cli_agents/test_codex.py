@@ -12,7 +12,18 @@ from pathlib import Path
 
 import httpx
 
-from tests.cli_agents.conftest import ANSWER, FACT, Cli, Model, codex, model_calls, searchable, settled
+from tests.cli_agents.conftest import (
+    ANSWER,
+    FACT,
+    Cli,
+    Model,
+    codex,
+    injected,
+    interactive,
+    model_calls,
+    searchable,
+    settled,
+)
 from tests.support.live_server import LiveServer
 from tests.support.llm_upstream import ScriptedUpstream
 
@@ -41,9 +52,8 @@ def test_two_runs_remember_across_sessions_with_l0_clean_and_once(
     calls = model_calls(upstream, RESPONSES)
     assert len(calls) == 2
     assert len({c.headers["session-id"] for c in calls}) == 2  # each run its own session...
-    second = json.dumps(calls[1].json["input"])
-    assert "<relevant-memories>" in second and "beehives" in second  # ...and session 1 reached 2
-    assert "<relevant-memories>" not in first
+    assert injected(calls[1]) and "Porto" in json.dumps(calls[1].json)  # ...and session 1 reached 2
+    assert not injected(calls[0])
     rows = settled(gateway, 4)
     assert [(m["role"], m["content"]) for m in rows] == [
         ("user", FACT),
@@ -99,9 +109,39 @@ def test_a_request_codex_marks_as_not_a_turn_is_neither_injected_nor_stored(
     headers.update({"x-memstrata-user-id": "ana", "session-id": "a-later-run"})
     body = turn.json
     body["input"][-1]["content"][0]["text"] = "Where are my beehives?"
-    for kind, injected in (("compact", False), ("turn", True)):
+    for kind, expected in (("compact", False), ("turn", True)):
         headers["x-codex-turn-metadata"] = json.dumps({**metadata, "request_kind": kind})
         sent = httpx.post(gateway.url + "/proxy/openai/v1/responses", json=body, headers=headers, timeout=60)
         assert sent.status_code == 200, sent.text
-        assert ("<relevant-memories>" in upstream.requests[-1].body.decode()) is injected
+        assert injected(upstream.requests[-1]) is expected
     assert len(settled(gateway, len(rows) + 2)) == len(rows) + 2  # only the "turn" one was stored
+
+
+def test_the_codex_tuis_title_request_is_neither_injected_nor_stored(
+    tmp_path: Path, gateway: LiveServer, upstream: ScriptedUpstream
+) -> None:
+    """Started in a terminal, Codex names the session by a request of its own: a thread of
+    its own (``thread_source`` "thread_title"), its prompt quoting the user's."""
+    cli = _codex(tmp_path, gateway)
+    cli.run(FACT)  # an earlier session: something to recall
+    searchable(gateway, "beehives")
+    upstream.script = Model(answers={"where my beehives are": "On your roof in Porto."})
+    cli.argv = ["--dangerously-bypass-approvals-and-sandbox"]  # the TUI, not exec
+    answered = lambda: len(model_calls(upstream, RESPONSES)) >= 3  # noqa: E731
+    # No "?": typed into the TUI, it opens the shortcuts.
+    screen = interactive(
+        cli, "Tell me where my beehives are", answered, shows="On your roof in Porto.", ready="›"
+    )
+    assert "On your roof in Porto." in screen
+    calls = model_calls(upstream, RESPONSES)[1:]
+    titles = [c for c in calls if "task title" in json.dumps(c.json["input"])]
+    assert len(titles) == 1, [json.dumps(c.json["input"][-1])[-300:] for c in calls]
+    assert json.loads(titles[0].headers["x-codex-turn-metadata"])["thread_source"] == "thread_title"
+    assert not injected(titles[0])
+    turn = next(c for c in calls if c not in titles)
+    assert injected(turn) and "Porto" in json.dumps(turn.json)
+    rows = settled(gateway, 4)
+    assert [(m["role"], m["content"]) for m in rows][2:] == [  # the title's request is not stored
+        ("user", "Tell me where my beehives are"),
+        ("assistant", "On your roof in Porto."),
+    ]

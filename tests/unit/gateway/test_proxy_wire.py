@@ -68,6 +68,11 @@ def test_claude_codes_quota_probe_and_codex_requests_not_of_a_turn_are_auxiliary
 
     assert kind('{"request_kind": "compact", "session_id": "s"}') == "Codex request_kind 'compact'"
     assert kind('{"request_kind": "turn"}') is None
+    assert (
+        kind('{"request_kind": "turn", "thread_source": "thread_title"}')
+        == "Codex thread_source 'thread_title'"
+    )
+    assert kind('{"request_kind": "turn", "thread_source": "user"}') is None
     for unreadable in ("not json", "[1, 2]", '{"request_kind": 7}', ""):
         assert kind(unreadable) is None  # not Codex's metadata: judged as any other request
 

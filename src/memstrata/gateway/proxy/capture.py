@@ -13,7 +13,7 @@ user turn (a tool loop's continuation is not one: its prompt is the earlier user
 requests whose system prompt or prompt asks for a conversation title, a summary or compaction of
 the conversation, or a topic check, Claude Code's quota probe (the patterns below, plus
 ``proxy.auxiliary_patterns``), and Codex requests whose ``x-codex-turn-metadata`` names a
-``request_kind`` other than ``turn``.
+``request_kind`` other than ``turn`` or a ``thread_source`` other than ``user``.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ AUXILIARY = tuple(
         r"\A\s*quota\s*\Z",  # Claude Code's quota probe (max_tokens 1, on an interactive start)
     )
 )
-CODEX_METADATA = "x-codex-turn-metadata"  # JSON; its request_kind is "turn" for a user's turn
+CODEX_METADATA = "x-codex-turn-metadata"  # JSON: request_kind "turn", thread_source "user" for a turn
 
 
 def patterns(extra: Sequence[str]) -> tuple[re.Pattern[str], ...]:
@@ -64,9 +64,9 @@ def auxiliary(
     """Why the request is auxiliary, or None when it is a turn of the conversation."""
     if turn.prompt_index is None:
         return "no user turn"
-    kind = _codex_request_kind((headers or {}).get(CODEX_METADATA))
-    if kind is not None and kind != "turn":
-        return f"Codex request_kind {kind!r}"
+    codex = _codex_auxiliary((headers or {}).get(CODEX_METADATA))
+    if codex is not None:
+        return codex
     for where, text in (("system prompt", turn.system), ("prompt", turn.prompt)):
         head = text[:_SCAN]
         if any(p.search(head) for p in found):
@@ -74,14 +74,24 @@ def auxiliary(
     return None
 
 
-def _codex_request_kind(metadata: str | None) -> str | None:
+def _codex_auxiliary(metadata: str | None) -> str | None:
+    """Why Codex's turn metadata marks a request as not the user's turn: a ``request_kind``
+    other than ``turn`` (compaction and the like), or a ``thread_source`` other than ``user``
+    (the TUI names each session by a thread of its own, ``thread_title``, whose prompt quotes
+    the user's)."""
     if not metadata or len(metadata) > 10_000:
         return None
     try:
-        kind = json.loads(metadata).get("request_kind")
-    except (ValueError, AttributeError):
+        found = json.loads(metadata)
+    except ValueError:
         return None
-    return kind if isinstance(kind, str) else None
+    if not isinstance(found, dict):
+        return None
+    for key, usual in (("request_kind", "turn"), ("thread_source", "user")):
+        value = found.get(key)
+        if isinstance(value, str) and value != usual:
+            return f"Codex {key} {value!r}"
+    return None
 
 
 async def commit(
