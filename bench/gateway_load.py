@@ -24,13 +24,13 @@ against 12 ms for the same run's later turns (docs/benchmarks.md).
 
 Prints requests/s and p50/p95/p99 per route (client-side, wall clock), the server's peak RSS, and
 checks that every message a 200 acknowledged is stored exactly once (and nothing else is), and
-how long after the load the server's background embedding caught up (captures do not wait for it).
-A line gives the pipeline as the load ended (atoms, the L1 backlog). A last line gives the server's query-embedding
-figures from `/v1/status` (passes, batched queries, cache hits, background passes that paused for
-a query, the query and batch processes' passes), when it has an embedder. `--query-process off`
-keeps the local model's query passes in the server's process (`embedding.query_process`), and
-`--batch-process off` its background batches (`embedding.batch_process`); `memstrata serve`
-turns both on by default.
+how long after the load the server's worker caught up with the embeddings (captures do not wait
+for it). A line gives the pipeline as the load ended (atoms, the L1 backlog). A last line gives
+the server's query-embedding figures from `/v1/status` (passes, batched queries, cache hits, the
+query and batch processes' passes), when it has an embedder. `--query-process off` keeps the
+local model's query passes in the server's process (`embedding.query_process`), and
+`--batch-process off` its own batches (`embedding.batch_process`); `memstrata serve` turns both
+on by default.
 """
 
 from __future__ import annotations
@@ -266,7 +266,6 @@ def main() -> None:
         print(
             f"query embeddings: {b['queries']} queries, {b['cached']} cached, {b['passes']} passes, "
             f"{b['batched']} batched (largest {b['largest']}), wait max {b['wait_ms_max']:.1f} ms; "
-            f"background passes paused {b['background_pauses']} times, {b['background_paused_ms']:.0f} ms; "
             f"query process {b['process']}: {b['process_passes']} passes, {b['process_failures']} failures; "
             f"batch process {b['batch_process']}: {b['batch_process_passes']} batches, "
             f"{b['batch_process_failures']} failures"
