@@ -164,6 +164,7 @@ class SearchSettings(_Section):
     # LoCoMo (bench/locomo_recall.py: R@10 78.5 at k=10 vs 76.3 at k=60, both with diversify).
     rrf_k: Annotated[float, Field(gt=0)] = 10.0
     candidates: Annotated[int, Field(ge=1)] = 100  # per-list depth before fusion
+    keyword_weight: Annotated[float, Field(ge=0)] = 1.0  # a keyword list's RRF weight (a vector list's: 1)
     # The relevance floor of search and recall when a call names none, in two parts, both chosen
     # leave-one-conversation-out on the LoCoMo dev set (bench/relevance_floor.py, docs/benchmarks.md):
     # a query none of whose hits reaches ``query_floor`` is about nothing stored and finds nothing;

@@ -99,8 +99,8 @@ async def test_items_round_trip_as_the_sdks_own_session_keeps_them(empty_async_m
     said = await empty_async_memory.messages(user_id="alice", agent_id="openai-agents")
     assert [m.role.value for m in said] == ["user", "assistant", "user", "assistant"]  # no tool items
     assert "sunny in Oslo" not in " ".join(m.content for m in said if m.role.value == "user")
-    # L0 keeps the reply cleaned (its code block out); the item log keeps it as given
-    assert "print('hi')" not in said[1].content
+    # L0 keeps the reply's code (searchable; extraction skips it); the item log keeps it as given
+    assert "print('hi')" in said[1].content
     assert "print('hi')" in str(items[3])
 
 

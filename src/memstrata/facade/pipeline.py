@@ -14,6 +14,7 @@ from memstrata.models import (
 from memstrata.operations import arguments as args
 from memstrata.pipeline.coordinator import RunAllReport
 from memstrata.pipeline.embedding import fill_missing
+from memstrata.retrieval.reindex import INDEX_VERSION, drop_message_vectors, rewrite_keyword_texts
 
 
 class PipelineMethods(FacadeCore):
@@ -67,11 +68,17 @@ class PipelineMethods(FacadeCore):
             )
 
         def run() -> int:
-            if self._store.index.embedding_model() != embedder.name:
-                self._store.index.reset_vectors(embedder.name)
+            index = self._store.index
+            stale = index.index_version() < INDEX_VERSION  # texts of an older definition
+            rewrite_keyword_texts(self._store, with_previous=self.settings.search.context_previous)
+            if index.embedding_model() != embedder.name:
+                index.reset_vectors(embedder.name)
+            elif stale:  # the messages' vector texts changed; atoms' did not
+                drop_message_vectors(self._store)
             done = sum(
                 fill_missing(self._store, embedder, layer, 0, 1 << 62)[0] for layer in (Layer.L0, Layer.L1)
             )
+            index.set_index_version(INDEX_VERSION)
             self._vectors.reindexed()
             self._pipeline.embedding.rescan()
             return done

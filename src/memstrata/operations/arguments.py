@@ -106,7 +106,11 @@ def filters(value: object) -> MetadataFilter:
 def plan(mode: str, settings: Settings) -> SearchPlan:
     if mode not in _PLANS:
         raise InputError(f"unknown search mode {mode!r}: use hybrid, keyword or vector", item="mode")
-    return _PLANS[mode].with_(rrf_k=settings.search.rrf_k, depth=settings.search.candidates)
+    return _PLANS[mode].with_(
+        rrf_k=settings.search.rrf_k,
+        depth=settings.search.candidates,
+        keyword_weight=settings.search.keyword_weight,
+    )
 
 
 def query(text: object) -> str:

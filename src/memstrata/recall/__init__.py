@@ -21,6 +21,7 @@ from memstrata.recall.assemble import (
     navigation_lines,
     system_block,
 )
+from memstrata.recall.explain import matched_words
 from memstrata.recall.gather import RecallResult, Sources, gather
 from memstrata.recall.heat import HeatLedger, heated, warm_scenes
 from memstrata.recall.select import SelectOptions, content_terms, select
@@ -40,6 +41,7 @@ __all__ = [
     "cut",
     "gather",
     "heated",
+    "matched_words",
     "memories_block",
     "memory_line",
     "navigation_lines",

@@ -111,6 +111,12 @@ def _stems(text: str) -> _Held:
     return _Held(frozenset(porter_stem(w[:-2] if w.endswith("'s") else w) for w in words(judged(text))))
 
 
+def matched_terms(terms: Sequence[str], text: str) -> list[str]:
+    """The ``terms`` that ``text`` holds, compared as the keyword share compares them (by stem)."""
+    held = _stems(text)
+    return [t for t in terms if held.holds(porter_stem(t))]
+
+
 class KeywordEvidence:
     """The keyword share of records of one query, with each layer's idf weights read once (through
     ``kept``, the counts kept between searches)."""

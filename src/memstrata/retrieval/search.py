@@ -54,6 +54,31 @@ class SearchRequest:
     query_floor: float = 0.0  # when no hit's relevance reaches this, the query finds nothing
 
 
+@dataclass(slots=True)
+class Legs:
+    """A search's ranked lists before fusion (``kinds[i]`` says which leg made ``lists[i]``), with
+    what judging their candidates needs: the query's vector, the cosines the vector lists found,
+    the keyword evidence and what went less well than asked."""
+
+    request: SearchRequest
+    qvec: Vectors | None
+    evidence: KeywordEvidence
+    degradations: list[str]
+    strategy: str
+    kinds: list[str] = field(default_factory=list)
+    lists: list[list[tuple[Layer, int]]] = field(default_factory=list)
+    cosines: dict[tuple[Layer, int], float] = field(default_factory=dict)
+
+    def add(self, kind: str, found: list[tuple[Layer, int]]) -> None:
+        self.kinds.append(kind)
+        self.lists.append(found)
+
+    def weights(self, keyword_weight: float) -> list[float]:
+        """RRF weights: ``keyword_weight`` for a keyword list beside a vector list, 1 otherwise."""
+        both = {"keyword", "vector"} <= set(self.kinds)
+        return [keyword_weight if both and k == "keyword" else 1.0 for k in self.kinds]
+
+
 def _wall_ms() -> int:
     return time.time_ns() // 1_000_000
 
@@ -70,6 +95,18 @@ class Searcher:
         self._term_counts = TermCounts(store.index.document_counts)
 
     def search(self, req: SearchRequest) -> SearchResult:
+        legs = self.legs(req)
+        fused = rrf(legs.lists, req.plan.rrf_k, legs.weights(req.plan.keyword_weight))
+        # A margin beyond the limit so diversification has something to promote.
+        margin = req.limit * 2 if req.plan.diversify else req.limit
+        judged = self._judged(legs.request, fused[:margin], legs.qvec, legs.cosines, legs.evidence)
+        hits = chosen(judged, req.limit, req.min_score, req.query_floor, diversified=req.plan.diversify)
+        if req.plan.by_relevance:  # the list in the order of the relevance shown beside each hit
+            hits = tuple(sorted(hits, key=lambda h: -h.score))
+        return SearchResult(ranked(hits), legs.strategy, tuple(legs.degradations))
+
+    def legs(self, req: SearchRequest) -> Legs:
+        """The ranked lists fusion reads: per layer, the keyword list then the vector list."""
         if req.atoms.at is None:
             req = replace(req, atoms=replace(req.atoms, at=self._now()))
         degradations: list[str] = []
@@ -92,24 +129,26 @@ class Searcher:
         if use_keyword and not keyword:  # a vector-only request whose query could not be embedded
             terms = query_terms(req.query)
             keyword = {layer: self._keyword(req, flt, terms, evidence) for layer, flt in filters}
-        lists: list[list[tuple[Layer, int]]] = []
-        cosines: dict[tuple[Layer, int], float] = {}
-        for layer, flt in filters:  # keyword then vector, layer by layer: RRF breaks ties by this order
-            if use_keyword:
-                lists.append(keyword[layer])
-            if qvec is not None:
-                found = self._store.index.vector(req.tenant, flt, qvec, req.plan.depth)
-                lists.append([(layer, s.seq) for s in found])
-                cosines.update({(layer, s.seq): s.score for s in found})
-        fused = rrf(lists, req.plan.rrf_k)
-        # A margin beyond the limit so diversification has something to promote.
-        margin = req.limit * 2 if req.plan.diversify else req.limit
-        judged = self._judged(req, fused[:margin], qvec, cosines, evidence)
-        hits = chosen(judged, req.limit, req.min_score, req.query_floor, diversified=req.plan.diversify)
         strategy = (
             "hybrid" if use_keyword and qvec is not None else ("vector" if qvec is not None else "keyword")
         )
-        return SearchResult(ranked(hits), strategy, tuple(degradations))
+        legs = Legs(req, qvec, evidence, degradations, strategy)
+        nearest: list[list[tuple[Layer, int]]] = []
+        for layer, flt in filters:  # keyword then vector, layer by layer: RRF breaks ties by this order
+            if use_keyword:
+                legs.add("keyword", keyword[layer])
+            if qvec is not None:
+                found = self._store.index.vector(req.tenant, flt, qvec, req.plan.depth)
+                nearest.append([(layer, s.seq) for s in found])
+                legs.cosines.update({(layer, s.seq): s.score for s in found})
+                if not req.plan.one_vector_list:
+                    legs.add("vector", nearest[-1])
+        if req.plan.one_vector_list and nearest:
+            # Every layer's nearest records in one list by cosine, as one vector store would rank
+            # them: an atom and a message are compared by how close each is to the query.
+            merged = sorted((key for found in nearest for key in found), key=lambda key: -legs.cosines[key])
+            legs.add("vector", merged[: req.plan.depth])
+        return legs
 
     def _judged(
         self,

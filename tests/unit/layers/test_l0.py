@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memstrata.layers.l0.sanitize import NOISE, sanitize
+from memstrata.layers.l0.sanitize import NOISE, for_extraction, sanitize
 from memstrata.models import Role
 
 U, A = Role.USER, Role.ASSISTANT
@@ -100,29 +100,35 @@ def test_linked_images_are_not_touched() -> None:
     assert sanitize(U, text) == text
 
 
-# --- rule 4: assistant code blocks -----------------------------------------------------------------
+# --- rule 4: code blocks are kept; extraction reads an assistant's without them ------------------
 
 
-def test_assistant_backtick_block_becomes_code() -> None:
+def test_assistant_code_blocks_are_kept() -> None:
     text = "Try this:\n```python\nimport os\nprint(os.getcwd())\n```\nIt prints the folder."
-    assert sanitize(A, text) == "Try this:\n[code]\nIt prints the folder."
+    assert sanitize(A, text) == text
 
 
-def test_assistant_tilde_block_with_inner_shorter_fence() -> None:
+def test_extraction_reads_an_assistant_backtick_block_as_code() -> None:
+    text = "Try this:\n```python\nimport os\nprint(os.getcwd())\n```\nIt prints the folder."
+    assert for_extraction(A, text) == "Try this:\n[code]\nIt prints the folder."
+
+
+def test_extraction_reads_a_tilde_block_with_inner_shorter_fence_as_code() -> None:
     text = "Example:\n~~~~md\n~~~\nnested\n~~~\n~~~~\nDone."
-    assert sanitize(A, text) == "Example:\n[code]\nDone."
+    assert for_extraction(A, text) == "Example:\n[code]\nDone."
 
 
-def test_assistant_unclosed_fence_runs_to_the_end() -> None:
-    assert sanitize(A, "Start:\n```\nx = 1\ny = 2") == "Start:\n[code]"
+def test_an_unclosed_fence_runs_to_the_end() -> None:
+    assert for_extraction(A, "Start:\n```\nx = 1\ny = 2") == "Start:\n[code]"
 
 
-def test_assistant_inline_triple_backticks_are_not_a_fence() -> None:
-    assert sanitize(A, "Call ```f()``` here") == "Call ```f()``` here"
+def test_inline_triple_backticks_are_not_a_fence() -> None:
+    assert for_extraction(A, "Call ```f()``` here") == "Call ```f()``` here"
 
 
-def test_assistant_message_of_only_code_keeps_a_marker() -> None:
-    assert sanitize(A, "```\nrm -rf build\n```") == "[code]"
+def test_extraction_reads_a_user_s_code() -> None:
+    text = "My config:\n```\nretries = 3\n```"
+    assert for_extraction(U, text) == text
 
 
 # --- rule 5: blank lines and trimming --------------------------------------------------------------

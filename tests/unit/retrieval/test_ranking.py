@@ -171,3 +171,16 @@ def test_two_terms_first_ranks_the_rest_below_the_first_list_without_repeats() -
 def test_two_terms_first_stops_at_k() -> None:
     first = [Scored(i, 10.0 - i) for i in range(5)]
     assert [s.seq for s in two_terms_first(first, [Scored(9, 1.0)], 3)] == [0, 1, 2]
+
+
+def test_legs_weigh_keyword_lists_only_beside_a_vector_list() -> None:
+    from memstrata.retrieval.search import Legs
+
+    legs = Legs(None, None, None, [], "hybrid")  # type: ignore[arg-type]
+    legs.add("keyword", [])
+    legs.add("vector", [])
+    legs.add("keyword", [])
+    assert legs.weights(0.3) == [0.3, 1.0, 0.3]
+    alone = Legs(None, None, None, [], "keyword")  # type: ignore[arg-type]
+    alone.add("keyword", [])
+    assert alone.weights(0.3) == [1.0]  # no vector list: the keyword list is the ranking

@@ -13,7 +13,7 @@ from memstrata.gateway.console.render import when
 from memstrata.gateway.context import who
 from memstrata.models import Atom, Hit, Message, SessionStatus, Status, Tenant, custom_keys
 from memstrata.operations import MemoryApi
-from memstrata.recall import RecallResult, content_terms
+from memstrata.recall import RecallResult, matched_words
 
 _TIMES = frozenset({"timestamp", "message_time", "expires_at"})
 PAGE = 50  # rows per list page
@@ -182,14 +182,8 @@ async def explained_search(
 ) -> tuple[list[Explained], str, tuple[str, ...]]:
     """Hybrid search over ``layers`` with each hit's matched words and fields."""
     result = await mem.search(query, **who(tenant), layers=layers, limit=20)
-    terms = content_terms(query)
-    hits = [Explained(h, _matched(terms, h.content), _fields(h)) for h in result.hits]
+    hits = [Explained(h, matched_words(query, h), _fields(h)) for h in result.hits]
     return hits, result.strategy, tuple(result.degradations)
-
-
-def _matched(terms: Any, content: str) -> list[str]:
-    words = content.lower()
-    return sorted({t for t in terms if t.lower() in words})
 
 
 # What a person reads beside a hit: when it was said, in which session, its type and priority,

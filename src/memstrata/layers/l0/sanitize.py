@@ -10,8 +10,10 @@ Pure functions, no I/O. The rules, in order:
    memories back into memory.
 3. Base64 images (``data:image/...;base64,...`` URIs, Markdown or HTML images of them) become
    ``[image]``: kilobytes of noise for search and extraction.
-4. Assistant messages only: fenced code blocks (```` ``` ```` or ``~~~``; an unclosed fence runs
-   to the end) become ``[code]``. A user's code is what they said and is kept.
+4. Fenced code blocks (```` ``` ```` or ``~~~``; an unclosed fence runs to the end) are kept, in
+   both roles: in technical chats the evidence a later question needs is often in an assistant's
+   code (BEAM), so the message is stored and indexed whole. Extraction reads an assistant message
+   without them (``for_extraction``): code makes no memory atom.
 5. Runs of blank lines collapse to one blank line; the text is trimmed.
 6. The message is dropped (``None``) when nothing is left, when it is a slash command
    (``/reset``, ``/help foo``), or when it is pure noise: after lowercasing and removing
@@ -77,8 +79,6 @@ def sanitize(role: Role, content: str) -> str | None:
     text = _CONTROL.sub("", text)
     text = strip_memory_blocks(text)
     text = replace_images(text)
-    if role == Role.ASSISTANT:
-        text = strip_code_blocks(text)
     text = _BLANK_RUN.sub("\n\n", text).strip()
     if not text or is_slash_command(text) or is_noise(text):
         return None
@@ -102,6 +102,17 @@ def replace_images(text: str) -> str:
 def strip_code_blocks(text: str) -> str:
     """Replace each fenced code block (its fences included) with ``[code]``."""
     return _FENCE.sub("[code]", text)
+
+
+def code_blocks(text: str) -> list[tuple[int, int]]:
+    """The spans ``(start, end)`` of the text's fenced code blocks, fences included, in order."""
+    return [m.span() for m in _FENCE.finditer(text)]
+
+
+def for_extraction(role: Role, text: str) -> str:
+    """What extraction reads of a stored message: an assistant's fenced code blocks become
+    ``[code]`` (as capture stored them before code was kept), a user's code is what they said."""
+    return strip_code_blocks(text) if role == Role.ASSISTANT else text
 
 
 def is_slash_command(text: str) -> bool:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import logging
 import time
 from asyncio import to_thread
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from memstrata.layers.l0.sanitize import for_extraction
 from memstrata.layers.l1 import gate
 from memstrata.layers.l1.writer import Plan, plan_window, unique_drafts
 from memstrata.models import Atom, AtomFilter, ExtractionWindow, Message, Tenant
@@ -103,13 +104,14 @@ class L1Runner:
             unembedded.extend(stored)
         return done.report()
 
-    async def _window(self, tenant: Tenant, session_key: str, new: list[Message]) -> Plan:
+    async def _window(self, tenant: Tenant, session_key: str, stored: list[Message]) -> Plan:
+        new = [_prose(m) for m in stored]
         if not gate.passes(new):
             return Plan()
         background = await to_thread(
             self._store.messages.before, tenant, session_key, new[0].seq, self._s.background_size
         )
-        window = ExtractionWindow(tenant, session_key, tuple(new), tuple(background))
+        window = ExtractionWindow(tenant, session_key, tuple(new), tuple(_prose(m) for m in background))
         drafts = unique_drafts(await self._extractor.extract(window))
         if not drafts:
             return Plan()
@@ -122,3 +124,10 @@ class L1Runner:
         flt = AtomFilter(at=self._clock.now_ms())
         found = keyword_top(self._store.index, tenant, flt, query_terms(content), DEDUP_CANDIDATES)
         return self._store.atoms.by_seq(tenant, [s.seq for s in found])
+
+
+def _prose(m: Message) -> Message:
+    """The message as extraction reads it: an assistant's code blocks are kept in L0 (searchable)
+    but make no atoms (``for_extraction``)."""
+    text = for_extraction(m.role, m.content)
+    return m if text == m.content else replace(m, content=text)

@@ -304,6 +304,20 @@ def m009_armed_sessions(db: psycopg.Connection[Any]) -> None:
     _ddl(db, "CREATE INDEX pipeline_sessions_armed ON pipeline_sessions (fire_at) WHERE fire_at IS NOT NULL")
 
 
+@migration
+def m010_index_version(db: psycopg.Connection[Any]) -> None:
+    """The version of the texts the index was built from (``retrieval/reindex.py``): 1 for a store
+    that holds messages already (``memstrata reindex`` brings it to the current one), 2 for a new one."""
+    _ddl(
+        db,
+        """
+        INSERT INTO meta (key, value)
+            SELECT 'index_version', CASE WHEN EXISTS (SELECT 1 FROM messages) THEN '1' ELSE '2' END
+            ON CONFLICT (key) DO NOTHING
+        """,
+    )
+
+
 def _ddl(db: psycopg.Connection[Any], script: str) -> None:
     for statement in script.split(";"):
         if statement.strip():

@@ -12,7 +12,7 @@ embedding model drops both tables; the next vectors create them again.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -21,10 +21,12 @@ from memstrata.models import AtomFilter, Layer, MessageFilter, Scored, Tenant, V
 from memstrata.stores.postgres import rows
 from memstrata.stores.postgres.db import Database
 from memstrata.stores.postgres.keyword import TABLES, KeywordIndex
+from memstrata.stores.postgres.migrations import SEARCH_CONFIG
 
 _TABLES = TABLES
 _VECTORS = {Layer.L0: "vectors_l0", Layer.L1: "vectors_l1"}
 _MODEL_KEY = "embedding_model"
+_VERSION_KEY = "index_version"
 _DDL_LOCK = 0x6D73_0000_0003  # creating or dropping the vector tables
 # The HNSW graph's build parameters and its search candidate list (at least k is asked for). At 1M
 # atoms (bench/store_compare.py) pgvector's defaults (m 16, ef_construction 64, ef_search 40) gave
@@ -80,6 +82,27 @@ class PostgresSearchIndex:
                 [vec, tenant.user_id, tenant.agent_id, *fp, vec, k],
             ).fetchall()
         return [Scored(int(r["seq"]), float(r["s"])) for r in found]
+
+    def rewrite_texts(self, layer: Layer, texts: Mapping[int, str]) -> None:
+        if not texts:
+            return
+        with self._db.tx() as c:
+            c.execute(
+                f"UPDATE {_TABLES[layer]} r SET tsv = x.v, dl = memstrata_length(x.v) "
+                f"FROM (SELECT u.seq, to_tsvector('{SEARCH_CONFIG}', u.body) AS v "
+                "FROM unnest(%s::bigint[], %s::text[]) AS u(seq, body)) x WHERE r.seq = x.seq",
+                (list(texts), [rows.text(t) for t in texts.values()]),
+            )
+
+    def index_version(self) -> int:
+        return int(self._db.meta(_VERSION_KEY) or 1)
+
+    def set_index_version(self, version: int) -> None:
+        with self._db.tx() as c:
+            c.execute(
+                "INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (_VERSION_KEY, str(version)),
+            )
 
     def put_vectors(self, tenant: Tenant, layer: Layer, seqs: Sequence[int], vectors: Vectors) -> None:
         matrix = np.asarray(vectors, dtype=np.float32)

@@ -251,6 +251,19 @@ def m011_armed_sessions(db: sqlite3.Connection) -> None:
     _ddl(db, "CREATE INDEX pipeline_sessions_armed ON pipeline_sessions (fire_at) WHERE fire_at IS NOT NULL")
 
 
+@migration
+def m012_index_version(db: sqlite3.Connection) -> None:
+    """The version of the texts the index was built from (``retrieval/reindex.py``): 1 for a store
+    that holds messages already (``memstrata reindex`` brings it to the current one), 2 for a new one."""
+    _ddl(
+        db,
+        """
+        INSERT OR IGNORE INTO meta (key, value)
+            SELECT 'index_version', CASE WHEN EXISTS (SELECT 1 FROM messages) THEN '1' ELSE '2' END
+        """,
+    )
+
+
 def _ddl(db: sqlite3.Connection, script: str) -> None:
     # One execute per statement: executescript() would commit the surrounding transaction.
     for statement in script.split(";"):

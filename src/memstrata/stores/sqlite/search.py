@@ -9,7 +9,7 @@ search's path (a search p95 of 11 ms against 1.5 ms behind the proxy, at a few h
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations, pairwise
 
@@ -24,6 +24,7 @@ from memstrata.stores.sqlite.db import Database
 
 _TABLES = {Layer.L0: ("messages", "messages_fts"), Layer.L1: ("atoms", "atoms_fts")}
 _MODEL_KEY = "embedding_model"
+_VERSION_KEY = "index_version"
 _IN_CHUNK = 900  # parameters per IN list, well under SQLite's limit
 
 
@@ -235,6 +236,22 @@ class SqliteSearchIndex:
         with self._cache_lock:
             self._resets += 1
             self._cache.clear()
+
+    def rewrite_texts(self, layer: Layer, texts: Mapping[int, str]) -> None:
+        _, fts = _TABLES[layer]
+        with self._db.tx() as c:
+            c.executemany(f"DELETE FROM {fts} WHERE rowid = ?", [(seq,) for seq in texts])
+            c.executemany(f"INSERT INTO {fts} (rowid, body) VALUES (?, ?)", list(texts.items()))
+
+    def index_version(self) -> int:
+        return int(self._db.meta(_VERSION_KEY) or 1)
+
+    def set_index_version(self, version: int) -> None:
+        with self._db.tx() as c:
+            c.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (_VERSION_KEY, str(version)),
+            )
 
     def choose_model(self, model: str) -> str:
         with self._db.tx() as c:
