@@ -199,6 +199,9 @@ class ServerSettings(_Section):
     # (one more closes the oldest), so clients with a key always find room (gateway.admission).
     authenticate_within_seconds: Annotated[float, Field(gt=0)] = 5.0
     reserved_connections: Annotated[int, Field(ge=1)] = 100
+    # Bad keys from one client answered at once (within a minute of each other); past them, each
+    # failure makes that client wait before its next unknown key is checked (gateway.throttle).
+    free_key_failures: Annotated[int, Field(ge=0)] = 10
     # How long a thread keeps the GIL while another waits for it (Python's own default is 5 ms). A
     # query's forward pass takes the GIL back between ~100 numpy kernels; each time the event loop
     # or a pipeline thread holds it, the query waits up to this long (docs/benchmarks.md, issue 28).

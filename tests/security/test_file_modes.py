@@ -19,6 +19,7 @@ import pytest
 
 from memstrata import AsyncMemory
 from memstrata.embeddings.hashing import HashingEmbedder
+from memstrata.filemodes import TIGHTENED
 from tests.support.serve_process import wait_up
 from tests.support.sockets import free_port
 
@@ -86,6 +87,7 @@ async def test_every_data_file_is_0600_and_every_folder_0700_whatever_the_umask(
 async def test_a_data_directory_left_readable_is_tightened_when_opened(tmp_path: Path) -> None:
     home = tmp_path / "data"
     await _fill(home)
+    (home / TIGHTENED).unlink()  # as an older version left it: never walked
     for path in [home, *home.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
     mem = await AsyncMemory.open(home, embedder=HashingEmbedder(32))

@@ -53,6 +53,7 @@ ANSWERS: dict[int | str, dict[str, Any]] = {
     403: {"description": "The key may not reach that tenant or route"},
     404: {"description": "No such record for this tenant"},
     413: {"description": "Request body too large"},
+    429: {"description": "Too many bad keys from this client: retry after Retry-After seconds"},
 }
 
 
@@ -152,7 +153,9 @@ def create_app(
         BodyLimits, limit=settings.server.max_body_bytes, proxy_limit=settings.proxy.max_body_bytes
     )
     admin_key = settings.api_key.get_secret_value() if settings.api_key else None
-    app.state.keyring = Throttled(StoreKeys(admin_key, lambda: app.state.memory))
+    app.state.keyring = Throttled(
+        StoreKeys(admin_key, lambda: app.state.memory), free=settings.server.free_key_failures
+    )
     app.add_middleware(BearerAuth, keyring=app.state.keyring)
     app.add_middleware(RequestIds)
     return app
