@@ -172,7 +172,7 @@ def interactive(
             pytest.fail(why)
         pytest.skip(why)
     socket = str(cli.home / "tmux.sock")
-    tmux = ["tmux", "-S", socket]
+    tmux = ["tmux", "-u", "-S", socket]  # -u: UTF-8 whatever the locale (the TUIs draw ❯, ›)
     env = " ".join(f"{k}={shlex.quote(v)}" for k, v in cli.env.items())
     command = f"cd {shlex.quote(str(cli.work))} && env -i {env} {shlex.quote(str(cli.path))}"
     subprocess.run([*tmux, "new-session", "-d", "-x", "150", "-y", "40", command], check=True)
@@ -274,6 +274,19 @@ def searchable(server: LiveServer, query: str, user: str = "ana", seconds: float
             return
         time.sleep(0.1)
     raise AssertionError(f"{query!r} never became searchable for {user}")
+
+
+def recallable(server: LiveServer, query: str, fact: str = "Porto", seconds: float = 30) -> None:
+    """Wait until recall for ``query`` brings ``fact`` back for ana (extraction, then the
+    persona, run in the background): the next session's model call can then carry it."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        body = {"query": query, "user_id": "ana", "session_key": "a-probe"}
+        got = httpx.post(server.url + "/v1/recall", json=body, timeout=30).json()
+        if fact in got.get("prepend_context", "") + got.get("system_context", ""):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"recall for {query!r} never brought back {fact!r}")
 
 
 def injected(rec: Recorded) -> bool:

@@ -18,7 +18,7 @@ from tests.cli_agents.conftest import (
     injected,
     interactive,
     model_calls,
-    searchable,
+    recallable,
     settled,
 )
 from tests.support.live_server import LiveServer
@@ -44,7 +44,7 @@ def test_two_runs_remember_across_sessions_with_l0_clean_and_once(
     assert first.stdout.strip() == ANSWER  # the answer arrives unchanged
     sent = json.dumps(model_calls(upstream, MESSAGES)[0].json["messages"][0])
     assert "<system-reminder>" in sent  # what Claude Code puts in the user turn went upstream
-    searchable(gateway, "beehives")
+    recallable(gateway, "Where are my beehives?")
     upstream.script = Model(answers={"Where are my beehives": "On your roof in Porto."})
     second = cli.run("Where are my beehives?")
     assert second.stdout.strip() == "On your roof in Porto."
@@ -103,7 +103,7 @@ def test_the_compaction_request_is_neither_injected_nor_stored(
     )
     cli = _claude(tmp_path, gateway)
     cli.run(FACT)
-    searchable(gateway, "beehives")
+    recallable(gateway, "How many beehives do I keep?")
     cli.run("/compact", "--continue")
     cli.run("How many beehives do I keep?", "--continue")
     calls = model_calls(upstream, MESSAGES)
@@ -130,7 +130,7 @@ def test_interactive_claude_codes_title_request_is_neither_injected_nor_stored(
     """Started in a terminal, Claude Code also asks the model for the session's title."""
     cli = _claude(tmp_path, gateway)
     cli.run(FACT)  # an earlier session: something to recall
-    searchable(gateway, "beehives")
+    recallable(gateway, "Where are my beehives?")
     upstream.script = Model(answers={"Where are my beehives": "On your roof in Porto."})
     answered = lambda: len(model_calls(upstream, MESSAGES)) >= 3  # noqa: E731
     screen = interactive(cli, "Where are my beehives?", answered, shows="On your roof in Porto.", ready="❯")

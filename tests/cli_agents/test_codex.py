@@ -21,7 +21,7 @@ from tests.cli_agents.conftest import (
     injected,
     interactive,
     model_calls,
-    searchable,
+    recallable,
     settled,
 )
 from tests.support.live_server import LiveServer
@@ -46,7 +46,7 @@ def test_two_runs_remember_across_sessions_with_l0_clean_and_once(
     assert _answer(cli.run(FACT).stdout) == ANSWER  # the answer arrives unchanged
     first = json.dumps(model_calls(upstream, RESPONSES)[0].json["input"])
     assert "<environment_context>" in first and "AGENTS.md instructions" in first
-    searchable(gateway, "beehives")
+    recallable(gateway, "Where are my beehives?")
     upstream.script = Model(answers={"Where are my beehives": "On your roof in Porto."})
     assert _answer(cli.run("Where are my beehives?").stdout) == "On your roof in Porto."
     calls = model_calls(upstream, RESPONSES)
@@ -98,7 +98,7 @@ def test_a_request_codex_marks_as_not_a_turn_is_neither_injected_nor_stored(
     changed, as Codex would send it."""
     cli = _codex(tmp_path, gateway)
     cli.run(FACT)
-    searchable(gateway, "beehives")
+    recallable(gateway, "Where are my beehives?")
     rows = settled(gateway, 2)
     turn = model_calls(upstream, RESPONSES)[0]
     metadata = json.loads(turn.headers["x-codex-turn-metadata"])
@@ -124,7 +124,7 @@ def test_the_codex_tuis_title_request_is_neither_injected_nor_stored(
     its own (``thread_source`` "thread_title"), its prompt quoting the user's."""
     cli = _codex(tmp_path, gateway)
     cli.run(FACT)  # an earlier session: something to recall
-    searchable(gateway, "beehives")
+    recallable(gateway, "Tell me where my beehives are")
     upstream.script = Model(answers={"where my beehives are": "On your roof in Porto."})
     cli.argv = ["--dangerously-bypass-approvals-and-sandbox"]  # the TUI, not exec
     answered = lambda: len(model_calls(upstream, RESPONSES)) >= 3  # noqa: E731
