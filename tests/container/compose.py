@@ -169,13 +169,24 @@ def check_outcome(api: Api, status: dict[str, Any]) -> dict[str, int]:
     return dict(totals)
 
 
-def kill_mid_run(deployment: Deployment) -> None:
-    """Crash worker 1 from the host while work is pending; its restart policy brings it back."""
+def lag(api: Api) -> int:
+    """Captured messages not yet extracted, all sessions."""
+    return sum(s["lag"] for s in api.get("/v1/status")["sessions"])
+
+
+def kill_mid_run(deployment: Deployment, captured: int) -> None:
+    """Crash worker 1 from the host once the workers have extracted part of the captures, not
+    all; its restart policy brings it back."""
     name = deployment.container("worker", 1)
-    lag = sum(s["lag"] for s in deployment.servers[0].get("/v1/status")["sessions"])
+
+    def under_way() -> int | None:
+        left = lag(deployment.servers[0])
+        check(left > 0, "the workers finished before the kill: it would test nothing")
+        return left if left < captured else None
+
+    left = wait_for("extraction under way", under_way, timeout=120, every=0.05)
     pid = deployment.crash(name)
-    say(f"  SIGKILL {name} (pid {pid}) with {lag} messages not yet extracted")
-    check(lag > 0, "the pipeline had already finished: the kill tested nothing")
+    say(f"  SIGKILL {name} (pid {pid}) with {left} of {captured} messages not yet extracted")
     wait_for(
         f"{name} restarted by its policy",
         lambda: inspect(name, "{{.State.Status}} {{.RestartCount}}").split() == ["running", "1"],
@@ -235,9 +246,10 @@ def exercise(deployment: Deployment, where: Path) -> None:
         say(f"  both servers healthy {time.monotonic() - t0:.1f} s after `up`")
         roles(deployment)
     with step(f"capture {len(USERS)} users x {len(SESSIONS)} sessions x {ROUNDS} turns through both servers"):
-        say(f"  {capture(deployment.servers)} messages captured")
+        captured = capture(deployment.servers)
+        say(f"  {captured} messages captured")
     with step("crash a worker mid-run"):
-        kill_mid_run(deployment)
+        kill_mid_run(deployment, captured)
     with step("every capture extracted once"):
         status = wait_for("the pipeline idle", lambda: idle(deployment.servers[0]), timeout=300, every=1)
         totals = check_outcome(deployment.servers[1], status)
