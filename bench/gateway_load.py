@@ -1,7 +1,7 @@
 """The HTTP gateway under load: N agents capturing and recalling against one `memstrata serve`.
 
     python bench/gateway_load.py [--clients 50] [--seconds 20] [--think-ms 200] [--ramp-ms THINK]
-                                 [--embedder hashing] [--query-process on|off] [--batch-process on|off]
+                                 [--embedder hashing] [--query-process on|off]
                                  [--cold]
 
 Each client is an agent of its own tenant, running turns until the time is up: `POST /v1/recall`
@@ -27,10 +27,8 @@ checks that every message a 200 acknowledged is stored exactly once (and nothing
 how long after the load the server's worker caught up with the embeddings (captures do not wait
 for it). A line gives the pipeline as the load ended (atoms, the L1 backlog). A last line gives
 the server's query-embedding figures from `/v1/status` (passes, batched queries, cache hits, the
-query and batch processes' passes), when it has an embedder. `--query-process off` keeps the
-local model's query passes in the server's process (`embedding.query_process`), and
-`--batch-process off` its own batches (`embedding.batch_process`); `memstrata serve` turns both
-on by default.
+query process's passes), when it has an embedder. `--query-process off` keeps the local model's
+query passes in the server's process (`embedding.query_process`, on in `memstrata serve`).
 """
 
 from __future__ import annotations
@@ -146,7 +144,7 @@ async def warm_up(http: httpx.AsyncClient, limit: float = 120.0) -> float:
     while time.monotonic() - t0 < limit:
         embedding = (await http.get("/v1/status")).json().get("query_embedding")
         busy = ("starting", "restarting")
-        if embedding is None or (embedding["process"] not in busy and embedding["batch_process"] not in busy):
+        if embedding is None or embedding["process"] not in busy:
             break
         await asyncio.sleep(0.1)
     return time.monotonic() - t0
@@ -204,12 +202,6 @@ def main() -> None:
         "--query-process", choices=("on", "off"), default="on", help="The local model's query process."
     )
     p.add_argument(
-        "--batch-process",
-        choices=("on", "off"),
-        default="on",
-        help="The local model's batch process (background batches out of the server's process).",
-    )
-    p.add_argument(
         "--cold",
         action="store_true",
         help="No warm-up turn: the clients' first turns meet a server whose model is not chosen yet.",
@@ -218,7 +210,6 @@ def main() -> None:
     ramp = a.think_ms if a.ramp_ms is None else a.ramp_ms
     settings = {
         "embedding__query_process": "true" if a.query_process == "on" else "false",
-        "embedding__batch_process": "true" if a.batch_process == "on" else "false",
     }
     if a.embedder != "default":
         settings["embedding__provider"] = a.embedder
@@ -266,9 +257,7 @@ def main() -> None:
         print(
             f"query embeddings: {b['queries']} queries, {b['cached']} cached, {b['passes']} passes, "
             f"{b['batched']} batched (largest {b['largest']}), wait max {b['wait_ms_max']:.1f} ms; "
-            f"query process {b['process']}: {b['process_passes']} passes, {b['process_failures']} failures; "
-            f"batch process {b['batch_process']}: {b['batch_process_passes']} batches, "
-            f"{b['batch_process_failures']} failures"
+            f"query process {b['process']}: {b['process_passes']} passes, {b['process_failures']} failures"
         )
 
 

@@ -56,9 +56,6 @@ class EmbeddingSettings(_Section):
     # The shipped local model's search queries in a child process of their own, away from a busy
     # server's GIL (embeddings/query_process.py). None: on for `memstrata serve`, off elsewhere.
     query_process: bool | None = None
-    # Its background batches (captured messages, L1's atoms) in a second child process, at the
-    # lowest CPU priority, so they never hold the server's GIL. None: as ``query_process``.
-    batch_process: bool | None = None
 
 
 class CaptureSettings(_Section):

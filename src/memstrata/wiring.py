@@ -39,8 +39,8 @@ from memstrata.stores.sqlite.store import SqliteStore
 if TYPE_CHECKING:
     from memstrata.stores.postgres.store import PostgresStore
 
-# A server (``embedding.query_process``, ``batch_process``) opens with its embedder ready: its
-# children answering (or the weights loaded here), waited for up to this long (a child loads numpy
+# A server (``embedding.query_process``) opens with its embedder ready: its query child answering
+# (or the weights loaded here), waited for up to this long (a child loads numpy
 # and the weights: ~1 s idle). Started cold, a server's first seconds of queries ran in its own
 # process beside both loads (bench/gateway_load.py --cold, docs/benchmarks.md).
 WARM_UP_SECONDS = 30.0
@@ -238,7 +238,7 @@ def assemble(
             store.index, chosen, writable=not read_only, sample=lambda: first_messages(store, SAMPLE_MESSAGES)
         )
         upper = upper_layers(settings, where, chat, store, counts)
-        if (settings.embedding.query_process or settings.embedding.batch_process) and not read_only:
+        if settings.embedding.query_process and not read_only:
             vectors.warm_up(WARM_UP_SECONDS)
     except BaseException:
         store.close()

@@ -65,7 +65,7 @@ async def run(
         owner=owner,
         wait=wait,
         poll=POLL_SECONDS,
-        embedding={"query_process": False, "batch_process": False},
+        embedding={"query_process": False},
     )
     if opened is not None:
         opened(mem)

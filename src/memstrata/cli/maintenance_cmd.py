@@ -42,12 +42,6 @@ def status(
                 if q.process != "off"
                 else ""
             )
-            + (
-                f"; batch process {q.batch_process}, {q.batch_process_passes} batches, "
-                f"{q.batch_process_failures} failures"
-                if q.batch_process != "off"
-                else ""
-            )
         )
     for note in ([st.vectors_note] if st.vectors_note else []) + list(st.problems):
         console.print(f"[yellow]degraded[/yellow] {escape(note)}", soft_wrap=True)

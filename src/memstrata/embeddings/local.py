@@ -20,7 +20,6 @@ from __future__ import annotations
 import logging
 import os
 import threading
-import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -79,9 +78,7 @@ class LocalEmbedder:
 
     With ``query_process`` (a server: ``embedding.query_process``), query passes run in a child
     process shared by the process's memories (``query_process.py``), started here in the
-    background; until it answers, and whenever it fails, they run here as without it. With
-    ``batch_process`` (``embedding.batch_process``), background batches likewise run in a
-    second child, at the lowest CPU priority.
+    background; until it answers, and whenever it fails, they run here as without it.
 
     ``query_halves=False`` keeps a query's pass on one core (the query process's child: see
     ``embed_queries``).
@@ -92,7 +89,6 @@ class LocalEmbedder:
         model_dir: Path | None = None,
         *,
         query_process: bool = False,
-        batch_process: bool = False,
         query_halves: bool = True,
     ) -> None:
         self.model_dir = model_dir or DATA_DIR
@@ -104,9 +100,6 @@ class LocalEmbedder:
         # POSIX only: the pipe is read and written with select() and a non-blocking write end.
         posix = os.name == "posix"
         self._process = shared(self.model_dir, self.dimensions) if query_process and posix else None
-        self._batcher = (
-            shared(self.model_dir, self.dimensions, batches=True) if batch_process and posix else None
-        )
 
     @property
     def dimensions(self) -> int:
@@ -118,12 +111,8 @@ class LocalEmbedder:
     def embed(self, texts: Sequence[str]) -> Vectors:
         """One unit row per text, in input order; shape ``(len(texts), dimensions)``.
 
-        Background work (capture, L1, reindex). With a batch process running, the batch runs there
-        instead.
+        Background work (capture, L1, reindex): in a server's worker process, at its lower priority.
         """
-        done = self._batcher.embed(texts) if self._batcher is not None else None
-        if done is not None:
-            return done
         model, tokenizer = self._model()
         out = np.zeros((len(texts), model.dimensions), dtype=np.float32)
         if not texts:
@@ -177,22 +166,17 @@ class LocalEmbedder:
         return out
 
     def warm_up(self, within: float) -> None:
-        """Wait up to ``within`` seconds in all for the child processes to start, then load the
-        weights here unless both answer (passes without a child run here)."""
-        deadline = time.monotonic() + within
-        passes_here = False
-        for role, child in (("query", self._process), ("batch", self._batcher)):
-            if child is None:
-                passes_here = True
-            elif (state := child.wait_ready(max(0.0, deadline - time.monotonic()))) != "running":
-                log.warning("%s process %s after %.0f s: its passes run here meanwhile", role, state, within)
-                passes_here = True
-        if passes_here:
-            self._model()
+        """Wait up to ``within`` seconds for the query process to start, and load the weights here:
+        the server's own batches (a remembered note) and any query pass without the child run
+        here."""
+        child = self._process
+        if child is not None and (state := child.wait_ready(within)) != "running":
+            log.warning("query process %s after %.0f s: its passes run here meanwhile", state, within)
+        self._model()
 
     def query_report(self) -> QueryPassReport:
-        """The query and batch processes' states, passes and failures."""
-        return QueryPassReport(*_child_report(self._process), *_child_report(self._batcher))
+        """The query process's state, passes and failures."""
+        return QueryPassReport(*_child_report(self._process))
 
     def _model(self) -> tuple[MiniLM, WordPieceTokenizer]:
         if self._loaded is None:

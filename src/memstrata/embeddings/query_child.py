@@ -1,14 +1,12 @@
-"""The query process's child: ``python -m memstrata.embeddings.query_child MODEL_DIR [--batches]``.
+"""The query process's child: ``python -m memstrata.embeddings.query_child MODEL_DIR``.
 
 Loads the shipped model, says it is ready, then answers each frame of texts with their query
-vectors (``query_process.py`` draws the protocol) until its stdin closes; with ``--batches``, at
-the lowest CPU priority, with their background vectors (``LocalEmbedder.embed``: groups by length
-on the batch workers). Nothing imports this module, so running it with ``-m`` loads it once.
+vectors (``query_process.py`` draws the protocol) until its stdin closes. Nothing imports this
+module, so running it with ``-m`` loads it once.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
@@ -21,18 +19,7 @@ from memstrata.embeddings.local import LocalEmbedder
 from memstrata.embeddings.query_process import ChildFailed, read_frame, write_frame
 
 
-def lowest_priority() -> None:
-    """Every thread of this process at nice 19: a request of the server's or a query pass always
-    comes first. On Linux a nice value is per thread, and the threads numpy's BLAS started at
-    import already run, so each is set; threads started later (the batch workers) inherit it.
-    Elsewhere the call sets the whole process."""
-    tasks = Path("/proc/self/task")
-    for tid in [int(t.name) for t in tasks.iterdir()] if tasks.is_dir() else [0]:
-        with contextlib.suppress(OSError, AttributeError):  # a thread gone meanwhile, or no setpriority
-            os.setpriority(os.PRIO_PROCESS, tid, 19)
-
-
-def serve(model_dir: Path, *, batches: bool = False) -> None:
+def serve(model_dir: Path) -> None:
     # Ctrl-C at a terminal reaches the whole process group; the server decides when this ends
     # (by closing our stdin), so no KeyboardInterrupt trace here.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -42,9 +29,7 @@ def serve(model_dir: Path, *, batches: bool = False) -> None:
     os.dup2(2, 1)
     # One core a pass: the server that asks is loaded (``LocalEmbedder.embed_queries``).
     embedder = LocalEmbedder(model_dir, query_halves=False)
-    if batches:
-        lowest_priority()
-    run = embedder.embed if batches else embedder.embed_queries
+    run = embedder.embed_queries
     run(["warm up"])  # loads the weights before the server counts on us
     write_frame(stdout, b"R" + json.dumps({"dimensions": embedder.dimensions}).encode())
     while True:
@@ -61,4 +46,4 @@ def serve(model_dir: Path, *, batches: bool = False) -> None:
 
 
 if __name__ == "__main__":
-    serve(Path(sys.argv[1]), batches="--batches" in sys.argv[2:])
+    serve(Path(sys.argv[1]))

@@ -1,4 +1,4 @@
-"""A server's query passes, and its background batches, in processes of their own, away from its GIL.
+"""A server's query passes in a process of their own, away from its GIL.
 
 A query's forward pass is about a hundred numpy calls, and each gives the GIL up and takes it
 back. In a server whose other threads run Python (requests, the pipeline, SQLite), each take-back
@@ -6,7 +6,7 @@ may wait for whichever thread holds it, so under load a 4.5 ms pass took 10 ms a
 over 20 at p95 (bench/gateway_load.py with the local model: docs/benchmarks.md, "Query passes in
 a process of their own"). Here the pass runs in a child process that holds the model and does
 nothing else: the server's thread writes the texts to a pipe and blocks on the answer, one hand-off
-instead of a hundred. Background batches stay in the server, at low priority, where they were.
+instead of a hundred.
 
 The child is ``python -m memstrata.embeddings.query_child MODEL_DIR``, not multiprocessing
 (whose spawning re-imports the caller's ``__main__``). Frames both ways are a 4-byte big-endian
@@ -20,16 +20,9 @@ child to start and never fails because of it. A failure (the child died, hung pa
 ``timeout_s``, 5 s, or answered garbage) is logged and counted; the child is started again, up to
 ``MAX_STARTS`` times in a row without one answer, after which the server keeps its queries.
 
-A second child, started with ``batches=True``, takes the server's background batches (captured
-messages and L1's atoms, ``LocalEmbedder.embed``) at the lowest CPU priority, with the same
-protocol and the same fallback. In the server those batches ran on nice-19 worker threads, but
-their Python between matrix products still took the server's GIL from the requests: against the
-same work in a child, four interleaved pairs of bench/gateway_load.py runs with the local model
-gave capture p99 17.9-22.2 ms against 14.3-16.9 and recall p95 24.3-25.3 against 21.7-24.4
-(docs/benchmarks.md, "Background batches in a process of their own"). Two nice-19 processes burning
-both cores beside the server cost its requests nothing measurable, so the priority works across
-processes where it could not inside one. A batch may wait long for a core at that priority, so its
-timeout is ``BATCH_TIMEOUT_S``; a hung batch child holds up only background work, which is durable.
+A second child of this code once took the server's background batches at the lowest priority;
+since the pipeline runs in the server's worker processes (issue 51) the server has no background
+batches, and under bench/gateway_load.py it embedded none: it went.
 """
 
 from __future__ import annotations
@@ -57,8 +50,6 @@ MAX_STARTS = 3
 # A pass is milliseconds (a full batch of 32 queries on a loaded machine, well under a second).
 # Queries queue behind a pass, so a hung child holds every search up for this long, once.
 TIMEOUT_S = 5.0
-# A batch of 256 long texts is seconds of CPU; at nice 19 on a saturated machine, much longer.
-BATCH_TIMEOUT_S = 300.0
 _READY_TIMEOUT_S = 120.0  # importing numpy and loading the weights on a loaded machine
 _LENGTH = struct.Struct(">I")
 _MAX_FRAME = 64 << 20
@@ -70,8 +61,7 @@ class ChildFailed(Exception):
 
 
 class QueryProcess:
-    """Query passes of the shipped model in ``model_dir``, in a child process; with ``batches``,
-    background batches instead, in a child at the lowest CPU priority."""
+    """Query passes of the shipped model in ``model_dir``, in a child process."""
 
     def __init__(
         self,
@@ -80,13 +70,11 @@ class QueryProcess:
         *,
         timeout_s: float | None = None,
         python: str | None = None,
-        batches: bool = False,
     ) -> None:
-        self.batches = batches
-        self._role = "batch process" if batches else "query process"
+        self._role = "query process"
         self._model_dir = model_dir
         self._dimensions = dimensions
-        self._timeout_s = timeout_s if timeout_s is not None else BATCH_TIMEOUT_S if batches else TIMEOUT_S
+        self._timeout_s = timeout_s if timeout_s is not None else TIMEOUT_S
         self._python = python or sys.executable
         self._lock = threading.Lock()  # one request on the pipe at a time
         self._settled = threading.Condition(self._lock)  # notified when the state changes
@@ -155,9 +143,8 @@ class QueryProcess:
                 return
             self._starts_in_a_row += 1
             try:
-                role = ["--batches"] if self.batches else []
                 child = subprocess.Popen(
-                    [self._python, "-m", "memstrata.embeddings.query_child", str(self._model_dir), *role],
+                    [self._python, "-m", "memstrata.embeddings.query_child", str(self._model_dir)],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                 )
@@ -282,17 +269,17 @@ def _read(fd: int, n: int, deadline: float) -> bytes:
 
 
 _children_lock = threading.Lock()
-_children: dict[tuple[Path, bool], QueryProcess] = {}
+_children: dict[Path, QueryProcess] = {}
 
 
-def shared(model_dir: Path, dimensions: int, *, batches: bool = False) -> QueryProcess:
-    """The one child of the process for ``model_dir`` (and role), started when first asked for
-    (every memory opened in the process shares it, as they share the model)."""
-    key = (model_dir.resolve(), batches)
+def shared(model_dir: Path, dimensions: int) -> QueryProcess:
+    """The one child of the process for ``model_dir``, started when first asked for (every memory
+    opened in the process shares it, as they share the model)."""
+    key = model_dir.resolve()
     with _children_lock:
         process = _children.get(key)
         if process is None or process.state in ("closed", "given up"):
-            process = _children[key] = QueryProcess(model_dir, dimensions, batches=batches)
+            process = _children[key] = QueryProcess(model_dir, dimensions)
             process.start()
         return process
 

@@ -135,8 +135,7 @@ def _shipped(s: EmbeddingSettings) -> LocalEmbedder:
     for field in ("model", "dimensions", "batch_size"):
         if getattr(s, field):
             log.warning("embeddings: %s=%s is ignored by the shipped local model", field, getattr(s, field))
-    batches = s.query_process if s.batch_process is None else s.batch_process
-    return LocalEmbedder(path, query_process=bool(s.query_process), batch_process=bool(batches))
+    return LocalEmbedder(path, query_process=bool(s.query_process))
 
 
 def _local(s: EmbeddingSettings) -> SentenceTransformerEmbedder:

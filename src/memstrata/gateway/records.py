@@ -189,11 +189,6 @@ class QueryEmbeddingOut(Wire):
     )
     process_passes: int = Field(description="Query passes the query process ran.")
     process_failures: int = Field(description="Times it failed (those queries ran in the server).")
-    batch_process: QueryProcessState = Field(
-        description="The server's batch process (embedding.batch_process): off, or its state."
-    )
-    batch_process_passes: int = Field(description="Background batches the batch process embedded.")
-    batch_process_failures: int = Field(description="Times it failed (those batches ran in the server).")
 
 
 class StatusOut(Wire):

@@ -43,15 +43,12 @@ QueryProcessState = Literal["off", "starting", "running", "restarting", "given u
 
 @dataclass(frozen=True, slots=True)
 class QueryPassReport:
-    """An embedder's query side: a server's query process (``embeddings/query_process.py``): its state, the passes it ran and its
-    failures (each answered in the server's own process instead); the same for its batch process."""
+    """An embedder's query side: a server's query process (``embeddings/query_process.py``): its
+    state, the passes it ran and its failures (each answered in the server's own process instead)."""
 
     process: QueryProcessState = "off"
     process_passes: int = 0
     process_failures: int = 0
-    batch_process: QueryProcessState = "off"
-    batch_process_passes: int = 0
-    batch_process_failures: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +56,7 @@ class QueryEmbeddingStatus:
     """Search queries' embeddings since the memory opened: ``queries`` asked for, ``cached`` of them
     answered from the cache, ``passes`` forward passes run for the rest, ``batched`` queries that
     shared a pass with another, ``largest`` pass, ``wait_ms_max``/``wait_ms_total`` queued behind a
-    running pass; ``process``, ``process_passes``,
-    ``process_failures``: a server's query process, ``batch_process...`` its batch process
+    running pass; ``process``, ``process_passes``, ``process_failures``: a server's query process
     (``QueryPassReport``)."""
 
     queries: int = 0
@@ -74,9 +70,6 @@ class QueryEmbeddingStatus:
     process: QueryProcessState = "off"
     process_passes: int = 0
     process_failures: int = 0
-    batch_process: QueryProcessState = "off"
-    batch_process_passes: int = 0
-    batch_process_failures: int = 0
 
 
 @dataclass(frozen=True, slots=True)

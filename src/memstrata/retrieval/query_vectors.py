@@ -116,9 +116,6 @@ class QueryVectors:
                 process=report.process,
                 process_passes=report.process_passes,
                 process_failures=report.process_failures,
-                batch_process=report.batch_process,
-                batch_process_passes=report.batch_process_passes,
-                batch_process_failures=report.batch_process_failures,
             )
 
     def _run_pass(self) -> None:

@@ -124,17 +124,15 @@ def test_the_servers_passes_run_in_processes_that_end_with_it(tmp_path: Path, en
     with served(tmp_path, env) as (proc, url, _):
         # A server opens warmed: its children answer before the first request arrives.
         q = httpx.get(url + "/v1/status").json()["query_embedding"]
-        assert (q["process"], q["batch_process"]) == ("running", "running")
+        assert q["process"] == "running"
         capture_and_wait_for_its_vector(url)  # embedded by the worker, not in the server's processes
         found = httpx.post(url + "/v1/search", json={"query": "What is my dog called?", "layers": ["L0"]})
         assert found.status_code == 200 and "Pixel" in found.text
         q = httpx.get(url + "/v1/status").json()["query_embedding"]
         assert q["process_passes"] >= 1 and q["process_failures"] == 0
-        assert q["batch_process_passes"] == 0 and q["batch_process_failures"] == 0
         pids = children_of(proc.pid)
         lines = sorted(Path(f"/proc/{c}/cmdline").read_text() for c in pids)
-        assert len(lines) == 3 and sum("query_child" in line for line in lines) == 2
-        assert sum("--batches" in line for line in lines) == 1
+        assert len(lines) == 2 and sum("query_child" in line for line in lines) == 1
         assert sum("\0worker\0" in line for line in lines) == 1  # the pipeline's process
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=60) in (0, -signal.SIGTERM)
@@ -151,6 +149,6 @@ def test_settings_can_keep_a_servers_query_passes_at_home(tmp_path: Path, env: d
         found = httpx.post(url + "/v1/search", json={"query": "What is my dog called?", "layers": ["L0"]})
         assert found.status_code == 200 and "Pixel" in found.text
         q = httpx.get(url + "/v1/status").json()["query_embedding"]
-        assert (q["process"], q["batch_process"], q["passes"]) == ("off", "off", 1)
+        assert (q["process"], q["passes"]) == ("off", 1)
         lines = [Path(f"/proc/{c}/cmdline").read_text() for c in children_of(proc.pid)]
         assert len(lines) == 1 and "\0worker\0" in lines[0]  # its worker alone

@@ -25,10 +25,9 @@ def child_pid(process: QueryProcess) -> int:
 
 
 @contextmanager
-def running_child(*, timeout_s: float | None = None, batches: bool = False) -> Iterator[QueryProcess]:
-    """A child of the shipped model, running (a query process, or with ``batches`` a batch
-    process), closed after the block."""
-    process = QueryProcess(DATA_DIR, 384, timeout_s=timeout_s, batches=batches)
+def running_child(*, timeout_s: float | None = None) -> Iterator[QueryProcess]:
+    """A query process of the shipped model, running, closed after the block."""
+    process = QueryProcess(DATA_DIR, 384, timeout_s=timeout_s)
     process.start()
     try:
         wait_for(process, "running")
