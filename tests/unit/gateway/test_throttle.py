@@ -1,0 +1,95 @@
+"""The bad-key throttle on its own: free failures, then waits that double, a known key checked at
+once in a wait, one unknown key in flight per slowed client, clients apart, the window forgetting."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from memstrata.errors import TooManyFailuresError
+from memstrata.gateway.access import ADMIN, Principal
+from memstrata.gateway.throttle import Throttled, client_address
+
+GOOD = "the-right-key"
+
+
+class Ring:
+    """A key ring knowing one key; counts the checks it was asked for."""
+
+    required = True
+
+    def __init__(self, delay: float = 0.0) -> None:
+        self.checks = 0
+        self.delay = delay
+
+    async def principal_for(self, token: str) -> Principal | None:
+        self.checks += 1
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        return ADMIN if token == GOOD else None
+
+
+async def _refused(ring: Throttled, token: str) -> bool:
+    try:
+        await ring.principal_for(token)
+    except TooManyFailuresError:
+        return True
+    return False
+
+
+async def test_free_failures_then_waits_that_double() -> None:
+    inner = Ring()
+    ring = Throttled(inner, free=3, base_s=0.2, most_s=2.0)
+    client_address.set("10.0.0.1")
+    for i in range(3):
+        assert await ring.principal_for(f"bad-{i}") is None
+    assert await ring.principal_for("bad-3") is None  # the 4th is checked, and starts a wait
+    checked = inner.checks
+    with pytest.raises(TooManyFailuresError) as refused:
+        await ring.principal_for("bad-4")
+    assert refused.value.retry_after >= 1 and inner.checks == checked  # not even checked
+    await asyncio.sleep(0.25)
+    assert await ring.principal_for("bad-5") is None  # checked after the wait: now 0.4 s
+    await asyncio.sleep(0.1)
+    assert await _refused(ring, "bad-6")
+    await asyncio.sleep(0.35)
+    assert not await _refused(ring, "bad-7")
+
+
+async def test_a_key_that_worked_before_is_checked_at_once_in_a_wait() -> None:
+    ring = Throttled(Ring(), free=1, base_s=5.0)
+    client_address.set("10.0.0.2")
+    assert await ring.principal_for(GOOD) == ADMIN
+    for i in range(3):
+        await _refused(ring, f"bad-{i}")
+    assert await _refused(ring, "another-unknown-key")
+    assert await ring.principal_for(GOOD) == ADMIN
+
+
+async def test_clients_are_apart_and_the_window_forgets() -> None:
+    ring = Throttled(Ring(), free=1, base_s=5.0, window_s=0.1)
+    client_address.set("10.0.0.3")
+    await ring.principal_for("bad-1")
+    await ring.principal_for("bad-2")
+    assert await _refused(ring, "bad-3")
+    client_address.set("10.0.0.4")
+    assert not await _refused(ring, "bad-1")  # another client: untouched
+    quiet = Throttled(Ring(), free=2, base_s=0.01, window_s=0.1)
+    client_address.set("10.0.0.5")
+    for i in range(2):
+        await quiet.principal_for(f"bad-{i}")
+    time.sleep(0.15)  # a quiet window: the count starts again
+    for i in range(2):
+        assert not await _refused(quiet, f"later-{i}")
+
+
+async def test_a_slowed_client_has_one_unknown_key_checked_at_a_time() -> None:
+    ring = Throttled(Ring(delay=0.05), free=1, base_s=0.001)
+    client_address.set("10.0.0.6")
+    await ring.principal_for("bad-0")
+    await ring.principal_for("bad-1")
+    await asyncio.sleep(0.01)
+    outcomes = await asyncio.gather(*(_refused(ring, f"burst-{i}") for i in range(20)))
+    assert outcomes.count(False) == 1  # one checked; the other 19 refused unchecked
