@@ -4,7 +4,6 @@ once in a wait, one unknown key in flight per slowed client, clients apart, the 
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
 
@@ -80,7 +79,7 @@ async def test_clients_are_apart_and_the_window_forgets() -> None:
     client_address.set("10.0.0.5")
     for i in range(2):
         await quiet.principal_for(f"bad-{i}")
-    time.sleep(0.15)  # a quiet window: the count starts again
+    await asyncio.sleep(0.15)  # a quiet window: the count starts again
     for i in range(2):
         assert not await _refused(quiet, f"later-{i}")
 
