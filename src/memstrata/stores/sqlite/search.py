@@ -67,8 +67,12 @@ class _Matrix:
 
 
 class SqliteSearchIndex:
-    def __init__(self, db: Database) -> None:
+    """``shared``: other processes of the data directory write vectors too (a server's worker), so
+    a kept matrix is checked against the table before each use (``_caught_up``)."""
+
+    def __init__(self, db: Database, *, shared: bool = False) -> None:
         self._db = db
+        self._shared = shared
         self._cache: dict[tuple[Tenant, Layer], _Matrix] = {}
         # Bumped by every change of a tenant's layer's vectors: a matrix read from the database
         # while one was made is not kept (it may predate it).
@@ -267,7 +271,7 @@ class SqliteSearchIndex:
             hit = self._cache.get(key)
             seen = (self._resets, self._changes.get(key, 0))
         if hit is not None:
-            return hit
+            return self._caught_up(key, hit, seen) if self._shared else hit
         found = self._db.query(
             "SELECT seq, vec FROM vectors WHERE user_id = ? AND agent_id = ? AND layer = ? ORDER BY seq",
             (tenant.user_id, tenant.agent_id, str(layer)),
@@ -282,6 +286,35 @@ class SqliteSearchIndex:
             if (self._resets, self._changes.get(key, 0)) == seen:
                 self._cache[key] = built
         return built
+
+    def _caught_up(self, key: tuple[Tenant, Layer], hit: _Matrix, seen: tuple[int, int]) -> _Matrix:
+        """``hit``, or with the vectors another process added since (one indexed count per search;
+        the bulk is read again only when rows went or came below its last one)."""
+        tenant, layer = key
+        where = "user_id = ? AND agent_id = ? AND layer = ?"
+        args = (tenant.user_id, tenant.agent_id, str(layer))
+        row = self._db.query(
+            f"SELECT COUNT(*) AS n, COALESCE(MAX(seq), 0) AS top FROM vectors WHERE {where}", args
+        )[0]
+        last = int(hit.seqs[-1]) if len(hit.seqs) else 0
+        if (row["n"], row["top"]) == (len(hit.seqs), last):
+            return hit
+        grown = None
+        if row["top"] > last:
+            newer = self._db.query(
+                f"SELECT seq, vec FROM vectors WHERE {where} AND seq > ? ORDER BY seq", (*args, last)
+            )
+            if len(hit.seqs) + len(newer) == row["n"]:
+                vectors = np.vstack([np.frombuffer(r["vec"], dtype=np.float32) for r in newer])
+                grown = hit.appended([int(r["seq"]) for r in newer], vectors)
+        with self._cache_lock:
+            if (self._resets, self._changes.get(key, 0)) != seen:
+                return hit  # this process changed them meanwhile: its own next read catches up
+            if grown is None:
+                self._cache.pop(key, None)
+            else:
+                self._cache[key] = grown
+        return grown if grown is not None else self._matrix(tenant, layer)
 
     def _allowed_among(
         self, tenant: Tenant, layer: Layer, flt: MessageFilter | AtomFilter, seqs: Sequence[int]

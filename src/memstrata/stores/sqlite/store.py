@@ -151,7 +151,7 @@ class SqliteStore:
         if not read_only:
             self.messages = _MirroredMessageLog(self.db, self._mirrors[0])
             self.atoms = _MirroredAtomStore(self.db, self._mirrors[1])
-        self.index = SqliteSearchIndex(self.db)
+        self.index = SqliteSearchIndex(self.db, shared=shared)
         self.pipeline = SqlitePipelineState(self.db)
         self.members = SqliteSceneMembers(self.db)
         self.leases = LocalLeases() if read_only else leases_for(home)
