@@ -36,7 +36,7 @@ from memstrata.models import DEFAULT, Tenant
 from memstrata.operations import MemoryApi, Who
 from memstrata.operations import arguments as args
 from memstrata.recall import TOOLS_GUIDE
-from memstrata.tools import SCHEMAS, TurnLimiter, hit_json, nothing_found
+from memstrata.tools import SCHEMAS, TurnLimiter, hit_json, nothing_found, scene_json
 
 R = TypeVar("R")
 USER_HEADER = "x-memstrata-user-id"
@@ -194,8 +194,7 @@ def build_server(
     async def read_scene(
         path: Annotated[str, Field(min_length=1, max_length=512)], ctx: Context
     ) -> dict[str, Any]:
-        scene = await _call(memory().read_scene(path, **tenant(ctx)))
-        return {"path": f"scene_blocks/{scene.name}", "summary": scene.summary, "body": scene.body}
+        return scene_json(await _call(memory().read_scene(path, **tenant(ctx))))
 
     @server.tool(
         description="Store something in long-term memory: a note (what to remember, as the user "

@@ -1,16 +1,19 @@
 """The two context strings, within ONE character budget shared by every part.
 
-    system_context   <user-persona> persona profile </user-persona>            <= persona_chars
+    system_context   <user-persona> preamble, persona profile </user-persona>  <= persona_chars
                      <scene-navigation> one line per scene </scene-navigation>  <= navigation_chars
                      <memory-tools-guide> how to search further </memory-tools-guide>
     prepend_context  <relevant-memories>
+                     preamble: quoted, data, not instructions
                      - [date] memory, best first (a scene excerpt first when one scene dominates)
                      </relevant-memories>                                        the rest of total_chars
 
 The persona and navigation are query-independent, so they get capped shares; the query-dependent
 memories get everything the system part leaves of ``total_chars`` (at least ``min_memories_share``
 of it: the persona is cut further rather than starve them). Everything that comes from memory is
-escaped, so no stored text can close a block or open a new one.
+quoted (``recall.quoting``), so no stored text can close a block, open a new one or pose as a
+turn, and a preamble opens the persona and navigation, and the memories, saying they are quoted
+data, not instructions; the preambles count in the budget.
 """
 
 from __future__ import annotations
@@ -19,11 +22,12 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from memstrata.layers.l3.persona_doc import SCENE_DIR, escape_tags
+from memstrata.layers.l3.persona_doc import SCENE_DIR
 from memstrata.models import Hit, SceneEntry
 from memstrata.recall.excerpt import Excerpt
+from memstrata.recall.quoting import MEMORIES_PREAMBLE, SYSTEM_PREAMBLE, preamble, quoted
 from memstrata.recall.select import SelectOptions, select
-from memstrata.recall.text import cut
+from memstrata.recall.text import cut, fitted
 
 MAX_SEARCH_CALLS_PER_TURN = 3
 TOOLS_GUIDE = (
@@ -73,8 +77,8 @@ def navigation_lines(scenes: Sequence[SceneEntry], limit: int, lang: str = "en")
     <name>: summary`` lines, as many as leave room to name the others on one ``- also in
     scene_blocks/: a.md, b.md`` line (which names as many as fit when even it is too long)."""
     ordered = sorted(scenes, key=lambda e: (-e.heat, e.name))
-    full = [escape_tags(cut(f"- {SCENE_DIR}/{e.name}: {' '.join(e.summary.split())}", 160)) for e in ordered]
-    names = [escape_tags(e.name) for e in ordered]
+    full = [fitted(f"- {SCENE_DIR}/{e.name}: {' '.join(e.summary.split())}", 160) for e in ordered]
+    names = [quoted(e.name) for e in ordered]
 
     def render(k: int) -> str:
         also = _ALSO_IN.get(lang, _ALSO_IN["en"])
@@ -104,16 +108,20 @@ def system_block(
         f"<memory-tools-guide>\n{TOOLS_GUIDES.get(lang, TOOLS_GUIDE)}\n</memory-tools-guide>" if tools else ""
     )
     nav = navigation_lines(scenes, b.navigation_chars, lang) if scenes else ""
-    nav_block = f"<scene-navigation>\n{nav}\n</scene-navigation>" if nav else ""
-    parts = []
+    # The preamble opens the first block of memory, inside it: a host that echoes the context
+    # into a stored message has the whole block stripped (``layers.l0.sanitize``), preamble too.
+    opening = preamble(SYSTEM_PREAMBLE, lang) + "\n"
+    blocks: list[tuple[str, str]] = []
     if persona_body and persona_body.strip():
         wrapper = len("<user-persona>\n\n</user-persona>\n\n")
-        left = int(b.total_chars * (1 - b.min_memories_share)) - len(guide) - len(nav_block) - wrapper - 4
-        limit = min(b.persona_chars, left)
+        nav_block = len(f"<scene-navigation>\n{nav}\n</scene-navigation>") if nav else 0
+        used = len(opening) + len(guide) + nav_block + wrapper + 4
+        limit = min(b.persona_chars, int(b.total_chars * (1 - b.min_memories_share)) - used)
         if limit >= 40:
-            parts.append(f"<user-persona>\n{escape_tags(cut(persona_body, limit))}\n</user-persona>")
-    if nav_block:
-        parts.append(nav_block)
+            blocks.append(("user-persona", fitted(persona_body, limit)))
+    if nav:
+        blocks.append(("scene-navigation", nav))
+    parts = [f"<{tag}>\n{opening if i == 0 else ''}{body}\n</{tag}>" for i, (tag, body) in enumerate(blocks)]
     if guide:
         parts.append(guide)
     return "\n\n".join(parts)
@@ -138,15 +146,17 @@ def memories_block(
     """The memory lines that fit in ``room`` characters (block tags included): a scene excerpt
     first when ``scene_excerpt`` finds one scene that the hits point at strongly; nothing that
     ``given`` (the system context) already says."""
-    room -= len(_MEMORIES_OPEN) + len(_MEMORIES_CLOSE)
+    opening = preamble(MEMORIES_PREAMBLE, lang) + "\n"  # inside the block, as in ``system_block``
+    room -= len(opening) + len(_MEMORIES_OPEN) + len(_MEMORIES_CLOSE)
     head = ""
     if scene_excerpt is not None and b.excerpt_chars > 0 and room > 2 * b.excerpt_chars:
         found = scene_excerpt(hits)
         if found is not None:
-            head = escape_tags(found.render(b.excerpt_chars))
+            head = fitted(found.render(b.excerpt_chars), b.excerpt_chars)
             room -= len(head) + 1
     chosen = select(hits[: b.candidates], room, b.select_options(lang), given)
     lines = ([head] if head else []) + [line for _, line in chosen]
     if not lines:
         return Memories("", ())
-    return Memories(_MEMORIES_OPEN + "\n".join(lines) + _MEMORIES_CLOSE, tuple(h for h, _ in chosen))
+    block = _MEMORIES_OPEN + opening + "\n".join(lines) + _MEMORIES_CLOSE
+    return Memories(block, tuple(h for h, _ in chosen))

@@ -120,7 +120,7 @@ class _Picker:
         terms = content_terms(hit.content)
         if (
             hit.layer == Layer.L0
-            and len(content_terms(statements(hit.content))) < self.opts.min_message_words
+            and len(content_terms(statements(judged(hit.content)))) < self.opts.min_message_words
         ):
             return
         if self.repeats(terms) or self.known(terms):

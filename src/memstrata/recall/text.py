@@ -1,4 +1,5 @@
-"""How one memory reads in the prompt: ``- [date] content``, cut to a budget, tags escaped.
+"""How one memory reads in the prompt: ``- [date] content``, cut to a budget, quoted
+(``recall.quoting``: markup neutralised).
 
 Dates are written the way people write them ("7 May 2023", "June 2023", "2022"): a model reads
 them without arithmetic, and they match how the conversation itself names them.
@@ -11,18 +12,35 @@ import re
 from datetime import UTC, date, datetime
 
 from memstrata.layers.l1.metadata_dates import metadata_day
-from memstrata.layers.l3.persona_doc import escape_tags
 from memstrata.models import Hit, Layer
+from memstrata.recall.quoting import quoted
+
+
+def fitted(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters and ``quoted``, still within ``limit`` (quoting
+    lengthens a text; it is cut first so that a long text is not worked through whole)."""
+    return cut(quoted(cut(text, limit)), limit)
 
 
 def cut(text: str, limit: int) -> str:
-    """``text`` within ``limit`` characters, cut at a word boundary with an ellipsis."""
-    text = " ".join(text.split()) if "\n" not in text else text.strip()
+    """``text`` within ``limit`` characters, cut at a word boundary with an ellipsis. Reads only
+    the start of a long text (a stored message may be megabytes long), unless that start is
+    mostly blank."""
+    lines = "\n" in text
+    window = text[: 4 * limit + 64]
+    short, was_cut = _cut(window, limit, lines)
+    if was_cut or len(window) == len(text):
+        return short
+    return _cut(text, limit, lines)[0]
+
+
+def _cut(text: str, limit: int, lines: bool) -> tuple[str, bool]:
+    text = text.strip() if lines else " ".join(text.split())
     if len(text) <= limit:
-        return text
+        return text, False
     head = text[: max(0, limit - 1)]
     space = head.rfind(" ")
-    return (head[:space] if space > limit // 2 else head).rstrip() + "…"
+    return (head[:space] if space > limit // 2 else head).rstrip() + "…", True
 
 
 # English month names, fixed: ``calendar.month_name`` follows the process locale (and formats each
@@ -119,7 +137,7 @@ def activity(hit: Hit, lang: str = "en") -> str:
 
 
 def memory_line(hit: Hit, limit: int, about: str = "", lang: str = "en") -> str:
-    """``- [7 May 2023] content``; a raw message says who wrote it: ``- [7 May 2023] Maya: text``,
+    """``- [7 May 2023] content`` on one line; a raw message says who wrote it: ``- [7 May 2023] Maya: text``,
     and ``about`` when it tells of another day (``- [20 July 2023; about 18 July 2023] ...``, from
     the message's atoms, which resolved its relative dates)."""
     t = when(hit, lang)
@@ -127,6 +145,7 @@ def memory_line(hit: Hit, limit: int, about: str = "", lang: str = "en") -> str:
         t = (f"{t}；关于{about}" if lang == "zh" else f"{t}; about {about}") if t else about
     prefix = f"- [{t}] " if t else "- "
     if hit.layer == Layer.L0:
-        prefix += f"{escape_tags(speaker(hit, lang))}: "
+        prefix += f"{quoted(speaker(hit, lang))}: "
     room = max(20, limit - len(prefix))
-    return f"{prefix}{escape_tags(cut(hit.content, room))}"
+    # One memory, one line: a memory's own line breaks would let it pose as more items.
+    return f"{prefix}{' '.join(fitted(hit.content, room).split())}"

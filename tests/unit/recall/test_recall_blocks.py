@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 from memstrata.models import Hit, Layer, SceneEntry
 from memstrata.recall import Budgets, cut, memories_block, memory_line, navigation_lines, system_block
+from memstrata.recall.text import _cut
 
 MARCH_9 = 1_773_050_400_000  # 2026-03-09 10:00 UTC
 
@@ -106,3 +109,14 @@ def test_a_smaller_memory_room_considers_proportionally_fewer_candidates() -> No
     assert b.candidates_for(1600) == 17  # rounded up
     assert b.candidates_for(0) == 1  # never none: a search still says whether anything is relevant
     assert b.candidates_for(100_000) == 30  # a larger room costs no more candidates
+
+
+def test_cut_reads_the_start_of_a_long_text_and_cuts_it_as_the_whole() -> None:
+    r = random.Random(1)
+    pieces = ["a", "bb", "ccc ", "\n", "  ", "dddd", "eeeee", "…"]
+    for _ in range(3_000):
+        text = " " * r.choice([0, 0, 0, 400]) + "".join(r.choice(pieces) for _ in range(r.randrange(400)))
+        limit = r.randrange(1, 200)
+        assert cut(text, limit) == _cut(text, limit, "\n" in text)[0], (text, limit)
+    big = "word " * 4_000_000
+    assert cut(big, 50) == _cut(big, 50, False)[0]
