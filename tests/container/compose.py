@@ -100,10 +100,16 @@ class Deployment:
         self.compose("up", "-d", "--no-build")
 
     def down(self) -> None:
+        """Remove the project: containers, network, volumes (the containers' anonymous /data
+        volumes too, which podman-compose's ``down -v`` leaves)."""
+        label = f"label=io.podman.compose.project={self.project}"
+        ids = podman("ps", "--all", "--quiet", "--filter", label, check_rc=False).split()
+        mounts = '{{range .Mounts}}{{if eq .Type "volume"}}{{.Name}} {{end}}{{end}}'
+        volumes = podman("inspect", "--format", mounts, *ids, check_rc=False).split() if ids else []
         try:
-            self.compose("down", "-t", "30")
+            self.compose("down", "-v", "-t", "30")
         finally:
-            podman("volume", "rm", "--force", f"{self.project}_pgdata", check_rc=False)
+            podman("volume", "rm", "--force", *volumes, f"{self.project}_pgdata", check_rc=False)
             podman("network", "rm", "--force", f"{self.project}_default", check_rc=False)
 
     def crash(self, name: str) -> int:
@@ -226,7 +232,8 @@ def backup_and_restore(deployment: Deployment, where: Path) -> None:
     deployment.compose("stop", "-t", "30", "server-1", "server-2", "worker")
     with dump.open("rb") as source:
         restore = ["pg_restore", "-U", "memstrata", "-d", "memstrata", "--clean", "--if-exists"]
-        subprocess.run([PODMAN, "exec", "-i", db, *restore], stdin=source, check=True)
+        done = subprocess.run([PODMAN, "exec", "-i", db, *restore], stdin=source, capture_output=True)
+    check(done.returncode == 0, f"pg_restore: exit {done.returncode}: {done.stderr.decode()[-3000:]}")
     deployment.compose("start", "server-1", "server-2", "worker")
     for api in deployment.servers:
         wait_for(f"{api.base} healthy", api.healthy, timeout=180, every=0.1)

@@ -164,7 +164,7 @@ def main() -> None:
         sigterm_and_restart(box)
         say("smoke test passed")
     finally:
-        podman("rm", "--force", "--ignore", "--time", "0", box.name, check_rc=False)
+        podman("rm", "--force", "--ignore", "--volumes", "--time", "0", box.name, check_rc=False)
         podman("volume", "rm", "--force", box.volume, check_rc=False)
 
 
