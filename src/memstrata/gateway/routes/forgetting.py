@@ -7,10 +7,10 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Request, Response
 
 from memstrata import operations as ops
-from memstrata.gateway.access import check_names, check_user, principal_of, require_admin
+from memstrata.gateway.access import check_names, check_user, principal_of
 from memstrata.gateway.context import Mem, names_in, reply
 from memstrata.gateway.records import AtomOut, ForgetOut, SceneEntryOut, SweepOut
-from memstrata.gateway.requests import EmptyIn, PinIn, RebuildIn, TtlIn
+from memstrata.gateway.requests import PinIn, RebuildIn, TtlIn
 from memstrata.gateway.routes.declared import IdQuery, body_route
 
 router = APIRouter(prefix="/v1", tags=["forgetting"])
@@ -45,13 +45,14 @@ body_route(
 )
 
 
-@router.post("/pipeline/sweep", response_model=SweepOut)
-async def sweep(mem: Mem, request: Request, body: EmptyIn | None = None) -> Response:
-    """Run the retention sweep now (it also runs daily at ``retention.sweep_at``)."""
-    require_admin(principal_of(request.scope), "the retention sweep")
-    return reply(SweepOut, await mem.sweep())
-
-
+body_route(
+    router,
+    ops.Sweep,
+    None,
+    SweepOut,
+    "Run the retention sweep now (it also runs daily at ``retention.sweep_at``).",
+    admin="the retention sweep",
+)
 body_route(
     router,
     ops.RebuildScenes,

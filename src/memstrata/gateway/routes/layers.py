@@ -1,16 +1,14 @@
-"""L2 scenes and the L3 persona: list, read, write, delete, and their backups (all but the
-delete built from their declarations, ``routes.declared``)."""
+"""L2 scenes and the L3 persona: list, read, write, delete, and their backups, each route built
+from its declaration (``routes.declared``)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter
 
 from memstrata import operations as ops
-from memstrata.errors import NotFoundError
-from memstrata.gateway.context import Mem, reply, tenant, who
 from memstrata.gateway.records import BackupOut, DoneOut, PersonaOut, SceneEntryOut, SceneOut
 from memstrata.gateway.requests import PersonaIn, SceneIn
-from memstrata.gateway.routes.declared import IdQuery, body_route, query_route
+from memstrata.gateway.routes.declared import body_route, query_route
 
 router = APIRouter(prefix="/v1", tags=["L2 scenes and L3 persona"])
 
@@ -42,14 +40,13 @@ body_route(
 )
 
 
-@router.delete("/scenes/{path:path}", response_model=DoneOut)
-async def delete_scene(
-    mem: Mem, path: str, request: Request, user_id: IdQuery = None, agent_id: IdQuery = None
-) -> Response:
-    """Delete a scene file and its index entry (404 when there is none)."""
-    if not await mem.delete_scene(path, **who(tenant(request, user_id, agent_id))):
-        raise NotFoundError("scene", path)
-    return reply(DoneOut, DoneOut())
+query_route(
+    router,
+    ops.DeleteScene,
+    DoneOut,
+    "Delete a scene file and its index entry (404 when there is none).",
+    missing="scene",
+)
 
 
 query_route(

@@ -1,41 +1,26 @@
-"""L0: list, get, delete and count raw messages (all but the listing built from their
-declarations, ``routes.declared``)."""
+"""L0: list, get, delete and count raw messages, each route built from its declaration
+(``routes.declared``)."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter
 
 from memstrata import operations as ops
-from memstrata.gateway.access import principal_of, require_admin
-from memstrata.gateway.context import Mem, reply_list, tenant
 from memstrata.gateway.records import CountsOut, DeletedOut, MessageOut
-from memstrata.gateway.requests import (
-    CountsQuery,
-    DeleteMessagesIn,
-    ListingQuery,
-    MessagesQuery,
-    queried,
-)
+from memstrata.gateway.requests import CountsQuery, DeleteMessagesIn, MessagesQuery
 from memstrata.gateway.routes.declared import body_route, query_route
 
 router = APIRouter(prefix="/v1", tags=["L0 messages"])
 
 
-@router.get("/messages", response_model=list[MessageOut])
-async def list_messages(
-    mem: Mem, request: Request, query: Annotated[ListingQuery, Depends(queried(MessagesQuery))]
-) -> Response:
-    """Stored messages by ascending seq (page with ``after_seq``); ``all_tenants`` lists every
-    tenant (administration)."""
-    t = tenant(request, query.user_id, query.agent_id)
-    if query.all_tenants:
-        require_admin(principal_of(request.scope), "all_tenants")
-    user = None if query.all_tenants else t.user_id
-    return reply_list(MessageOut, await mem.messages(**query.arguments(), user_id=user, agent_id=t.agent_id))
-
-
+query_route(
+    router,
+    ops.Messages,
+    MessageOut,
+    "Stored messages by ascending seq (page with ``after_seq``); ``all_tenants`` lists every tenant "
+    "(administration).",
+    MessagesQuery,
+)
 query_route(
     router, ops.GetMessage, MessageOut, "One message of the tenant (404 when it has none with this id)."
 )

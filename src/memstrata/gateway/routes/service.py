@@ -1,14 +1,16 @@
-"""Health, status, tenants, pipeline control and import."""
+"""Health, status, tenants, pipeline control and import (all but health and status built from
+their declarations, ``routes.declared``)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request, Response
+from fastapi import APIRouter, Request, Response
 
 from memstrata import operations as ops
 from memstrata.gateway.access import principal_of, require_admin
-from memstrata.gateway.context import Mem, ProbedStatus, check_seed, reply, reply_list, tenant_of, who
+from memstrata.gateway.context import Mem, ProbedStatus, check_seed, reply
 from memstrata.gateway.records import (
     DoneOut,
     EmbeddedOut,
@@ -21,8 +23,8 @@ from memstrata.gateway.records import (
     StatusOut,
     TenantOut,
 )
-from memstrata.gateway.requests import EmptyIn, ImportIn, OperationBody, PersonaRequestIn, parsed
-from memstrata.gateway.routes.declared import body_route
+from memstrata.gateway.requests import ImportIn, PersonaRequestIn
+from memstrata.gateway.routes.declared import body_route, query_route
 
 router = APIRouter(prefix="/v1", tags=["service"])
 
@@ -62,28 +64,23 @@ async def status(mem: Mem, request: Request) -> Response:
     return reply(StatusOut, out)
 
 
-@router.get("/tenants", response_model=list[TenantOut])
-async def tenants(mem: Mem, request: Request) -> Response:
-    """Every tenant with messages or scenes."""
-    require_admin(principal_of(request.scope), "listing tenants")
-    return reply_list(TenantOut, await mem.tenants())
-
-
-@router.post("/pipeline/run", response_model=RunsOut)
-async def run_pending(mem: Mem, request: Request, body: EmptyIn | None = None) -> Response:
-    """Run every pipeline stage that is due now, until none is (the background loop does this
-    on its own)."""
-    require_admin(principal_of(request.scope), "running the pipeline")
-    return reply(RunsOut, RunsOut(runs=await mem.run_pending()))
-
-
-@router.post("/pipeline/run-all", response_model=RunAllOut)
-async def run_all(mem: Mem, request: Request, body: EmptyIn | None = None) -> Response:
-    """Process everything now, due or not: L1 on every backlog, then L2 and L3."""
-    require_admin(principal_of(request.scope), "running the pipeline")
-    return reply(RunAllOut, await mem.run_all())
-
-
+query_route(router, ops.Tenants, TenantOut, "Every tenant with messages or scenes.", admin="listing tenants")
+body_route(
+    router,
+    ops.RunPending,
+    None,
+    RunsOut,
+    "Run every pipeline stage that is due now, until none is (the background loop does this on its own).",
+    admin="running the pipeline",
+)
+body_route(
+    router,
+    ops.RunAll,
+    None,
+    RunAllOut,
+    "Process everything now, due or not: L1 on every backlog, then L2 and L3.",
+    admin="running the pipeline",
+)
 body_route(
     router,
     ops.RequestPersona,
@@ -91,28 +88,34 @@ body_route(
     DoneOut,
     "Ask for the tenant's persona to be rewritten at the next pipeline run.",
 )
+body_route(
+    router,
+    ops.Repair,
+    None,
+    RepairedOut,
+    "Make the store and the profile files whole again (mirrors, unreadable scene and persona "
+    "files); answers one line per repair.",
+    admin="repairing the store",
+)
+body_route(
+    router,
+    ops.Reindex,
+    None,
+    EmbeddedOut,
+    "Embed every record without a vector (all of them after an embedder change).",
+    admin="reindexing the store",
+)
 
 
-@router.post("/repair", response_model=RepairedOut)
-async def repair(mem: Mem, request: Request, body: EmptyIn | None = None) -> Response:
-    """Make the store and the profile files whole again (mirrors, unreadable scene and persona
-    files); answers one line per repair."""
-    require_admin(principal_of(request.scope), "repairing the store")
-    return reply(RepairedOut, RepairedOut(repaired=await mem.repair()))
+def _seed_tenants(request: Request, arguments: Mapping[str, Any]) -> None:
+    check_seed(request, arguments["data"])
 
 
-@router.post("/reindex", response_model=EmbeddedOut)
-async def reindex(mem: Mem, request: Request, body: EmptyIn | None = None) -> Response:
-    """Embed every record without a vector (all of them after an embedder change)."""
-    require_admin(principal_of(request.scope), "reindexing the store")
-    return reply(EmbeddedOut, EmbeddedOut(embedded=await mem.reindex()))
-
-
-@router.post("/import", response_model=ImportOut)
-async def import_seed(
-    mem: Mem, body: Annotated[OperationBody, Depends(parsed(ImportIn))], request: Request
-) -> Response:
-    """Import seed history; sessions naming no tenant go to the request's tenant."""
-    check_seed(request, body.arguments()["data"])
-    found = await mem.import_seed(**body.arguments(), **who(tenant_of(request, body)))
-    return reply(ImportOut, found)
+body_route(
+    router,
+    ops.ImportSeed,
+    ImportIn,
+    ImportOut,
+    "Import seed history; sessions naming no tenant go to the request's tenant.",
+    check=_seed_tenants,
+)
