@@ -154,7 +154,7 @@ async def _never_opened() -> ops.MemoryApi:
 
 def test_every_declared_route_is_served_at_its_method_and_path() -> None:
     """The client sends each operation where its declaration says (``Route``); the gateway's
-    routes are written by hand, so this pins them to the declarations."""
+    routes are built from the declarations but three written by hand: this pins those too."""
     from pathlib import Path
 
     from memstrata.gateway.app import create_app

@@ -103,6 +103,14 @@ def test_invalid_json_is_400_and_validation_is_422_naming_the_field(http: httpx.
     assert surrogate.status_code == 422
 
 
+def test_a_path_parameter_has_its_declared_bounds(http: httpx.Client) -> None:
+    """``backup_id`` is declared at most 512 characters (``operations.records``): the route says
+    so with a 422 naming it, as a body field would, rather than looking the id up."""
+    long = http.get("/v1/persona/backups/" + "b" * 513)
+    assert long.status_code == 422 and long.json()["error"]["field"] == "backup_id"
+    assert http.get("/v1/persona/backups/" + "b" * 512).status_code == 404
+
+
 def test_bad_tenant_headers_are_4xx(http: httpx.Client) -> None:
     r = http.get("/v1/messages", headers={"x-memstrata-user-id": "x" * 600})
     assert r.status_code == 422 and r.json()["error"]["field"] == "x-memstrata-user-id"
