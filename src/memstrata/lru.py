@@ -1,7 +1,8 @@
 """The one bounded cache: a map that forgets the least recently used key first; thread-safe.
 
 What memstrata keeps in memory for a while (file reads, term counts, the proxy's injections,
-prompt marks, search calls per turn, MCP turn numbers) is an ``Lru`` of a capacity, so nothing
+prompt marks, search calls per turn, MCP turn numbers and session tenants, the console's record
+lists) is an ``Lru`` of a capacity, so nothing
 held per key grows without bound. Reading or writing a key makes it the most recently used."""
 
 from __future__ import annotations
@@ -60,6 +61,10 @@ class Lru(Generic[V]):
         with self._lock:
             for key in [k for k in self._items if doomed(k)]:
                 del self._items[key]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
 
     def _set(self, key: Hashable, value: V) -> None:
         self._items[key] = value

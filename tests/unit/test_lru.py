@@ -1,5 +1,6 @@
 """The one bounded cache (``memstrata.lru``): least recently used first out, counts never lost
-between threads, and what the callers use it for (prompt marks, search calls per turn)."""
+between threads, and what the callers use it for (prompt marks, search calls per turn, MCP sessions'
+tenants)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ import threading
 
 import pytest
 
-from memstrata.errors import TurnLimitError
+from memstrata.errors import AccessError, TurnLimitError
 from memstrata.lru import Lru
+from memstrata.mcp.server import MAX_BOUND, Bindings
+from memstrata.models import Tenant
 from memstrata.tools import TurnLimiter
 
 
@@ -61,3 +64,26 @@ def test_the_turn_limiter_counts_through_it() -> None:
     with pytest.raises(TurnLimitError):  # still over, however often it is asked
         limiter.count("t1")
     limiter.count("t2")
+
+
+def test_clear_forgets_every_key() -> None:
+    kept = Lru[int](4)
+    kept.put("a", 1)
+    kept.put("b", 2)
+    kept.clear()
+    assert len(kept) == 0 and kept.get("a") is None
+
+
+def test_an_mcp_session_keeps_its_first_tenant_and_an_active_one_outlives_the_bound() -> None:
+    bindings = Bindings()
+    maya, other = Tenant("maya"), Tenant("other")
+    assert bindings.bind("s0", maya) == maya
+    with pytest.raises(AccessError):
+        bindings.bind("s0", other)
+    for i in range(1, MAX_BOUND + 1):  # as many sessions again; s0 is used now and then
+        bindings.bind(f"s{i}", other)
+        if i % 1000 == 500:
+            bindings.bind("s0", maya)
+    with pytest.raises(AccessError):  # still bound: used recently, so not the one forgotten
+        bindings.bind("s0", other)
+    assert bindings.bind("s1", maya) == maya  # the least recently used was forgotten

@@ -21,8 +21,6 @@ client's turn id never uses up another's searches.
 
 from __future__ import annotations
 
-import itertools
-import threading
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any, Literal, TypeVar
 
@@ -48,7 +46,7 @@ Query = Annotated[
 # How the gateway resolves a tool call's tenant: (the HTTP request or None, the user and agent
 # the call names or None) -> the tenant, or AccessError / InputError.
 Resolve = Callable[[Any, str | None, str | None], Tenant]
-MAX_BOUND = 10_000  # sessions whose tenant is remembered (oldest forgotten first)
+MAX_BOUND = 10_000  # sessions whose tenant is remembered (least recently used forgotten)
 MAX_CONNECTIONS = 10_000  # connections whose turn number is remembered (least recently used forgotten)
 
 # The memory's metadata filters (``models.filters``), for hosts that tag what they capture.
@@ -77,18 +75,13 @@ class Turns:
 
 
 class Bindings:
-    """The tenant each MCP session was first used for."""
+    """The tenant each MCP session was first used for (the least recently used forgotten first)."""
 
     def __init__(self) -> None:
-        self._tenants: dict[str, Tenant] = {}
-        self._lock = threading.Lock()
+        self._tenants: Lru[Tenant] = Lru(MAX_BOUND)
 
     def bind(self, connection: str, tenant: Tenant) -> Tenant:
-        with self._lock:
-            bound = self._tenants.setdefault(connection, tenant)
-            if len(self._tenants) > MAX_BOUND:
-                for key in itertools.islice(list(self._tenants), 1_000):
-                    self._tenants.pop(key, None)
+        bound = self._tenants.update(connection, lambda first: tenant if first is None else first)
         if bound != tenant:
             # Say nothing of the session's tenant: the caller may not be its owner.
             raise AccessError("this MCP session is bound to another tenant: open a new session")

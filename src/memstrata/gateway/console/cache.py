@@ -18,6 +18,7 @@ from typing import Any
 
 from memstrata.gateway.console.render import day
 from memstrata.gateway.context import who
+from memstrata.lru import Lru
 from memstrata.models import Atom, Counts, Tenant
 from memstrata.operations import MemoryApi
 
@@ -29,7 +30,7 @@ MAX_ENTRIES = 128  # at most this many lists are kept at once
 class TenantCache:
     def __init__(self, seconds: float = SECONDS) -> None:
         self._seconds = seconds
-        self._kept: dict[tuple[str, Tenant], tuple[float, Counts, Any]] = {}
+        self._kept: Lru[tuple[float, Counts, Any]] = Lru(MAX_ENTRIES)
 
     async def _get(
         self, kind: str, tenant: Tenant, counts: Counts, read: Callable[[], Awaitable[Any]]
@@ -38,9 +39,7 @@ class TenantCache:
         if found is not None and found[1] == counts and time.monotonic() - found[0] < self._seconds:
             return found[2]
         value = await read()
-        if len(self._kept) >= MAX_ENTRIES:
-            self._kept.pop(next(iter(self._kept)))
-        self._kept[(kind, tenant)] = (time.monotonic(), counts, value)
+        self._kept.put((kind, tenant), (time.monotonic(), counts, value))
         return value
 
     async def atoms(self, mem: MemoryApi, tenant: Tenant, counts: Counts) -> list[Atom]:
