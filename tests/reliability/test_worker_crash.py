@@ -186,3 +186,49 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/status").read_text().lower()
     except FileNotFoundError:
         return "zombie"
+
+
+def test_a_worker_started_by_hand_joins_a_server_that_runs_none(tmp_path: Path) -> None:
+    """``serve --workers 0`` on a data directory extracts nothing; ``memstrata worker`` on the same
+    directory joins it (no lock of its own), does the work, and stops when the server stops."""
+    home = tmp_path / "data"
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "memstrata",
+            "--data-dir",
+            str(home),
+            "serve",
+            "--port",
+            str(port),
+            "--workers",
+            "0",
+        ],
+        env={**os.environ, **ENV},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    wait_up(proc, base)
+    worker: subprocess.Popen[str] | None = None
+    try:
+        assert not workers_of(proc.pid)
+        capture_backlog(base)
+        time.sleep(2)
+        assert counts(home) == (0, SESSIONS * PER_SESSION)  # the server extracts nothing itself
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "memstrata", "worker", "--data-dir", str(home)],
+            env={**os.environ, **ENV},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        wait_all_extracted(home)
+    finally:
+        stop(proc)
+    assert worker is not None
+    worker.wait(timeout=30)  # its owner is gone: it stops by itself
+    assert_whole(home)
