@@ -2,7 +2,7 @@
 
 What memstrata keeps in memory for a while (file reads, term counts, the proxy's injections,
 prompt marks, search calls per turn, MCP turn numbers and session tenants, the console's record
-lists) is an ``Lru`` of a capacity, so nothing
+lists, the key throttle's clients and known keys) is an ``Lru`` of a capacity, so nothing
 held per key grows without bound. Reading or writing a key makes it the most recently used."""
 
 from __future__ import annotations

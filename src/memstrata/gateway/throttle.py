@@ -29,11 +29,11 @@ import hmac
 import math
 import secrets
 import time
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from memstrata.errors import TooManyFailuresError
 from memstrata.gateway.access import KeyRing, Principal
+from memstrata.lru import Lru
 
 client_address: contextvars.ContextVar[str] = contextvars.ContextVar("memstrata_client", default="-")
 
@@ -62,9 +62,8 @@ class Throttled:
     ) -> None:
         self._ring = ring
         self._free, self._window, self._base, self._most = free, window_s, base_s, most_s
-        self._clients: OrderedDict[str, _Record] = OrderedDict()
-        self._known: OrderedDict[str, None] = OrderedDict()
-        self._max_clients, self._max_known = clients, known
+        self._clients: Lru[_Record] = Lru(clients)
+        self._known: Lru[bool] = Lru(known)
         self._secret = secrets.token_bytes(32)
 
     @property
@@ -87,10 +86,7 @@ class Throttled:
         if found is None:
             self._failed(client)
         else:
-            self._known[mark] = None
-            self._known.move_to_end(mark)
-            while len(self._known) > self._max_known:
-                self._known.popitem(last=False)
+            self._known.put(mark, True)
         return found
 
     def _wait_over(self, client: str) -> _Record:
@@ -109,11 +105,7 @@ class Throttled:
         return record
 
     def _record(self, client: str) -> _Record:
-        record = self._clients.pop(client, None) or _Record()
-        self._clients[client] = record  # most recently used last
-        while len(self._clients) > self._max_clients:
-            self._clients.popitem(last=False)
-        return record
+        return self._clients.update(client, lambda record: record or _Record())  # now most recently used
 
     def _failed(self, client: str) -> None:
         now = time.monotonic()

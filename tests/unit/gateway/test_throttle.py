@@ -92,3 +92,19 @@ async def test_a_slowed_client_has_one_unknown_key_checked_at_a_time() -> None:
     await asyncio.sleep(0.01)
     outcomes = await asyncio.gather(*(_refused(ring, f"burst-{i}") for i in range(20)))
     assert outcomes.count(False) == 1  # one checked; the other 19 refused unchecked
+
+
+async def test_its_state_is_bounded_and_forgets_the_least_recently_seen_client_first() -> None:
+    ring = Throttled(Ring(), free=1, base_s=5.0, clients=2)
+    for client in ("10.0.0.1", "10.0.0.2"):
+        client_address.set(client)
+        await ring.principal_for("bad-a")
+        await ring.principal_for("bad-b")  # past the free one: this client now waits
+    client_address.set("10.0.0.1")
+    assert await _refused(ring, "bad-c")  # seen again: now the most recently seen
+    client_address.set("10.0.0.3")
+    await ring.principal_for("bad-a")  # a third client: 10.0.0.2 is forgotten, wait and all
+    client_address.set("10.0.0.1")
+    assert await _refused(ring, "bad-d")  # still waiting
+    client_address.set("10.0.0.2")
+    assert not await _refused(ring, "bad-c")  # a stranger again: its key is checked
