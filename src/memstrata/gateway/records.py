@@ -22,7 +22,6 @@ from memstrata import models as m
 from memstrata.interchange.sessions import ImportReport
 from memstrata.layers.host_turns import TurnResult
 from memstrata.layers.l0.recorder import CaptureResult
-from memstrata.models import QueryProcessState
 from memstrata.pipeline.coordinator import RunAllReport
 from memstrata.recall import RecallResult
 
@@ -60,7 +59,8 @@ def _one_of(options: list[Any]) -> Any:
 def wired(record: type, **described: str) -> Callable[[type[W]], type[W]]:
     """Make the class below the response model of ``record`` (a dataclass): its fields, each
     required, ``described`` the OpenAPI descriptions of some; the class gives the name and the
-    model's description (its docstring) and declares nothing else."""
+    model's description (its docstring) and declares nothing else (but what the server adds of
+    its own: ``StatusOut.proxy``)."""
 
     def build(cls: type[W]) -> type[W]:
         hints = typing.get_type_hints(record)
@@ -175,44 +175,37 @@ class TenantStatusOut(Wire):
     pass
 
 
+@wired(
+    m.QueryEmbeddingStatus,
+    queries="Search queries embedded or answered from the cache.",
+    cached="Queries answered from the query-vector cache.",
+    passes="Forward passes run for the others.",
+    batched="Queries that shared a pass with another.",
+    largest="The most queries one pass held.",
+    wait_ms_max="Longest wait behind a running pass (ms).",
+    process="The server's query process (embedding.query_process): off, or its state.",
+    process_passes="Query passes the query process ran.",
+    process_failures="Times it failed (those queries ran in the server).",
+)
 class QueryEmbeddingOut(Wire):
-    queries: int = Field(description="Search queries embedded or answered from the cache.")
-    cached: int = Field(description="Queries answered from the query-vector cache.")
-    passes: int = Field(description="Forward passes run for the others.")
-    batched: int = Field(description="Queries that shared a pass with another.")
-    largest: int = Field(description="The most queries one pass held.")
-    wait_ms_total: float
-    wait_ms_max: float = Field(description="Longest wait behind a running pass (ms).")
-    cache_entries: int
-    process: QueryProcessState = Field(
-        description="The server's query process (embedding.query_process): off, or its state."
-    )
-    process_passes: int = Field(description="Query passes the query process ran.")
-    process_failures: int = Field(description="Times it failed (those queries ran in the server).")
+    pass
 
 
+@wired(
+    m.Status,
+    strategy="The search strategy in force: hybrid, or keyword.",
+    unembedded="Records waiting for a vector.",
+    problems="What is degraded, in words.",
+    last_sweep="When the retention sweep last ran (epoch ms).",
+    query_embedding="How search queries were embedded: batched passes, cache hits.",
+    degradations="What the engines got by without since the server started, by name "
+    "(structured_output_fallback, context_shrunk, truncated_replies, dropped_items, ...).",
+)
 class StatusOut(Wire):
-    sessions: list[SessionStatusOut]
-    messages: int
-    atoms: int
-    embedder: str | None
-    vectors_note: str | None
-    tenants: list[TenantStatusOut]
-    strategy: str = Field(description="The search strategy in force: hybrid, or keyword.")
-    unembedded: int = Field(description="Records waiting for a vector.")
-    read_only: bool
-    problems: list[str] = Field(description="What is degraded, in words.")
-    last_sweep: int | None = Field(description="When the retention sweep last ran (epoch ms).")
+    """The memory's status; ``proxy`` is the server's own (its LLM proxy), not the memory's."""
+
     proxy: dict[str, int] | None = Field(
         None, description="The LLM proxy's counters since the server started (docs/proxy.md)."
-    )
-    query_embedding: QueryEmbeddingOut | None = Field(
-        default=None, description="How search queries were embedded: batched passes, cache hits."
-    )
-    degradations: dict[str, int] = Field(
-        default_factory=dict,
-        description="What the engines got by without since the server started, by name "
-        "(structured_output_fallback, context_shrunk, truncated_replies, dropped_items, ...).",
     )
 
 

@@ -74,11 +74,14 @@ def test_a_description_of_a_field_the_record_lacks_is_refused() -> None:
         (records.SearchOut, m.SearchResult),
         (records.KeyOut, m.ApiKey),
         (records.SessionStatusOut, m.SessionStatus),
+        (records.QueryEmbeddingOut, m.QueryEmbeddingStatus),
     ],
 )
 def test_the_served_models_carry_their_records_fields(model: type[Wire], record: type) -> None:
     assert list(model.model_fields) == [f.name for f in dataclasses.fields(record)]
 
 
-def test_the_status_model_written_by_hand_carries_the_status_and_the_proxy_counters() -> None:
-    assert set(records.StatusOut.model_fields) == {f.name for f in dataclasses.fields(m.Status)} | {"proxy"}
+def test_the_status_model_carries_the_status_every_field_required_and_the_proxy_counters() -> None:
+    fields = records.StatusOut.model_fields
+    assert list(fields) == ["proxy", *(f.name for f in dataclasses.fields(m.Status))]
+    assert [n for n, f in fields.items() if not f.is_required()] == ["proxy"]  # the server's own
