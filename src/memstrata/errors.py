@@ -30,12 +30,18 @@ Each error carries the context it is about (``tenant``, ``item``, ``path``, ``ki
 ``WIRE`` (at the end) is the one table from an error to its HTTP status and stable code: the
 gateway answers with it (``wire_of``), and the HTTP client raises the same class back from the
 code (``WIRE_BY_CODE``), the way httpx keeps one mapping for its transport errors.
+
+``storage_errors`` turns the ``OSError`` of any file operation (disk full, read-only file system,
+no permission) into a ``StorageError`` naming the path and the cause in words.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import errno
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 
@@ -143,6 +149,40 @@ class StorageError(StoreError):
         super().__init__(f"{action} {path}: {cause}")
         self.path = path
         self.cause = cause
+
+
+# What the usual refusals mean, in the words of a status line.
+_CAUSES = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is exceeded",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "operation not permitted",
+    errno.EIO: "input/output error",
+    errno.ENAMETOOLONG: "the file name is too long",
+}
+
+
+def cause_of(exc: OSError) -> str:
+    """A short reason for an ``OSError``, e.g. ``the disk is full (ENOSPC)``."""
+    name = errno.errorcode.get(exc.errno or 0, "")
+    text = _CAUSES.get(exc.errno or 0) or (exc.strerror or str(exc)).strip()
+    return f"{text} ({name})" if name else text
+
+
+def storage_error(exc: OSError, path: Path | str, action: str = "cannot write") -> StorageError:
+    """The ``StorageError`` for ``exc``, naming the file it was about (``exc.filename`` when set)."""
+    where = exc.filename if isinstance(exc.filename, str) else str(path)
+    return StorageError(where, cause_of(exc), action=action)
+
+
+@contextmanager
+def storage_errors(path: Path | str, action: str = "cannot write") -> Iterator[None]:
+    """Run a block of file operations; an ``OSError`` leaves it as a ``StorageError``."""
+    try:
+        yield
+    except OSError as exc:
+        raise storage_error(exc, path, action) from exc
 
 
 class DirectoryLockedError(StoreError):

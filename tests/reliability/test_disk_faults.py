@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from memstrata import FakeClock, Memory
-from memstrata.atomic import atomic_write
 from memstrata.errors import StorageError
 from memstrata.models import Message, MessageFilter, Role, Tenant
+from memstrata.stores.files.atomic import atomic_write
 from memstrata.stores.sqlite.store import SqliteStore
 from tests.support.disks import fill, read_only, small_disk
 

@@ -8,8 +8,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memstrata.atomic import storage_errors
-from memstrata.errors import InputError
+from memstrata.errors import InputError, storage_errors
 from memstrata.models import ExportReport, Tenant
 
 FORMAT = "memstrata-export"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from memstrata.atomic import atomic_write
 from memstrata.errors import StoreError
 from memstrata.models import SceneEntry, Tenant
 from memstrata.stores.files import FilePersonaStore, FileSceneStore, health
+from memstrata.stores.files.atomic import atomic_write
 from memstrata.stores.files.read_cache import ReadCache, signature
 
 T = Tenant("ann", "bot")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memstrata import Memory
-from memstrata.atomic import atomic_write
+from memstrata.stores.files.atomic import atomic_write
 from memstrata.stores.files.leftovers import remove_stale_temporaries
 
 

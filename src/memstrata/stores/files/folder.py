@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memstrata.atomic import atomic_write, storage_errors
-from memstrata.errors import PathError
+from memstrata.errors import PathError, storage_errors
 from memstrata.layers.folder import check_name, clean_text
+from memstrata.stores.files.atomic import atomic_write
 
 
 class DirectoryFolder:

@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from memstrata.atomic import cause_of, storage_errors
+from memstrata.errors import cause_of, storage_errors
 from memstrata.filemodes import make_dirs
 from memstrata.models import FileProblem, Tenant
 from memstrata.stores.files import snapshots

@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
-from memstrata.atomic import atomic_write, storage_errors
+from memstrata.errors import storage_errors
 from memstrata.filemodes import make_dirs
 from memstrata.layers.l3 import persona_doc
 from memstrata.models import Tenant
+from memstrata.stores.files.atomic import atomic_write
 
 log = logging.getLogger(__name__)
 SCENES = "scene_blocks"

@@ -13,8 +13,7 @@ import logging
 from collections.abc import Sequence
 from pathlib import Path
 
-from memstrata.atomic import atomic_write, storage_errors
-from memstrata.errors import StoreError
+from memstrata.errors import StoreError, storage_errors
 from memstrata.filemodes import make_dirs
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l2 import names
@@ -29,6 +28,7 @@ from memstrata.layers.l2.scene_file import (
 )
 from memstrata.models import Backup, FileProblem, Scene, SceneEntry, Tenant
 from memstrata.stores.files import health, snapshots
+from memstrata.stores.files.atomic import atomic_write
 from memstrata.stores.files.folder import DirectoryFolder
 from memstrata.stores.files.layout import INDEX, SCENES, Layout, mtime_ms, remove_tree
 from memstrata.stores.files.read_cache import ReadCache, signature

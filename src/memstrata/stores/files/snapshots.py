@@ -13,9 +13,9 @@ import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from memstrata.atomic import atomic_write
 from memstrata.errors import StoreError
 from memstrata.filemodes import make_dirs, open_private
+from memstrata.stores.files.atomic import atomic_write
 
 log = logging.getLogger(__name__)
 INDEX_FILE = "scene_index.json"

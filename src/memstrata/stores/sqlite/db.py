@@ -28,8 +28,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-from memstrata.atomic import storage_errors
-from memstrata.errors import StorageError, StoreError
+from memstrata.errors import StorageError, StoreError, storage_errors
 from memstrata.filemodes import create_private, make_dirs
 from memstrata.stores.sqlite import migrations
 

@@ -17,7 +17,7 @@ import os
 import threading
 from pathlib import Path
 
-from memstrata.atomic import storage_error
+from memstrata.errors import storage_error
 
 LEASES = ".memstrata.leases"
 _SPACE = 1 << 40  # lock offsets: two keys share a byte with a chance of about 2**-40 per pair

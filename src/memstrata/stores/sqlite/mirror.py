@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from memstrata.atomic import storage_error
+from memstrata.errors import storage_error
 from memstrata.filemodes import make_dirs, open_private
 
 log = logging.getLogger(__name__)

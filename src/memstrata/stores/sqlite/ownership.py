@@ -20,9 +20,9 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from memstrata.atomic import atomic_write, storage_error
-from memstrata.errors import DirectoryLockedError
+from memstrata.errors import DirectoryLockedError, storage_error
 from memstrata.filemodes import FILE_MODE, make_dirs, tighten
+from memstrata.stores.files.atomic import atomic_write
 
 LOCK = ".memstrata.lock"
 OWNER = ".memstrata.owner.json"
