@@ -24,7 +24,7 @@ _PREFERENCE = re.compile(
     r"can't stand|a fan of|keen on|passionate about|is into|are into)\b",
     re.IGNORECASE,
 )
-_ROLES = frozenset({"user", "assistant"})
+_ROLES = frozenset({"user", "assistant", "the user", "the assistant"})
 _NUMERAL = re.compile(r"^[\d零〇一二两三四五六七八九十百千万几每]")
 _DULL = (
     STOPWORDS

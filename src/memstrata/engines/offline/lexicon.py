@@ -80,6 +80,8 @@ BASE_VERBS = word_set(
     sell send sew shop sing sketch ski skate sleep speak spend stay struggle study support surf swim take
     talk teach tend think train travel try understand use value visit volunteer wake walk want watch wear
     wish wonder work worry write
+    fly move start join arrive return head commute graduate retire switch deploy host launch ship test
+    review refactor prioritize prioritise despise detest refuse
     """
 )
 

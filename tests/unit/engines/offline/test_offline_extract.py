@@ -199,10 +199,10 @@ def test_instructions_from_a_user_to_the_assistant(window: WindowFactory) -> Non
         (AtomType.INSTRUCTION, 90),
     ]
     assert contents(drafts) == [
-        "User instructed the assistant: Always answer in French.",
-        "User wants to be called Sam.",
-        "User instructed the assistant: Please don't use emojis.",
-        "User asked the assistant to remember: User is allergic to peanuts.",
+        "The user instructed the assistant: Always answer in French.",
+        "The user wants to be called Sam.",
+        "The user instructed the assistant: Please don't use emojis.",
+        "The user asked the assistant to remember: the user is allergic to peanuts.",
     ]
     assert {d.scene_name for d in drafts} == {"assistant-instructions"}
 
@@ -236,13 +236,83 @@ def test_assistant_messages_yield_only_what_they_confirm(window: WindowFactory) 
     assert drafts[0].source_message_ids == ("m2",)
 
 
-def test_without_names_user_and_assistant_are_used(window: WindowFactory) -> None:
+def test_without_names_the_user_and_the_assistant_are_used(window: WindowFactory) -> None:
     turns = [
         (None, "I adopted a puppy yesterday.", "user"),
         (None, "Congrats! What's the name?", "assistant"),
     ]
     drafts = extract_window(window(turns))
-    assert contents(drafts) == ["User adopted a puppy on 7 May 2023."]
+    assert contents(drafts) == ["The user adopted a puppy on 7 May 2023."]
+
+
+def test_a_nameless_user_is_the_user_and_verbs_agree(window: WindowFactory) -> None:
+    # Every proxied turn comes without a name: the user is "the user", not a person called "User"
+    # ("User's name is Ana and User live in Porto", "User fly to Tokyo").
+    turns = [
+        (None, "My name is Ana and I live in Porto.", "user"),
+        (None, "Nice to meet you, Ana!", "assistant"),
+        (None, "I have a cat called Miso. On Friday I fly to Tokyo.", "user"),
+    ]
+    drafts = extract_window(window(turns))
+    assert contents(drafts) == [
+        "The user's name is Ana and the user lives in Porto.",
+        "The user has a cat called Miso.",
+        "On Friday, 12 May 2023 the user flies to Tokyo.",
+    ]
+    assert {d.metadata["speaker"] for d in drafts} == {"the user"}
+    assert drafts[0].metadata["user_name"] == "Ana"  # the persona names the user after it
+    assert all("ana" not in d.scene_name for d in drafts)  # a name is no topic: not "ana-live"
+    assert drafts[1].type is AtomType.PERSONA  # "called" is no past event
+
+
+@pytest.mark.parametrize(
+    "turns",
+    [
+        [(None, "How is the first week going?", "assistant"), ("Maya", "Busy.", "user")],
+        [(None, "How are you today?", "assistant"), (None, "Good, thanks!", "user")],
+        [("Tom", "How was your weekend?", "user"), ("Maya", "Pretty relaxed.", "user")],
+        [(None, "Understood, I'll keep that in mind.", "assistant"), (None, "Sounds good.", "user")],
+    ],
+)
+def test_small_talk_makes_no_atoms(window: WindowFactory, turns: list[tuple[str | None, str, str]]) -> None:
+    assert extract_window(window(turns)) == []
+
+
+def test_a_check_in_answered_with_a_fact_still_makes_one(window: WindowFactory) -> None:
+    turns = [
+        (None, "How is the first week going?", "assistant"),
+        ("Maya", "Busy, I started at the clinic.", "user"),
+    ]
+    assert [d.content for d in extract_window(window(turns))] == [
+        "The assistant asked: How is the first week going? Maya answered: Busy, Maya started at the clinic."
+    ]
+
+
+def test_a_stated_preference_is_a_marked_persona_fact(window: WindowFactory) -> None:
+    turns = [
+        (None, "I don't wear clothing made from animal products like wool or silk.", "user"),
+        (None, "I prefer window seats.", "user"),
+        (None, "I have an acute fear of heights, so I avoid tall buildings.", "user"),
+    ]
+    drafts = extract_window(window(turns))
+    assert [(d.type, d.metadata.get("preference")) for d in drafts] == [(AtomType.PERSONA, True)] * 3
+    assert drafts[1].content == "The user prefers window seats."
+
+
+def test_the_assistant_states_back_facts_not_advice(window: WindowFactory) -> None:
+    turns = [
+        (None, "I need a plan for my budget tracker.", "user"),
+        (
+            None,
+            "### Step 1: Define Your Project Scope\nFirst, clearly define what your project entails. "
+            "Since you're using Flask 2.3, sessions are built in.",
+            "assistant",
+        ),
+    ]
+    drafts = extract_window(window(turns))
+    assert [d.content for d in drafts if d.metadata["form"] == "confirmed"] == [
+        "Since the user is using Flask 2.3, sessions are built in."
+    ]
 
 
 def test_sources_are_always_new_messages(window: WindowFactory) -> None:
@@ -332,7 +402,9 @@ def test_an_instruction_answering_the_assistant_stays_an_instruction(window: Win
 def test_assistant_questions_give_the_users_answers_context(window: WindowFactory) -> None:
     turns = [(None, "What's your favourite food?", "assistant"), ("Sam", "Sushi, by far.", "user")]
     drafts = extract_window(window(turns))
-    assert contents(drafts) == ["Assistant asked: What's Sam's favourite food? Sam answered: Sushi, by far."]
+    assert contents(drafts) == [
+        "The assistant asked: What's Sam's favourite food? Sam answered: Sushi, by far."
+    ]
     assert drafts[0].source_message_ids == ("m1", "m2")
 
 

@@ -24,6 +24,22 @@ _RELATION = re.compile(
     r"parent|widowed|pregnant)\b",
     _I,
 )
+# A preference or aversion the speaker states about themselves, the kind an assistant must keep to
+# in later requests that do not mention it ("I avoid gluten", "I prefer window seats", "I don't
+# wear wool", "I have a fear of heights"). Not "I love/like/enjoy": chat is full of those, and they
+# are likes (``_PREFERENCE``), not rules for the assistant. Present tense: "I avoided" is an event.
+_STATED = re.compile(
+    r"\b(?:i|we)(?:'m| am| are| have| 've)?\s+(?:\w+\s+){0,2}?(?:prefer|prefers|avoid|dislike|despise|"
+    r"detest|hate|refuse|prioriti[sz]e|can't stand|cannot stand|stay away from|steer clear of|"
+    r"(?:don't|do not|never|won't|will not|can't|cannot|no longer) (?:\w+ )?(?:eat|drink|wear|use|like|"
+    r"enjoy|want|buy|watch|play|read|listen|go|travel|fly|drive|consider|tolerate|touch)|"
+    r"only (?:eat|drink|wear|use|buy|watch|play|read|listen|travel|fly|drive|shop))\b|"
+    r"\b(?:i|we) (?:have|'ve got|have got) (?:a |an )?(?:\w+ ){0,2}(?:preference|aversion|objection|"
+    r"fear|phobia|allergy|intolerance|dislike)\b|"
+    r"\b(?:i'm|i am|we're|we are) (?:a |an )?(?:\w+ )?(?:advocate|allergic|afraid|terrified|scared|not a fan|"
+    r"not into|against)\b|\b(?:i have|i've got) no interest\b|\bmy (?:strong )?preference\b",
+    _I,
+)
 _PREFERENCE = re.compile(
     r"\b(?:i|we|i've|we've|i've always|i always)\s+(?:\w+\s+)?(?:love|loved|like|liked|enjoy|enjoyed|adore|"
     r"hate|hated|prefer|dislike|disliked)\b|\bfavou?rite\b|\bfave\b|\bfan of\b|\bpassionate about\b|"
@@ -84,12 +100,25 @@ _UNSEGMENTED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a
 _THANKS = re.compile(r"^(?:thanks|thank you|thank u|thx|ty|congrats|congratulations|aw+|wow)\b", _I)
 
 
+# A check-in rather than a question about a fact: "How is the first week going?", "How are you?",
+# "How was your weekend?", "What's up?". Not "How long / how many / how old ...": those ask facts.
+_CHECK_IN = re.compile(
+    r"^(?:(?:so|and|hey|hi|oh)[,\s]+)*(?:"
+    r"how(?:'s|'re| is| are| was| were| has| have| did)\s+(?:\w+\s+){0,5}?(?:going|gone|go|been|doing|"
+    r"treating|holding up|coming along|feeling|today|lately|so far|week|weekend|day|morning|evening|things)\b|"
+    r"how are you\b|how(?:'s| is) (?:it|everything|life)\b|what's (?:up|new)\b|how have you been\b)",
+    _I,
+)
+SMALL_TALK_WORDS = 4  # an answer to a check-in this short ("Busy.", "Good, thanks!") says no fact
+
+
 @dataclass(frozen=True, slots=True)
 class Kind:
     """An atom's type and priority."""
 
     type: AtomType
     priority: int
+    preference: bool = False  # a preference the speaker stated about themselves (``states_preference``)
 
 
 def strip_filler(sentence: str, names: Collection[str] = (), *, keep_answer: bool = False) -> str:
@@ -137,9 +166,21 @@ def is_thanks(sentence: str) -> bool:
     return bool(_THANKS.match(sentence.strip()))
 
 
+def is_small_talk(question: str, answer: Collection[str], names: Collection[str] = ()) -> bool:
+    """A check-in ("How is the first week going?") answered in a few words ("Busy."): small talk
+    that makes no memory. A longer answer ("Busy, I started at the clinic on Monday") still does."""
+    said = " ".join(strip_filler(a, names, keep_answer=True) for a in answer)
+    return bool(_CHECK_IN.match(strip_filler(question, names))) and len(lower_words(said)) < SMALL_TALK_WORDS
+
+
 def is_first_person(sentence: str) -> bool:
     """Whether the speaker talks about themselves (I, me, my, we, our ...)."""
     return bool(_FIRST_PERSON.search(sentence))
+
+
+def states_preference(sentence: str) -> bool:
+    """Whether the speaker states a preference or aversion of their own ("I avoid gluten")."""
+    return bool(_STATED.search(sentence))
 
 
 def is_standing(sentence: str) -> bool:
@@ -163,12 +204,17 @@ def worth_keeping(sentence: str, names: Collection[str], *, dated: bool) -> bool
 def classify(sentence: str, *, dated: bool, past: bool) -> Kind:
     """Type and priority of a fact sentence, judged on the speaker's own words.
 
-    persona 60-80: standing facts (health, work, home, partner) 80 whatever the tense or date,
-    relationships and identity 80, preferences 75, habits and possessions 70, other first-person
-    present facts 60. episodic 40-60: dated 60, plans 55, past events 50, other 40.
+    persona 60-85: stated preferences and aversions ("I avoid gluten") 85 unless dated, standing
+    facts (health, work, home, partner) 80 whatever the tense or date, relationships and identity
+    80, likes 75, habits and possessions 70, other first-person present facts 60. episodic 40-60:
+    dated 60, plans 55, past events 50, other 40. A stated preference is marked whatever its type.
     """
+    stated = states_preference(sentence)
     if is_standing(sentence):
-        return Kind(AtomType.PERSONA, 80)
+        return Kind(AtomType.PERSONA, 80, stated)
+    if stated and not dated:
+        # before the past-tense test: "I don't wear clothing made from wool" is no event
+        return Kind(AtomType.PERSONA, 85, True)
     relation = bool(_RELATION.search(sentence)) or bool(_IDENTITY.search(sentence))
     if dated:
         return Kind(AtomType.EPISODIC, 60)

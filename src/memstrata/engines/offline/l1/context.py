@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -9,8 +10,11 @@ from datetime import UTC, date, datetime
 from memstrata.errors import EngineError
 from memstrata.models import Message, Role
 
-USER = "User"
-ASSISTANT = "Assistant"
+# A participant without a name is who they are to the agent: "the user" (one person, whatever
+# their messages' roles), "the assistant". Never a name made from the role ("User live in Porto").
+USER = "the user"
+ASSISTANT = "the assistant"
+ROLE_LABELS = frozenset({USER, ASSISTANT, "User", "Assistant"})  # with the labels of older atoms
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,7 +30,7 @@ class Speech:
 
 
 def speaker_label(m: Message) -> str:
-    """The speaker's name, else ``User`` / ``Assistant`` by role."""
+    """The speaker's name, else ``the user`` / ``the assistant`` by role."""
     if m.name and m.name.strip():
         return m.name.strip()
     return USER if m.role == Role.USER else ASSISTANT
@@ -74,3 +78,23 @@ def participant_names(context: Sequence[Message]) -> frozenset[str]:
         if m.name:
             out.update(m.name.lower().split())
     return frozenset(out)
+
+
+# A nameless user giving their name: "my name is Ana", "call me Sam", "Hi, I'm Craig, ...".
+# "I'm <Word>" only where a message opens (later, "I'm Canadian" is no name).
+_GIVES_NAME = re.compile(
+    r"\b(?:my name is|my name's|(?i:call me))\s+(?P<name>[A-Z][a-z]+)\b|"
+    r"^(?:(?:hi|hello|hey)[,!.]?\s+)?(?:i'm|i am)\s+(?P<lead>[A-Z][a-z]+)(?=\s*[,.!;-]|\s+and\b)",
+    re.IGNORECASE,
+)
+
+
+def introduced_name(m: Message) -> str | None:
+    """The name a nameless user's message gives for its speaker, if any."""
+    if m.role != Role.USER or (m.name and m.name.strip()):
+        return None
+    found = _GIVES_NAME.search(m.content.strip())
+    if found is None:
+        return None
+    name = found.group("name") or found.group("lead")
+    return name if name[:1].isupper() else None

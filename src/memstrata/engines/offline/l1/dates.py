@@ -34,8 +34,11 @@ _FUTURE = re.compile(
 # Clause boundaries: a date takes its tense from its own clause, not the whole sentence
 # ("we found a flat, Tom is moving on June 14": the date belongs to the second clause).
 _CLAUSE = re.compile(r"[,;:]|\s(?:so|but|and|because|while)\s", re.IGNORECASE)
+# "-ed" words that are as often adjectives of a present state ("a cat called Miso", "a company
+# based in Porto", "interested in"): they do not make a sentence past.
+_STATE_ED = "called|named|based|located|interested|related|supposed|tired|excited|derived"
 _PAST = re.compile(
-    rf"\b(?:{'|'.join(sorted(IRREGULAR_PAST))}|last|ago|yesterday|[a-z]{{3,}}ed)\b",
+    rf"\b(?:{'|'.join(sorted(IRREGULAR_PAST))}|last|ago|yesterday|(?!(?:{_STATE_ED})\b)[a-z]{{3,}}ed)\b",
     re.IGNORECASE,
 )
 _HABIT = re.compile(r"\b(?:every|each)\s*$", re.IGNORECASE)

@@ -58,6 +58,9 @@ _AUX_BEFORE = NO_CONJUGATE | frozenset(_INVERTED) | word_set("does doesn't is is
 # Words that, before "and I", make one subject of two ("you and I", "the kids and I").
 _PAIRED = word_set("you he she they we him her them us me")
 _DETERMINERS = word_set("my our his her their the a an your")
+# A verb of being or naming before "<word> and I" makes the word its complement, so "I" opens a
+# clause of its own: "my name is Ana and I live in Porto" -> "... and the user lives in Porto".
+_COMPLEMENT_BEFORE = word_set("is was am are were called named")
 # Words that follow a subject without being a base verb.
 _NOT_BASE = word_set("gonna wanna gotta myself yourself alone too both either neither personally")
 # "you guys" / "you all" / "y'all" mean the listener and the people with them: a plural subject, so
@@ -184,6 +187,8 @@ def _new_clause_and(s: _Sentence, k: int) -> bool:
     """Whether "and I" at word ``k`` starts a clause of its own ("I'm vegan and I live in Porto")
     rather than ending a subject of two ("Tom and I live", "my wife and I live": no -s then)."""
     before = s.word(k - 2)
+    if s.lower(k - 1) == "and" and s.lower(k - 3) in _COMPLEMENT_BEFORE:
+        return True
     return (
         s.lower(k - 1) == "and"
         and before is not None

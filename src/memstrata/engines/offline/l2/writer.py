@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from memstrata.engines.offline import atom_text as st
+from memstrata.engines.offline import user
 from memstrata.engines.offline.l2 import naming, render
 from memstrata.engines.offline.l2.topics import Features, Topics
 from memstrata.layers.l2 import names
@@ -71,7 +72,8 @@ class OfflineSceneWriter:
         members = {n: list(m) for n, m in request.members.items() if n in on_disk}
         everyone = [*request.atoms, *(a for m in members.values() for a in m)]
         people = st.people(everyone)
-        names_of_people = frozenset(p.lower() for p in people)
+        alias = user.user_name(everyone, people)  # the name a nameless user gave: no topic word
+        names_of_people = frozenset(p.lower() for p in [*people, *([alias] if alias else [])])
         features = Features(everyone, request.vectors, names_of_people)
         batch = _Batch(Topics(members, features, names_of_people))
         # Scenes that lost atoms are re-rendered from those they still hold (the runner blanked
@@ -91,7 +93,7 @@ class OfflineSceneWriter:
             self._settle(batch, waiting, set(on_disk), names_of_people)
             waiting = []
         self._rename_drifted(batch, set(on_disk), names_of_people)
-        self._write(request, batch, on_disk, everyone, people)
+        self._write(request, batch, on_disk, everyone, [*people, *([alias] if alias else [])])
         return ConsolidationResult(placed=batch.placed, deferred=tuple(a.id for a in waiting))
 
     def _join(self, batch: _Batch, a: Atom) -> bool:

@@ -74,6 +74,7 @@ SECTIONS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"\b(?:plans?|planning|going to|gonna|will|wants? to|hopes? to|dreams?|goals?)\b", _I),
     ),
 )
+PREFERENCES = "Preferences"  # what the person said they prefer or avoid: the assistant keeps to it
 LIKES = "Likes"
 OTHER = "Also"
 _LEANS = re.compile(
@@ -150,7 +151,14 @@ def clean(text: str) -> str:
     return text.rstrip(" ,;-.!")
 
 
+def is_stated_preference(atom: Atom) -> bool:
+    """An atom the extractor marked as a preference its person stated ("I avoid gluten")."""
+    return atom.metadata.get("preference") is True
+
+
 def section_of(text: str, atom: Atom) -> str:
+    if is_stated_preference(atom):
+        return PREFERENCES
     if st.is_preference(atom):
         return LIKES
     bare = _WITH_PEOPLE.sub("", text)

@@ -12,18 +12,29 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from memstrata.engines.offline import atom_text as st
+from memstrata.engines.offline import user
 from memstrata.engines.offline.draft import language_of_atoms
-from memstrata.engines.offline.l3.facts import LIKES, OTHER, SECTIONS, Fact, candidates, dated, distinct
+from memstrata.engines.offline.l3.facts import (
+    LIKES,
+    OTHER,
+    PREFERENCES,
+    SECTIONS,
+    Fact,
+    candidates,
+    dated,
+    distinct,
+)
 from memstrata.models import Atom, AtomType
 from memstrata.ports import PersonaRequest
 
 MAX_PEOPLE = 3
 MAX_CHARS = 800
 INSTRUCTIONS_SHARE = 0.3  # of the body, at most, for the instructions
-ORDER = [name for name, _ in SECTIONS if name != "Plans"] + [LIKES, "Plans", OTHER]
+ORDER = [PREFERENCES] + [name for name, _ in SECTIONS if name != "Plans"] + [LIKES, "Plans", OTHER]
 
 
 class OfflinePersonaWriter:
@@ -45,16 +56,23 @@ def render(request: PersonaRequest, max_chars: int = MAX_CHARS) -> str:
 
         return zh_persona.render(request, max_chars, INSTRUCTIONS_SHARE)
     people = st.people(request.atoms, MAX_PEOPLE) or st.people(request.events, MAX_PEOPLE)
+    alias = user.user_name([*request.atoms, *request.events], people)
+    if alias is not None and not people:
+        people = [alias]
     who = st.join_names(people) or "the user"
     lines = ["# Persona", "", f"What these memories say about {who}, most telling first."]
-    rules = _instructions(request.atoms, int(max_chars * INSTRUCTIONS_SHARE))
+    rules = _instructions(request.atoms, int(max_chars * INSTRUCTIONS_SHARE), alias)
     room = max_chars - sum(len(x) + 1 for x in lines) - sum(len(x) + 1 for x in rules)
     skip = frozenset(p.lower() for p in people)
     today = datetime.fromtimestamp(request.now / 1000, UTC).date()
     facts = distinct(candidates(request.atoms, request.events, skip, today))
     grouped: dict[str | None, list[Fact]] = {}
     for f in facts:
-        grouped.setdefault(st.subject(f.atom, people), []).append(f)
+        if alias is not None and user.about_nameless_user(f.atom):
+            if said := user.named(f.text, alias):
+                grouped.setdefault(alias, []).append(replace(f, text=said))
+        else:
+            grouped.setdefault(st.subject(f.atom, people), []).append(f)
     heads = [*people, None] if people else [None]
     shares = _shares({p: len(grouped.get(p, [])) for p in heads}, room)
     for person in heads:
@@ -82,7 +100,9 @@ def _person(person: str | None, facts: Sequence[Fact], room: int, *, named: bool
     heading = f"## {person or ('Others' if named else 'About the user')}"
     used = len(heading) + 2
     chosen: dict[str, list[str]] = {}
-    for f in facts:  # best first
+    # Stated preferences first, then the rest best first: a preference said once must reach the
+    # agent for a later request that does not mention it (PrefEval), and it is no log entry.
+    for f in sorted(facts, key=lambda f: f.section != PREFERENCES):
         text = dated(f)
         cost = len(text) + (2 if f.section in chosen else len(f.section) + 6)
         if used + cost > room:
@@ -94,8 +114,9 @@ def _person(person: str | None, facts: Sequence[Fact], room: int, *, named: bool
     return lines if len(lines) > 2 else []
 
 
-def _instructions(atoms: Sequence[Atom], room: int) -> list[str]:
-    """The instructions for the assistant, strict ones first, within ``room``."""
+def _instructions(atoms: Sequence[Atom], room: int, alias: str | None) -> list[str]:
+    """The instructions for the assistant, strict ones first, within ``room`` ("the user" read as
+    ``alias`` when the user has a name)."""
     seen: set[str] = set()
     lines: list[str] = []
     used = 0
@@ -103,7 +124,10 @@ def _instructions(atoms: Sequence[Atom], room: int) -> list[str]:
         if a.type != AtomType.INSTRUCTION:
             continue
         key = st.fold(st.statement(a))
-        line = f"- {st.statement(a)}{' (always)' if a.priority == -1 else ''}"
+        said = (
+            user.named(st.statement(a), alias) if alias and user.about_nameless_user(a) else st.statement(a)
+        )
+        line = f"- {said}{' (always)' if a.priority == -1 else ''}"
         if key in seen or used + len(line) + 1 > room:
             continue
         seen.add(key)

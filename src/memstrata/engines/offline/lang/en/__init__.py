@@ -7,6 +7,11 @@ from dataclasses import dataclass
 from memstrata.engines.offline.draft import Form, Parts
 
 
+def opening(text: str) -> str:
+    """``text`` as it opens a sentence: "the user said" -> "The user said" (a name is unchanged)."""
+    return text[:1].upper() + text[1:]
+
+
 @dataclass(frozen=True, slots=True)
 class English:
     """``LanguagePack`` for English."""
@@ -14,14 +19,15 @@ class English:
     code: str = "en"
 
     def write(self, parts: Parts) -> str:
-        """``Maya said: ...``, ``Tom asked: ... Maya answered: ...``, ``Maya shared a photo of ...``."""
+        """``Maya said: ...``, ``The assistant asked: ... The user answered: ...``, ``Maya shared a
+        photo of ...``; a nameless speaker is "the user", capitalised where a sentence opens."""
         if parts.form is Form.QUOTE:
-            return f"{parts.speaker} said: {parts.text}"
+            return f"{opening(parts.speaker)} said: {parts.text}"
         if parts.form is Form.ANSWER:
-            return f"{parts.asker} asked: {parts.question} {parts.speaker} answered: {parts.text}"
+            return f"{opening(parts.asker)} asked: {parts.question} {opening(parts.speaker)} answered: {parts.text}"
         if parts.form is Form.PHOTO:
-            return f"{parts.speaker} shared a photo of {parts.text}."
-        return parts.text
+            return f"{opening(parts.speaker)} shared a photo of {parts.text}."
+        return opening(parts.text)
 
 
 ENGLISH = English()

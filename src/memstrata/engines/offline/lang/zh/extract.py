@@ -23,7 +23,8 @@ from memstrata.engines.offline.lang.zh.topics import INSTRUCTION_SCENE, scene_la
 from memstrata.layers.l0.media import PHOTO
 from memstrata.models import AtomType, Message, Role
 
-_ROLE_NAMES = {USER: "用户", ASSISTANT: "助手"}
+# The role labels (and a message named after its role, "Assistant") read 用户 / 助手.
+_ROLE_NAMES = {USER: "用户", ASSISTANT: "助手", "User": "用户", "Assistant": "助手"}
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,110 @@
+"""Answers: a reply to the other speaker's question is stored with the question ("Since 2016."
+still says what it answers), and a reply that answers two questions pairs them in order."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from memstrata.engines.offline.draft import Form, Parts
+from memstrata.engines.offline.l1.builder import Builder, ExtractOptions, statement
+from memstrata.engines.offline.l1.classify import (
+    classify,
+    content_words,
+    is_answer_start,
+    is_question,
+    is_reaction,
+    is_standing,
+    is_thanks,
+    strip_filler,
+)
+from memstrata.engines.offline.l1.context import Speech, speaker_label, speech
+from memstrata.engines.offline.l1.dates import is_past
+from memstrata.engines.offline.l1.sentences import split_message, words
+from memstrata.models import Message
+
+_NEW_TOPIC = re.compile(
+    r"\b(?:by the way|btw|speaking of|on another note|anyway)\b|^(?:also|oh and|and also)\b", re.I
+)
+_ANSWER_GOES_ON = re.compile(r"^(?:and|also|as for|oh,? and|plus)\b", re.IGNORECASE)
+
+
+def questions_before(context: Sequence[Message], i: int, sp: Speech) -> tuple[Speech, list[str]] | None:
+    """The other speaker's questions that message ``i`` answers, in order, if the message right
+    before ends by asking: its last question, and the one before it when its last two sentences
+    both ask something ("How does it feel? Also, do you have any pets?"). The last one has content
+    words; the one before may not (it still takes the first answer, so the second gets its own)."""
+    if i == 0 or speaker_label(context[i - 1]) == sp.me:
+        return None
+    prev = speech(context, i - 1, sp.names)
+    sentences = split_message(prev.message.content).sentences
+    for k in range(len(sentences) - 1, max(-1, len(sentences) - 3), -1):
+        if is_question(sentences[k]):
+            last = strip_filler(sentences[k], sp.names)
+            if not content_words(last, sp.names):
+                return None
+            before = (
+                strip_filler(sentences[k - 1], sp.names) if k > 0 and is_question(sentences[k - 1]) else ""
+            )
+            return prev, ([before] if before else []) + [last]
+    return None
+
+
+def answer_span(sentences: Sequence[str], names: frozenset[str], opts: ExtractOptions) -> list[int]:
+    """Indexes of the sentences that answer a question: the first ones, skipping leading thanks,
+    greetings and reactions (a bare "Yes." is kept: with its question it says something)."""
+    chosen: list[int] = []
+    for j, sentence in enumerate(sentences):
+        empty = not content_words(strip_filler(sentence, names), names)
+        lead_in = is_thanks(sentence) or is_reaction(sentence) or empty
+        if not chosen and lead_in and not is_answer_start(sentence) and j + 1 < len(sentences):
+            continue
+        if is_question(sentence):
+            break
+        if chosen and _stands_alone(sentence):
+            break
+        chosen.append(j)
+        n_words = sum(len(words(sentences[k])) for k in chosen)
+        if n_words >= opts.answer_words or len(chosen) >= opts.max_answer_sentences:
+            break
+    said = " ".join(sentences[j] for j in chosen)
+    if chosen and not content_words(strip_filler(said, names), names) and not is_answer_start(said):
+        return []  # "Thanks!" answers nothing
+    return chosen
+
+
+def second_answer(
+    units: Sequence[str], first: Sequence[int], question: str, names: frozenset[str], opts: ExtractOptions
+) -> list[int]:
+    """The span answering a second question, when the reply goes on after the first answer with
+    one: a sentence opening like an answer or with "and" / "also" / "as for" ("And yup, I do -
+    Oscar, my guinea pig."), or sharing a content word with the question. Else none: what follows
+    is news of its own."""
+    start = first[-1] + 1
+    if start >= len(units):
+        return []
+    opening = strip_filler(units[start], names)
+    cued = (
+        is_answer_start(units[start])
+        or _ANSWER_GOES_ON.match(units[start]) is not None
+        or bool(set(content_words(opening, names)) & set(content_words(question, names)))
+    )
+    if not cued or is_question(units[start]):
+        return []
+    return [start + j for j in answer_span(units[start:], names, opts)]
+
+
+def _stands_alone(sentence: str) -> bool:
+    """A sentence after the answer that starts a fact of its own ("I'm allergic to peanuts, by the
+    way"): it becomes its own atom rather than part of the answer."""
+    return is_standing(sentence) or _NEW_TOPIC.search(sentence) is not None
+
+
+def qa_atom(b: Builder, asker: Speech, question: str, answer: Sequence[str]) -> None:
+    sp = b.sp
+    q_text, _ = statement(asker, question)
+    a_raw = " ".join(strip_filler(s, sp.names, keep_answer=True) for s in answer)
+    a_text, resolved = statement(sp, a_raw, keep_answer=True)
+    parts = Parts(Form.ANSWER, sp.me, a_text, asker=asker.me, question=q_text)
+    kind = classify(a_raw, dated=resolved.start is not None, past=is_past(a_raw))
+    b.add(parts, kind, resolved, f"{question} {a_raw}")

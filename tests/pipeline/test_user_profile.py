@@ -1,0 +1,96 @@
+"""The user as the agent sees them: a nameless user is one person in the persona, and a preference
+stated once reaches recall for a later request that shares no word with it."""
+
+from __future__ import annotations
+
+from memstrata import Memory
+
+T0 = 1_780_000_000_000
+MINUTE = 60_000
+# Standing facts enough to fill the persona's share many times over.
+FACTS = [
+    "I work as a nurse at the children's hospital.",
+    "I live in Porto near the river.",
+    "My sister Joana lives in Lyon with her two kids.",
+    "My husband Rui works as a chef at a seafood place.",
+    "I grew up in Braga in a big family.",
+    "I'm allergic to penicillin.",
+    "My daughter Ines studies architecture at the university.",
+    "My brother Tiago works at a bank in Lisbon.",
+    "I have two dogs called Bolt and Nina.",
+    "My mother lives with us since her surgery.",
+    "I'm from the north of Portugal, near the Spanish border.",
+    "My son Pedro plays football for the school team.",
+    "I moved to the coast for my husband's job.",
+    "My best friend Carla works as a teacher in Aveiro.",
+    "I have a brother-in-law who works as a pilot.",
+    "My neighbours are a retired couple from Germany.",
+]
+
+
+def _say(mem: Memory, user: str, key: str, turns: list[tuple[str, str, str | None]]) -> None:
+    messages = [
+        {
+            "role": role,
+            "content": text,
+            "id": f"{key}-{i}",
+            "timestamp": T0 + i * MINUTE,
+            **({"name": n} if n else {}),
+        }
+        for i, (role, text, n) in enumerate(turns)
+    ]
+    mem.capture(messages, session_key=key, user_id=user)
+
+
+def test_a_preference_stated_once_reaches_recall_for_a_request_without_its_words(
+    empty_memory: Memory,
+) -> None:
+    turns: list[tuple[str, str, str | None]] = [("user", fact, None) for fact in FACTS]
+    turns.insert(7, ("user", "I prefer aisle seats on long flights.", None))
+    turns.insert(8, ("assistant", "Understood, I'll keep that in mind.", None))
+    _say(empty_memory, "ana", "s1", turns)
+    empty_memory.run_all()
+    persona = empty_memory.persona(user_id="ana")
+    assert persona is not None and "The user prefers aisle seats on long flights" in persona.body
+    context = empty_memory.recall("Book me something to Tokyo next month.", user_id="ana")
+    assert "aisle seats" in context.system_context  # the persona carries it: no shared word needed
+
+
+def test_a_user_named_once_is_one_person_in_the_persona(empty_memory: Memory) -> None:
+    _say(
+        empty_memory,
+        "maya",
+        "a",
+        [("user", "I work as a nurse at the clinic.", "Maya"), ("assistant", "Noted.", None)],
+    )
+    _say(
+        empty_memory,
+        "maya",
+        "b",
+        [("user", "I prefer window seats.", None), ("user", "My sister lives in Lyon.", None)],
+    )
+    empty_memory.run_all()
+    persona = empty_memory.persona(user_id="maya")
+    assert persona is not None
+    body = persona.body.split("<!--")[0]
+    assert "## Maya" in body and "Others" not in body and "user" not in body.lower()
+    assert "Maya prefers window seats" in body and "Maya's sister lives in Lyon" in body
+
+
+def test_a_nameless_user_who_gives_a_name_is_called_by_it(empty_memory: Memory) -> None:
+    _say(
+        empty_memory,
+        "ana",
+        "s",
+        [
+            ("user", "Hi! My name is Ana and I live in Porto.", None),
+            ("assistant", "Nice to meet you, Ana!", None),
+            ("user", "I have a cat called Miso.", None),
+        ],
+    )
+    empty_memory.run_all()
+    persona = empty_memory.persona(user_id="ana")
+    assert persona is not None
+    body = persona.body.split("<!--")[0]
+    assert "## Ana" in body and "Ana lives in Porto" in body and "Ana has a cat called Miso" in body
+    assert "User" not in body and "name is Ana" not in body
