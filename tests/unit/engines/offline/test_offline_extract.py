@@ -474,3 +474,34 @@ def test_a_vegan_recipe_is_no_diet(window: WindowFactory) -> None:
     drafts = extract_window(window(turns))
     assert find(drafts, "recipes").type is AtomType.EPISODIC
     assert find(drafts, "so no dairy").type is AtomType.PERSONA
+
+
+def test_code_and_markup_make_no_atoms_but_the_prose_around_them_does(window: WindowFactory) -> None:
+    text = (
+        "I'm building a budget tracker with Flask and SQLite.\n"
+        "### Components:\n"
+        "1. **User Authentication**\n"
+        "- Add Expense\n"
+        "Here's my code:\n"
+        "```python\n"
+        "from flask import Flask\n"
+        "app = Flask(__name__)\n"
+        "```\n"
+        "conn = sqlite3.connect('budget.db')\n"
+        "CREATE TABLE IF NOT EXISTS users (\n"
+        "I'd like to add charts with Matplotlib later."
+    )
+    drafts = extract_window(window([(None, text, "user")]))
+    assert contents(drafts) == [
+        "The user is building a budget tracker with Flask and SQLite.",
+        "The user would like to add charts with Matplotlib later.",
+    ]
+
+
+def test_a_statement_before_a_question_is_kept(window: WindowFactory) -> None:
+    text = "I'm keeping my app under 2.5MB, so I prefer dependency-free solutions, can you help me cache responses?"
+    drafts = extract_window(window([(None, text, "user")]))
+    assert contents(drafts) == [
+        "The user is keeping the user's app under 2.5MB, so the user prefers dependency-free solutions."
+    ]
+    assert drafts[0].metadata["preference"] is True

@@ -31,9 +31,9 @@ _RELATION = re.compile(
 _STATED = re.compile(
     r"\b(?:i|we)(?:'m| am| are| have| 've)?\s+(?:\w+\s+){0,2}?(?:prefer|prefers|avoid|dislike|despise|"
     r"detest|hate|refuse|prioriti[sz]e|can't stand|cannot stand|stay away from|steer clear of|"
-    r"(?:don't|do not|never|won't|will not|can't|cannot|no longer) (?:\w+ )?(?:eat|drink|wear|use|like|"
-    r"enjoy|want|buy|watch|play|read|listen|go|travel|fly|drive|consider|tolerate|touch)|"
-    r"only (?:eat|drink|wear|use|buy|watch|play|read|listen|travel|fly|drive|shop))\b|"
+    r"(?:don't|do not|never|won't|will not|no longer) (?:really )?(?:eat|drink|wear|use|like|enjoy|buy|"
+    r"watch|consume|tolerate)|(?:won't|will not) consider|"
+    r"only (?:eat|drink|wear|use|buy|watch|shop))\b|"
     r"\b(?:i|we) (?:have|'ve got|have got) (?:a |an )?(?:\w+ ){0,2}(?:preference|aversion|objection|"
     r"fear|phobia|allergy|intolerance|dislike)\b|"
     r"\b(?:i'm|i am|we're|we are) (?:a |an )?(?:\w+ )?(?:advocate|allergic|afraid|terrified|scared|not a fan|"
@@ -159,6 +159,27 @@ def is_question(sentence: str) -> bool:
     """A sentence that asks rather than tells."""
     s = sentence.strip()
     return s.endswith(("?", "？")) or (bool(_QUESTION_START.match(s)) and s.endswith("?!"))
+
+
+# Where a run-on sentence turns from telling to asking: "I'm vegan, so I prefer X, how can I ...?"
+_TURN_TO_ASK = re.compile(
+    r",\s+(?:so\s+|and\s+|but\s+)?(?:how|what|which|where|when|why|who|can you|could you|would you|will you|"
+    r"do you|should i|can i|could i|is there|are there|any (?:tips|ideas|suggestions))\b",
+    _I,
+)
+
+
+def told_before_asking(sentence: str) -> str | None:
+    """The statement a question opens with, when it tells something about the speaker first ("I'm
+    trying to keep my app under 2.5MB, so I prefer dependency-free solutions, can you help me ...?"
+    -> "I'm trying to keep my app under 2.5MB, so I prefer dependency-free solutions."); else None."""
+    turn = _TURN_TO_ASK.search(sentence)
+    if turn is None:
+        return None
+    head = sentence[: turn.start()].strip()
+    if _QUESTION_START.match(head) or not is_first_person(head) or len(head.split()) < 4:
+        return None
+    return head + "."
 
 
 def is_thanks(sentence: str) -> bool:

@@ -35,6 +35,7 @@ from memstrata.engines.offline.l1.classify import (
     is_small_talk,
     is_thanks,
     strip_filler,
+    told_before_asking,
     worth_keeping,
 )
 from memstrata.engines.offline.l1.context import Speech, introduced_name, participant_names, speech
@@ -117,7 +118,10 @@ def _sentence_atom(b: Builder, sentence: str) -> None:
         b.add(Parts(Form.INSTRUCTION, sp.me, instruction.content), kind, None, instruction.content)
         return
     if is_question(sentence):
-        return
+        told = told_before_asking(sentence)
+        if told is None:
+            return
+        sentence = told  # "I prefer minimal dependencies, how can I keep my app small?"
     content, resolved = statement(sp, sentence)
     if not worth_keeping(sentence, sp.names, dated=resolved.start is not None):
         return

@@ -34,6 +34,7 @@ from memstrata.ports import PersonaRequest
 MAX_PEOPLE = 3
 MAX_CHARS = 800
 INSTRUCTIONS_SHARE = 0.3  # of the body, at most, for the instructions
+PREFERENCES_SHARE = 0.8  # of a person's room, at most, for their stated preferences
 ORDER = [PREFERENCES] + [name for name, _ in SECTIONS if name != "Plans"] + [LIKES, "Plans", OTHER]
 
 
@@ -100,12 +101,14 @@ def _person(person: str | None, facts: Sequence[Fact], room: int, *, named: bool
     heading = f"## {person or ('Others' if named else 'About the user')}"
     used = len(heading) + 2
     chosen: dict[str, list[str]] = {}
-    # Stated preferences first, then the rest best first: a preference said once must reach the
-    # agent for a later request that does not mention it (PrefEval), and it is no log entry.
+    # Stated preferences first (up to PREFERENCES_SHARE of the room), then the rest best first: a
+    # preference said once must reach the agent for a later request that does not mention it
+    # (PrefEval), and it is no log entry; the cap keeps room for who the person is.
     for f in sorted(facts, key=lambda f: f.section != PREFERENCES):
         text = dated(f)
         cost = len(text) + (2 if f.section in chosen else len(f.section) + 6)
-        if used + cost > room:
+        first = f.section == PREFERENCES and used + cost <= room * PREFERENCES_SHARE
+        if used + cost > room or (f.section == PREFERENCES and not first):
             continue
         chosen.setdefault(f.section, []).append(text)
         used += cost
