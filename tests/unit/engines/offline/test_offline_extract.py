@@ -505,3 +505,16 @@ def test_a_statement_before_a_question_is_kept(window: WindowFactory) -> None:
         "The user is keeping the user's app under 2.5MB, so the user prefers dependency-free solutions."
     ]
     assert drafts[0].metadata["preference"] is True
+
+
+def test_requests_and_pasted_material_make_no_atoms(window: WindowFactory) -> None:
+    paper = " ".join(
+        f"In setting {n}, labels of in-context examples are flipped so that priors and mappings disagree."
+        for n in range(8)
+    )
+    turns = [
+        (None, "Explain step by step how to organize the program, without writing any code yet.", "user"),
+        (None, f"I'm a PhD student in Lisbon. Summary of the paper:\n{paper}", "user"),
+        (None, "Video Transcript: " + "women need to understand that you cannot ask for it all " * 4, "user"),
+    ]
+    assert contents(extract_window(window(turns))) == ["The user is a PhD student in Lisbon."]

@@ -41,6 +41,8 @@ def test_standing_instructions(text: str, priority: int) -> None:
         "Don't worry about it.",
         "Could you always answer in French?",
         "I went to Paris last year.",
+        "Please give the detailed management of bell's palsy.",  # a task, however "detailed"
+        "Note that regularization is applied by default.",  # a pasted document's note
     ],
 )
 def test_not_instructions(text: str) -> None:

@@ -41,7 +41,7 @@ from memstrata.engines.offline.l1.classify import (
 from memstrata.engines.offline.l1.context import Speech, introduced_name, participant_names, speech
 from memstrata.engines.offline.l1.dates import is_past
 from memstrata.engines.offline.l1.dedup import normalise
-from memstrata.engines.offline.l1.instructions import Instruction
+from memstrata.engines.offline.l1.instructions import Instruction, is_task
 from memstrata.engines.offline.l1.instructions import detect as detect_instruction
 from memstrata.engines.offline.l1.references import places, resolve_it, resolve_place, thing_before
 from memstrata.engines.offline.l1.sentences import split_message, words
@@ -52,6 +52,8 @@ from memstrata.models import AtomDraft, AtomType, ExtractionWindow, Message, Rol
 __all__ = ["ExtractOptions", "OfflineExtractor", "extract_window"]
 
 log = logging.getLogger(__name__)
+
+MATERIAL_CHARS = 600  # a user message to an assistant longer than this is mostly material (``_material``)
 
 _CONTINUES = re.compile(
     r"^(?:it|it's|its|that|that's|this|these|those|they|they're|them|their|he|he's|his|she|she's|her|"
@@ -117,6 +119,8 @@ def _sentence_atom(b: Builder, sentence: str) -> None:
         kind = Kind(AtomType.INSTRUCTION, instruction.priority)
         b.add(Parts(Form.INSTRUCTION, sp.me, instruction.content), kind, None, instruction.content)
         return
+    if sp.to_assistant and sp.message.role == Role.USER and is_task(sentence):
+        return  # "Explain step by step how to ...": a request, not a memory
     if is_question(sentence):
         told = told_before_asking(sentence)
         if told is None:
@@ -126,8 +130,17 @@ def _sentence_atom(b: Builder, sentence: str) -> None:
     if not worth_keeping(sentence, sp.names, dated=resolved.start is not None):
         return
     form = Form.STATEMENT if speaker_early(content, sp.me) else Form.QUOTE
+    if form is Form.QUOTE and _material(sp):
+        return  # a sentence of a paper, a transcript, a spec the user pasted: the message has it
     kind = classify(sentence, dated=resolved.start is not None, past=is_past(sentence))
     b.add(Parts(form, sp.me, content), kind, resolved, sentence)
+
+
+def _material(sp: Speech) -> bool:
+    """A user's long message to an assistant: material handed over (a pasted paper, a transcript,
+    code and its notes) more than talk. Only what it says about the user makes atoms; the rest
+    stays findable in the message itself."""
+    return sp.to_assistant and sp.message.role == Role.USER and len(sp.message.content) > MATERIAL_CHARS
 
 
 def _photo_atoms(b: Builder, captions: Sequence[str]) -> None:

@@ -24,6 +24,7 @@ _LEAD = r"^(?:(?:please|also|and|so|ok|okay|from now on|going forward|in the fut
 _STRICT = re.compile(_LEAD + r"(?:always|never|do not ever|don't ever|dont ever)\b", _I)
 _NEGATIVE = re.compile(_LEAD + r"(?:don't|do not|dont|stop)\s+(?!worry|mind|bother)\w+", _I)
 _CALL_ME = re.compile(r"\b(?i:call me|refer to me as|address me as)\s+([A-Z][\w'-]*(?:\s[A-Z][\w'-]*)?)")
+_ABOUT_ME = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|our|us)\b", _I)
 _REMEMBER = re.compile(_LEAD + r"(?:remember|note|keep in mind|don't forget)(?:\s+that|\s*:)?\s+(.+)", _I)
 # A rule, not a one-off task: it says it lasts, or it is about how answers look.
 _LASTING = re.compile(
@@ -37,9 +38,10 @@ _STYLE = re.compile(
     r"concise|detailed|formal|informal|casual|bullet|bullets|markdown|emojis?|units|metric|imperial|jargon|"
     r"polite|friendly|answers|responses|replies|sentences|paragraphs|words)\b",
 )
+# Not "give": "Please give the detailed management of ..." is a task, however "detailed".
 _IMPERATIVE = re.compile(
     _LEAD + r"(?:answer|respond|reply|write|speak|talk|use|keep|avoid|format|address|be|include|sign|limit|"
-    r"prefer|give)\b",
+    r"prefer)\b",
     _I,
 )
 _REQUEST = re.compile(
@@ -66,7 +68,7 @@ def detect(sentence: str, speaker: str) -> Instruction | None:
     if call:
         return Instruction(f"{speaker} wants to be called {call.group(1)}.", PRIORITY)
     remember = _REMEMBER.match(s)
-    if remember:
+    if remember and _ABOUT_ME.search(remember.group(1)):  # "Note: regularization is on" is a doc's
         fact = rewrite(remember.group(1), speaker, ASSISTANT).text
         return Instruction(f"{speaker} asked the assistant to remember: {fact}", PRIORITY)
     asks = bool(_IMPERATIVE.match(s) or _REQUEST.search(s))
@@ -76,3 +78,22 @@ def detect(sentence: str, speaker: str) -> Instruction | None:
         return None  # "Explain X" or "Write a poem" is a task for now, not a standing rule
     text = rewrite(s, speaker, ASSISTANT).text
     return Instruction(f"{speaker} instructed the assistant: {text}", STRICT_PRIORITY if strict else PRIORITY)
+
+
+# Verbs a one-off request to an assistant opens with ("Explain step by step how ...", "Write a bunch
+# of tags for this", "Generate 300-500 character descriptions"): a task, which states no fact.
+_TASK = re.compile(
+    r"^(?:(?:please|now|also|then|ok|okay|and|so|next)[,\s]+)*(?:write|rewrite|generate|explain|list|create|"
+    r"make|give|tell|show|help|provide|summari[sz]e|translate|describe|compare|suggest|fix|add|split|"
+    r"cater|refrain|emphasi[sz]e|present|find|calculate|convert|draft|design|implement|build|update|check|"
+    r"review|improve|correct|edit|continue|imagine|pretend|act|assume|analy[sz]e|identify|classify|"
+    r"extract|paraphrase|rephrase|outline|recommend|plan|solve|answer|complete|fill|craft|compose|"
+    r"output|return|print|format|sort|count|name|define|elaborate|expand|shorten|simplify|proofread)\b",
+    _I,
+)
+
+
+def is_task(sentence: str) -> bool:
+    """A one-off request to the assistant ("Explain how to ...", "Write a poem about ..."): no
+    standing rule (``detect`` says when it is one) and no fact about the user."""
+    return _TASK.match(sentence.strip()) is not None

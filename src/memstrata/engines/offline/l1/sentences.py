@@ -83,10 +83,18 @@ def _code_like(line: str) -> bool:
     return sum(c in _SYMBOLS for c in line) > max(3, len(line) // 12) and not _FIRST_PERSON.search(line)
 
 
+# Pasted material behind a label ("Video Transcript: women need to understand that ...", "Text: ..."):
+# someone else's words the user hands over, not the user speaking about themselves.
+_PASTED = re.compile(r"^[A-Z][\w ]{2,30}:\s+\S")
+_PASTED_WORDS = 25
+
+
 def _fragment(line: str) -> bool:
     """A line that states no fact: a lead-in ("Here's my code:"), or a markup line too short to
     state one (a heading, a list item, a bold label) and not about the speaker: "### Components",
     "- Add Expense", "**User Authentication**"."""
+    if _PASTED.match(line) and len(line.split()) > _PASTED_WORDS:
+        return True
     if line.endswith(":") and len(line.split()) < 10:
         return True  # a lead-in to what follows ("Here's my code:"), which is code or a list
     return bool(_MARKUP.match(line)) and len(line.split()) < 6 and not _FIRST_PERSON.search(line)

@@ -34,7 +34,7 @@ from memstrata.ports import PersonaRequest
 MAX_PEOPLE = 3
 MAX_CHARS = 800
 INSTRUCTIONS_SHARE = 0.3  # of the body, at most, for the instructions
-PREFERENCES_SHARE = 0.8  # of a person's room, at most, for their stated preferences
+PREFERENCES_SHARE = 1.0  # of a person's room, at most, for their stated preferences
 ORDER = [PREFERENCES] + [name for name, _ in SECTIONS if name != "Plans"] + [LIKES, "Plans", OTHER]
 
 
