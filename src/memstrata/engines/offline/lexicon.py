@@ -49,6 +49,7 @@ ADVERBS = word_set(
     even truly kinda sorta personally mostly only already recently finally now currently generally
     seriously honestly certainly especially deeply particularly mainly normally occasionally rarely
     seldom hardly barely nearly almost probably typically basically literally genuinely sincerely
+    strictly strongly firmly completely entirely deliberately consciously much greatly highly
     """
 )
 

@@ -30,14 +30,15 @@ _RELATION = re.compile(
 # are likes (``_PREFERENCE``), not rules for the assistant. Present tense: "I avoided" is an event.
 _STATED = re.compile(
     r"\b(?:i|we)(?:'m| am| are| have| 've)?\s+(?:\w+\s+){0,2}?(?:prefer|prefers|avoid|dislike|despise|"
-    r"detest|hate|refuse|prioriti[sz]e|can't stand|cannot stand|stay away from|steer clear of|"
+    r"detest|loathe|hate|refuse|prioriti[sz]e|can't stand|cannot stand|stay away from|steer clear of|"
     r"(?:don't|do not|never|won't|will not|no longer) (?:really )?(?:eat|drink|wear|use|like|enjoy|buy|"
     r"watch|consume|tolerate)|(?:won't|will not) consider|"
     r"only (?:eat|drink|wear|use|buy|watch|shop))\b|"
     r"\b(?:i|we) (?:have|'ve got|have got) (?:a |an )?(?:\w+ ){0,2}(?:preference|aversion|objection|"
     r"fear|phobia|allergy|intolerance|dislike)\b|"
     r"\b(?:i'm|i am|we're|we are) (?:a |an )?(?:\w+ )?(?:advocate|allergic|afraid|terrified|scared|not a fan|"
-    r"not into|against)\b|\b(?:i have|i've got) no interest\b|\bmy (?:strong )?preference\b",
+    r"not into|against|not interested|uncomfortable|not comfortable)\b|\b(?:don't|doesn't|do not) interest me\b|\b(?:i have|i've got) no interest\b|\bmy (?:strong )?preference\b|"
+    r"\b(?:i|we) (?:\w+ )?(?:follow|keep|stick to|am on|'m on) (?:a |an )?(?:\w+ ){0,2}diet\b",
     _I,
 )
 _PREFERENCE = re.compile(

@@ -31,6 +31,7 @@ from memstrata.engines.offline.l1.classify import (
     Kind,
     classify,
     content_words,
+    is_first_person,
     is_question,
     is_small_talk,
     is_thanks,
@@ -41,7 +42,7 @@ from memstrata.engines.offline.l1.classify import (
 from memstrata.engines.offline.l1.context import Speech, introduced_name, participant_names, speech
 from memstrata.engines.offline.l1.dates import is_past
 from memstrata.engines.offline.l1.dedup import normalise
-from memstrata.engines.offline.l1.instructions import Instruction, is_task
+from memstrata.engines.offline.l1.instructions import STRICT_PRIORITY, Instruction, is_task
 from memstrata.engines.offline.l1.instructions import detect as detect_instruction
 from memstrata.engines.offline.l1.references import places, resolve_it, resolve_place, thing_before
 from memstrata.engines.offline.l1.sentences import split_message, words
@@ -106,10 +107,20 @@ def _standalone(units: Sequence[str], context: Sequence[Message], i: int, names:
 
 
 def _instruction(sp: Speech, sentence: str) -> Instruction | None:
-    """The instruction in a user's sentence to the assistant (None in talk between people)."""
+    """The instruction in a user's sentence to the assistant (None in talk between people). In
+    pasted material only a strict rule ("always ...") or one the user words as theirs counts: "Use
+    C-ordered arrays for optimal performance" in a library's docs is no rule for the assistant."""
     if sp.message.role != Role.USER or not sp.to_assistant:
         return None
-    return detect_instruction(strip_filler(sentence, sp.names), sp.me)
+    found = detect_instruction(strip_filler(sentence, sp.names), sp.me)
+    if (
+        found is not None
+        and _material(sp)
+        and found.priority != STRICT_PRIORITY
+        and not is_first_person(sentence)
+    ):
+        return None
+    return found
 
 
 def _sentence_atom(b: Builder, sentence: str) -> None:
