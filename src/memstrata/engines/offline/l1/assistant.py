@@ -14,7 +14,8 @@ from memstrata.engines.offline.l1.subject import rewrite
 
 _ADVICE = re.compile(
     r"\b(?:should|could|might|may|can|try|consider|recommend|suggest|let me|let's|if you|here's|here is|"
-    r"would you|do you|feel free)\b",
+    r"would you|do you|feel free|need to|needs to|have to|has to|must|ensure|make sure|by following|"
+    r"here are|to do this|for example)\b",
     re.IGNORECASE,
 )
 # "you" as the subject of a clause ("Noted: you live in Porto", "since you're vegan"): what the

@@ -155,6 +155,11 @@ class _Sentence:
             return opened  # "... you know" ends the text
         return opened and self.tokens[i + 3].strip()[:1] in (",", ".", "!", "?", ";", "-")
 
+    def after_break(self, k: int) -> bool:
+        """Whether word ``k`` follows a comma, colon or semicolon: it opens a clause."""
+        i = self.word_at[k]
+        return i > 0 and any(mark in self.tokens[i - 1] for mark in ",:;")
+
     def set(self, k: int, value: str) -> None:
         """Replace word ``k``."""
         self.tokens[self.word_at[k]] = value
@@ -229,7 +234,12 @@ def _rewrite_second(s: _Sentence, k: int, low: str, other: str) -> bool:
     elif low == "you":
         inverted = s.invert_before(k)
         prev = s.lower(k - 1)
-        after_clause_start = k == 0 or prev in _SUBJECT_BEFORE or prev.removesuffix("s") in _SUBJECT_BEFORE
+        after_clause_start = (
+            k == 0
+            or prev in _SUBJECT_BEFORE
+            or prev.removesuffix("s") in _SUBJECT_BEFORE
+            or s.after_break(k)  # "Since it runs on Gunicorn, you need ..."
+        )
         if not inverted and after_clause_start and prev not in _AUX_BEFORE:
             s.conjugate_after(k)
         s.set(k, other)
