@@ -18,7 +18,12 @@ from memstrata.engines.offline.l1.context import ROLE_LABELS
 from memstrata.models import Atom
 
 _USER_LABELS = frozenset({"the user", "user"})
-_THE_USER = re.compile(r"\b[Tt]he user(?='s\b|\b)")
+# "the user" as the person, not as a noun's modifier ("the user experience", "the user table"):
+# followed by "'s", punctuation or the end, or by a verb (an auxiliary, "-s" or "-ed" form).
+_THE_USER = re.compile(
+    r"\b[Tt]he user(?='s\b|\s*[,.;:!?)]|\s*$|\s+(?:is|was|has|had|does|did|will|would|can|could|should|"
+    r"may|might|must|wants|\w+(?<!s)s|\w+ed)\b)"
+)
 
 
 def about_nameless_user(a: Atom) -> bool:
@@ -54,6 +59,6 @@ def named(text: str, name: str) -> str:
         rf"^the user's name is {re.escape(name)}\b(?:\s*(?:,|and|so)\s*)*(?P<rest>.*)$", text, re.I
     )
     if gave is not None:
-        text = gave.group("rest").strip(" .")
+        text = gave.group("rest").strip()
         text = text[:1].upper() + text[1:] if len(text.split()) > 1 else ""
     return _THE_USER.sub(name, text)

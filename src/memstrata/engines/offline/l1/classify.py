@@ -29,7 +29,8 @@ _RELATION = re.compile(
 # wear wool", "I have a fear of heights"). Not "I love/like/enjoy": chat is full of those, and they
 # are likes (``_PREFERENCE``), not rules for the assistant. Present tense: "I avoided" is an event.
 _STATED = re.compile(
-    r"\b(?:i|we)(?:'m| am| are| have| 've)?\s+(?:\w+\s+){0,2}?(?:prefer|prefers|avoid|dislike|despise|"
+    r"\b(?:i|we)(?:'m| am| are| have| 've)?\s+(?:(?!(?:can|could|should|might|may|would|maybe)\b)\w+\s+){0,2}?"
+    r"(?:prefer|prefers|avoid|dislike|despise|"
     r"detest|loathe|hate|refuse|prioriti[sz]e|can't stand|cannot stand|stay away from|steer clear of|"
     r"(?:don't|do not|never|won't|will not|no longer) (?:really )?(?:eat|drink|wear|use|like|enjoy|buy|"
     r"watch|consume|tolerate)|(?:won't|will not) consider|"
