@@ -4,12 +4,12 @@ their own name.
 Messages without a ``name`` (every proxied turn) make atoms about "the user". When the tenant's
 memories name exactly one person (a message that carried a name) or the user gave a name ("my name
 is Ana"), that is who "the user" is: their facts are that person's, and read with the name ("Ana
-lives in Porto"), rather than a profile split into "Ana" and "Others: The user ...".
+lives in Porto": the English pack's ``named``), rather than a profile split into "Ana" and
+"Others: The user ...".
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Sequence
 
@@ -18,12 +18,6 @@ from memstrata.engines.offline.l1.context import ROLE_LABELS
 from memstrata.models import Atom
 
 _USER_LABELS = frozenset({"the user", "user"})
-# "the user" as the person, not as a noun's modifier ("the user experience", "the user table"):
-# followed by "'s", punctuation or the end, or by a verb (an auxiliary, "-s" or "-ed" form).
-_THE_USER = re.compile(
-    r"\b[Tt]he user(?='s\b|\s*[,.;:!?)]|\s*$|\s+(?:is|was|has|had|does|did|will|would|can|could|should|"
-    r"may|might|must|wants|\w+(?<!s)s|\w+ed)\b)"
-)
 
 
 def about_nameless_user(a: Atom) -> bool:
@@ -49,16 +43,3 @@ def user_name(atoms: Sequence[Atom], people: Sequence[str]) -> str | None:
         str(a.metadata["user_name"]) for a in atoms if isinstance(a.metadata.get("user_name"), str)
     )
     return given.most_common(1)[0][0] if given else None
-
-
-def named(text: str, name: str) -> str:
-    """``text`` with "the user" read as ``name``: "The user lives in Porto" -> "Ana lives in Porto";
-    the name itself goes ("The user's name is Ana and the user lives in Porto" -> "Ana lives in
-    Porto": the profile is headed by the name already), leaving "" when nothing else is said."""
-    gave = re.match(
-        rf"^the user's name is {re.escape(name)}\b(?:\s*(?:,|and|so)\s*)*(?P<rest>.*)$", text, re.I
-    )
-    if gave is not None:
-        text = gave.group("rest").strip()
-        text = text[:1].upper() + text[1:] if len(text.split()) > 1 else ""
-    return _THE_USER.sub(name, text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memstrata.engines.offline.user import named
+from memstrata.engines.offline.lang.en import named
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,7 @@ from memstrata.engines.offline.l3.facts import (
     dated,
     distinct,
 )
+from memstrata.engines.offline.lang.en import named
 from memstrata.models import Atom, AtomType
 from memstrata.ports import PersonaRequest
 
@@ -70,7 +71,7 @@ def render(request: PersonaRequest, max_chars: int = MAX_CHARS) -> str:
     grouped: dict[str | None, list[Fact]] = {}
     for f in facts:
         if alias is not None and user.about_nameless_user(f.atom):
-            if said := user.named(f.text, alias):
+            if said := named(f.text, alias):
                 grouped.setdefault(alias, []).append(replace(f, text=said))
         else:
             grouped.setdefault(st.subject(f.atom, people), []).append(f)
@@ -127,9 +128,7 @@ def _instructions(atoms: Sequence[Atom], room: int, alias: str | None) -> list[s
         if a.type != AtomType.INSTRUCTION:
             continue
         key = st.fold(st.statement(a))
-        said = (
-            user.named(st.statement(a), alias) if alias and user.about_nameless_user(a) else st.statement(a)
-        )
+        said = named(st.statement(a), alias) if alias and user.about_nameless_user(a) else st.statement(a)
         line = f"- {said}{' (always)' if a.priority == -1 else ''}"
         if key in seen or used + len(line) + 1 > room:
             continue

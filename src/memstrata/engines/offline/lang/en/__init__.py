@@ -2,9 +2,30 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from memstrata.engines.offline.draft import Form, Parts
+
+# "the user" as the person, not as a noun's modifier ("the user experience", "the user table"):
+# followed by "'s", punctuation or the end, or by a verb (an auxiliary, "-s" or "-ed" form).
+_THE_USER = re.compile(
+    r"\b[Tt]he user(?='s\b|\s*[,.;:!?)]|\s*$|\s+(?:is|was|has|had|does|did|will|would|can|could|should|"
+    r"may|might|must|wants|\w+(?<!s)s|\w+ed)\b)"
+)
+
+
+def named(text: str, name: str) -> str:
+    """``text`` with "the user" read as ``name``: "The user lives in Porto" -> "Ana lives in Porto";
+    the name itself goes ("The user's name is Ana and the user lives in Porto" -> "Ana lives in
+    Porto": the profile is headed by the name already), leaving "" when nothing else is said."""
+    gave = re.match(
+        rf"^the user's name is {re.escape(name)}\b(?:\s*(?:,|and|so)\s*)*(?P<rest>.*)$", text, re.I
+    )
+    if gave is not None:
+        text = gave.group("rest").strip()
+        text = text[:1].upper() + text[1:] if len(text.split()) > 1 else ""
+    return _THE_USER.sub(name, text)
 
 
 def opening(text: str) -> str:
