@@ -278,6 +278,13 @@ def test_small_talk_makes_no_atoms(window: WindowFactory, turns: list[tuple[str 
     assert extract_window(window(turns)) == []
 
 
+def test_a_short_answer_with_a_fact_is_no_small_talk(window: WindowFactory) -> None:
+    turns = [("Tom", "How was your weekend?", "user"), ("Maya", "Went camping!", "user")]
+    assert [d.content for d in extract_window(window(turns))] == [
+        "Tom asked: How was Maya's weekend? Maya answered: Went camping!"
+    ]
+
+
 def test_a_check_in_answered_with_a_fact_still_makes_one(window: WindowFactory) -> None:
     turns = [
         (None, "How is the first week going?", "assistant"),

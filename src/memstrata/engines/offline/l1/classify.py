@@ -111,7 +111,9 @@ _CHECK_IN = re.compile(
     r"how are you\b|how(?:'s| is) (?:it|everything|life)\b|what's (?:up|new)\b|how have you been\b)",
     _I,
 )
-SMALL_TALK_WORDS = 4  # an answer to a check-in this short ("Busy.", "Good, thanks!") says no fact
+# An answer to a check-in this short, with at most one content word ("Busy.", "Good, thanks!"),
+# says no fact; "Went camping!" does.
+SMALL_TALK_WORDS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,10 +192,12 @@ def is_thanks(sentence: str) -> bool:
 
 
 def is_small_talk(question: str, answer: Collection[str], names: Collection[str] = ()) -> bool:
-    """A check-in ("How is the first week going?") answered in a few words ("Busy."): small talk
-    that makes no memory. A longer answer ("Busy, I started at the clinic on Monday") still does."""
+    """A check-in ("How is the first week going?") answered in a few words without a fact ("Busy."):
+    small talk that makes no memory. "Went camping!" or a longer answer ("Busy, I started at the
+    clinic on Monday") still does."""
     said = " ".join(strip_filler(a, names, keep_answer=True) for a in answer)
-    return bool(_CHECK_IN.match(strip_filler(question, names))) and len(lower_words(said)) < SMALL_TALK_WORDS
+    short = len(lower_words(said)) < SMALL_TALK_WORDS and len(content_words(said, names)) < 2
+    return short and bool(_CHECK_IN.match(strip_filler(question, names)))
 
 
 def is_first_person(sentence: str) -> bool:

@@ -41,7 +41,7 @@ _TOPICS: dict[str, str] = {
     "food": "food cook cooking recipe bake baking baked restaurant dinner lunch breakfast cake coffee tea "
     "pizza meal dish cuisine chef vegan",
     "pets": "dog dogs cat cats pet pets puppy kitten horse horses bird turtle turtles",
-    "home": "house home apartment moved move moving neighborhood rent room live lives lived",
+    "home": "house home apartment moved move moving neighborhood rent room",
     "friends": "friend friends friendship party hangout buddy buddies",
     "community": "community volunteer volunteering charity donate donation nonprofit fundraiser shelter "
     "mentor mentorship activist activism support group",
