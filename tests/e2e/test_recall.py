@@ -82,7 +82,8 @@ def test_recall_for_one_tenant_never_shows_another(memory_with_two_tenants: Memo
     for secret in ("Nightingale", "typewriter", "Prague", "Bob"):
         assert secret not in everything
     bob = memory_with_two_tenants.recall("Nightingale", user_id="bob")
-    assert "Nightingale" in bob.prepend_context and "Maya" not in bob.system_context + bob.prepend_context
+    bob_sees = bob.system_context + bob.prepend_context  # a standing fact: in Bob's persona
+    assert "Nightingale" in bob_sees and "Maya" not in bob_sees
 
 
 def test_a_recall_hit_raises_the_heat_of_its_scene(memory_with_two_tenants: Memory) -> None:
