@@ -205,9 +205,22 @@ def is_first_person(sentence: str) -> bool:
     return bool(_FIRST_PERSON.search(sentence))
 
 
+# The speaker opens the sentence: the preference is what they say, not a clause of it ("Sounds
+# fun, even if I'm not into games"); and it is no condition ("... if I find one I'm not allergic to").
+_OPENS_WITH_ME = re.compile(r"^(?:i|i'm|i've|i'd|we|we're|we've|my|our)\b", _I)
+_CONDITION = re.compile(r"\b(?:if|unless|whether)\b", _I)
+
+
 def states_preference(sentence: str) -> bool:
-    """Whether the speaker states a preference or aversion of their own ("I avoid gluten")."""
-    return bool(_STATED.search(sentence))
+    """Whether the speaker states a preference or aversion of their own ("I avoid gluten", "I'm
+    keeping my app small, so I prefer minimal dependencies")."""
+    plain = _FILLER.sub("", sentence.strip())
+    found = _STATED.search(plain)
+    return (
+        found is not None
+        and _OPENS_WITH_ME.match(plain) is not None
+        and _CONDITION.search(plain, 0, found.start()) is None
+    )
 
 
 def is_standing(sentence: str) -> bool:
