@@ -19,7 +19,7 @@ import pytest
 
 from memstrata import AsyncMemory
 from memstrata.embeddings.hashing import HashingEmbedder
-from memstrata.filemodes import TIGHTENED
+from memstrata.stores.files.modes import TIGHTENED
 from tests.support.serve_process import wait_up
 from tests.support.sockets import free_port
 

@@ -12,7 +12,7 @@ import tempfile
 from pathlib import Path
 
 from memstrata.errors import storage_errors
-from memstrata.filemodes import make_dirs
+from memstrata.stores.files.modes import make_dirs
 
 
 def atomic_write(path: Path, data: str | bytes) -> None:

@@ -9,9 +9,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from memstrata.errors import cause_of, storage_errors
-from memstrata.filemodes import make_dirs
 from memstrata.models import FileProblem, Tenant
 from memstrata.stores.files import snapshots
+from memstrata.stores.files.modes import make_dirs
 
 UNREADABLE = "unreadable"
 _KEPT_NAME_CHARS = 100  # of the original name, in the set-aside copy's name (stays under 255 bytes)

@@ -22,10 +22,10 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from memstrata.errors import storage_errors
-from memstrata.filemodes import make_dirs
 from memstrata.layers.l3 import persona_doc
 from memstrata.models import Tenant
 from memstrata.stores.files.atomic import atomic_write
+from memstrata.stores.files.modes import make_dirs
 
 log = logging.getLogger(__name__)
 SCENES = "scene_blocks"

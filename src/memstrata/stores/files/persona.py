@@ -12,13 +12,13 @@ import logging
 from pathlib import Path
 
 from memstrata.errors import StoreError, storage_errors
-from memstrata.filemodes import make_dirs
 from memstrata.layers.l2.scene_file import strip_controls, text_problem
 from memstrata.models import Backup, FileProblem, Tenant
 from memstrata.stores.files import health, snapshots
 from memstrata.stores.files.atomic import atomic_write
 from memstrata.stores.files.folder import DirectoryFolder
 from memstrata.stores.files.layout import PERSONA, Layout, mtime_ms, remove_tree
+from memstrata.stores.files.modes import make_dirs
 from memstrata.stores.files.read_cache import ReadCache, signature
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from memstrata.errors import StoreError, storage_errors
-from memstrata.filemodes import make_dirs
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l2 import names
 from memstrata.layers.l2.scene_file import (
@@ -31,6 +30,7 @@ from memstrata.stores.files import health, snapshots
 from memstrata.stores.files.atomic import atomic_write
 from memstrata.stores.files.folder import DirectoryFolder
 from memstrata.stores.files.layout import INDEX, SCENES, Layout, mtime_ms, remove_tree
+from memstrata.stores.files.modes import make_dirs
 from memstrata.stores.files.read_cache import ReadCache, signature
 
 log = logging.getLogger(__name__)

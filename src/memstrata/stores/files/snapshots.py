@@ -14,8 +14,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from memstrata.errors import StoreError
-from memstrata.filemodes import make_dirs, open_private
 from memstrata.stores.files.atomic import atomic_write
+from memstrata.stores.files.modes import make_dirs, open_private
 
 log = logging.getLogger(__name__)
 INDEX_FILE = "scene_index.json"

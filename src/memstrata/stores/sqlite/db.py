@@ -29,7 +29,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from memstrata.errors import StorageError, StoreError, storage_errors
-from memstrata.filemodes import create_private, make_dirs
+from memstrata.stores.files.modes import create_private, make_dirs
 from memstrata.stores.sqlite import migrations
 
 # SQLite's primary result codes that mean "the storage refused", in the words of a status line.

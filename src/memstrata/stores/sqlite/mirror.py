@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from memstrata.errors import storage_error
-from memstrata.filemodes import make_dirs, open_private
+from memstrata.stores.files.modes import make_dirs, open_private
 
 log = logging.getLogger(__name__)
 Key = tuple[str, str, str]  # (user_id, agent_id, id): what a line and a database row must share

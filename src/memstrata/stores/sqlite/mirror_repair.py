@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from memstrata.errors import storage_error
-from memstrata.filemodes import create_private, make_dirs, open_private
 from memstrata.stores.files.atomic import fsync_dir
+from memstrata.stores.files.modes import create_private, make_dirs, open_private
 from memstrata.stores.sqlite.mirror import Key, encode, key_of, mirror_files, utc_day
 
 log = logging.getLogger(__name__)

@@ -28,8 +28,8 @@ from typing import Any
 from filelock import FileLock
 
 from memstrata.errors import StorageError, storage_errors
-from memstrata.filemodes import FILE_MODE
 from memstrata.stores.files.atomic import atomic_write
+from memstrata.stores.files.modes import FILE_MODE
 from memstrata.stores.sqlite.db import Database
 from memstrata.stores.sqlite.mirror import JsonlMirror, Key, Tail, mirror_files, read_tail
 from memstrata.stores.sqlite.mirror_repair import Findings, compare, count_lines, finish_interrupted, rewrite

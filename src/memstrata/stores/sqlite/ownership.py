@@ -21,8 +21,8 @@ from typing import Any
 from filelock import FileLock, Timeout
 
 from memstrata.errors import DirectoryLockedError, storage_error
-from memstrata.filemodes import FILE_MODE, make_dirs, tighten
 from memstrata.stores.files.atomic import atomic_write
+from memstrata.stores.files.modes import FILE_MODE, make_dirs, tighten
 
 LOCK = ".memstrata.lock"
 OWNER = ".memstrata.owner.json"
