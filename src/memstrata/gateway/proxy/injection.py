@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 import logging
 import re
 from dataclasses import dataclass
@@ -61,7 +62,10 @@ class Injector:
         self._turns: Lru[Injection] = Lru(CAPACITY)
 
     async def injection(self, mem: MemoryApi, tenant: Tenant, session: str, turn: Turn) -> Injection:
-        key = (tenant, session, turn.prompt_index, turn.prompt)
+        # The prompt's digest, not the prompt: 10,000 held turns of 200,000-character prompts
+        # would otherwise keep about 2 GB alive.
+        digest = hashlib.blake2b(turn.prompt.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        key = (tenant, session, turn.prompt_index, digest)
         cached = self._turns.get(key)
         if cached is not None:
             return cached
