@@ -8,7 +8,7 @@ The conversation is this script's own (not from any dev set): one user with no `
 assistant replying, some turns that share the answers' words without answering (another city, the
 sister's cat). Imported with the default settings (offline engine, the installed embedder) into a
 temporary directory, pipeline run; a hit is relevant when its ``source_message_ids`` hold the
-labelled message. ``tests/e2e/test_first_person.py`` runs the same fixture.
+labelled message.
 """
 
 from __future__ import annotations

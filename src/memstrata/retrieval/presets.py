@@ -14,10 +14,6 @@ class SearchPlan:
     depth: int = 100  # candidates per primitive list before fusion
     rrf_k: float = 60.0
     keyword_weight: float = 1.0  # a keyword list's RRF weight beside a vector list's 1
-    # One vector list for every layer, by cosine (else one per layer, each fused on its own).
-    one_vector_list: bool = False
-    # The chosen hits listed by their relevance (``Hit.score``), else in fused order.
-    by_relevance: bool = False
     # Leave out a hit whose source messages are all covered by better hits, so an
     # atom and the message it came from do not take two places of a short result list.
     diversify: bool = True

@@ -101,8 +101,6 @@ class Searcher:
         margin = req.limit * 2 if req.plan.diversify else req.limit
         judged = self._judged(legs.request, fused[:margin], legs.qvec, legs.cosines, legs.evidence)
         hits = chosen(judged, req.limit, req.min_score, req.query_floor, diversified=req.plan.diversify)
-        if req.plan.by_relevance:  # the list in the order of the relevance shown beside each hit
-            hits = tuple(sorted(hits, key=lambda h: -h.score))
         return SearchResult(ranked(hits), legs.strategy, tuple(legs.degradations))
 
     def legs(self, req: SearchRequest) -> Legs:
@@ -133,21 +131,13 @@ class Searcher:
             "hybrid" if use_keyword and qvec is not None else ("vector" if qvec is not None else "keyword")
         )
         legs = Legs(req, qvec, evidence, degradations, strategy)
-        nearest: list[list[tuple[Layer, int]]] = []
         for layer, flt in filters:  # keyword then vector, layer by layer: RRF breaks ties by this order
             if use_keyword:
                 legs.add("keyword", keyword[layer])
             if qvec is not None:
                 found = self._store.index.vector(req.tenant, flt, qvec, req.plan.depth)
-                nearest.append([(layer, s.seq) for s in found])
+                legs.add("vector", [(layer, s.seq) for s in found])
                 legs.cosines.update({(layer, s.seq): s.score for s in found})
-                if not req.plan.one_vector_list:
-                    legs.add("vector", nearest[-1])
-        if req.plan.one_vector_list and nearest:
-            # Every layer's nearest records in one list by cosine, as one vector store would rank
-            # them: an atom and a message are compared by how close each is to the query.
-            merged = sorted((key for found in nearest for key in found), key=lambda key: -legs.cosines[key])
-            legs.add("vector", merged[: req.plan.depth])
         return legs
 
     def _judged(
