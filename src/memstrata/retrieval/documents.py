@@ -135,8 +135,9 @@ def message_vector_text(m: Message) -> str:
 # Search judges every candidate by this text (its keyword share), and one tenant's candidates
 # recur from query to query: naming the people and the day was a quarter of a recall's time
 # (py-spy over 600 recalls), and an atom's day in words (``day_words``) and segmented text still
-# ~5 % of a search's (cProfile). Pure in their arguments; long texts are not kept.
-CACHED_TEXT_CHARS = 2_000
+# ~5 % of a search's (cProfile). Pure in their arguments; texts longer than a judged one are not
+# kept (``message_match_text`` cuts a message to ``JUDGED_CHARS``).
+CACHED_TEXT_CHARS = JUDGED_CHARS
 _segmented = short_text_cache(maxsize=4_096)(segment)
 
 

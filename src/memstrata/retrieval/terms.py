@@ -77,8 +77,9 @@ CHINESE_STOPWORDS = frozenset(
 
 # A text's derived terms (its stems, its content words) are cached: a candidate's text recurs
 # across a tenant's searches and recalls. A text longer than this (a pasted document) is worked
-# out each time rather than kept.
-CACHED_TEXT_CHARS = 4_000
+# out each time rather than kept. A judged text (``JUDGED_CHARS`` of a record and its speaker and
+# date) is kept: a long technical message's was worked out on every search that found it.
+CACHED_TEXT_CHARS = JUDGED_CHARS + 200
 
 
 def short_text_cache(maxsize: int) -> Callable[[Callable[[str], T]], Callable[[str], T]]:
