@@ -7,14 +7,14 @@ from __future__ import annotations
 from memstrata.models import Hit, Layer
 from memstrata.retrieval.documents import day_words
 from memstrata.retrieval.relevance import matched_terms
-from memstrata.retrieval.terms import query_terms
+from memstrata.retrieval.terms import judged, query_terms
 
 
 def matched_words(query: str, hit: Hit) -> list[str]:
     """The query's search terms the hit's judged text holds, by stem."""
     meta = hit.metadata
     when = meta.get("timestamp") if hit.layer == Layer.L0 else meta.get("message_time")
-    parts = [hit.content]
+    parts = [judged(hit.content)]  # as far as the share reads a record
     if isinstance(when, int):
         parts.append(day_words(when))
     if hit.layer == Layer.L0:

@@ -17,3 +17,10 @@ def test_a_date_word_counts_as_the_share_counts_it() -> None:
     hit = Hit(Layer.L0, "m1", 0.2, "We went hiking.", ("m1",), {"timestamp": MAY_8, "role": "user"})
     assert matched_words("What did I do in 2023?", hit) == ["2023"]  # its date, in words
     assert matched_words("What did I do in 2024?", hit) == []
+
+
+def test_a_word_past_what_the_share_reads_is_not_shown() -> None:
+    from memstrata.retrieval.terms import JUDGED_CHARS
+
+    hit = Hit(Layer.L0, "m1", 0.2, "x " * JUDGED_CHARS + "kubernetes", ("m1",), {"role": "user"})
+    assert matched_words("kubernetes", hit) == []
