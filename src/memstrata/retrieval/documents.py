@@ -4,10 +4,10 @@ A message is indexed with its speaker and its date; a short one also with the st
 before it (a short answer usually continues the other speaker's question: "Yes, twice a week."),
 a long one alone: on long technical chats (BEAM dev) the previous turn doubled a record's length
 and matched it by the other message's words, and keyword R@10 fell from 50.7 to 36.1 (BM25 over
-the same texts). A named speaker's first-person words are replaced by their name and "you" by
-the other speaker's, so "What did Caroline research?" reaches "I researched ..."; a nameless
-speaker's are left as said, so "where do I live?" reaches "I moved to Lisbon" (a question is never
-renamed). A fenced code block is indexed as its distinct words: what it names is findable, while
+the same texts; 49.4 with this rule). A named speaker's first-person words are replaced by their
+name and "you" by the other speaker's, so "What did Caroline research?" reaches "I researched
+..."; a nameless speaker's are left as said, so "where do I live?" reaches "I moved to Lisbon" (a
+question is never renamed). A fenced code block is indexed as its distinct words: what it names is findable, while
 its repeated tokens do not make the message long for BM25. A hit returns the record's content.
 """
 
@@ -52,8 +52,9 @@ def name_people(text: str, me: str, other: str | None) -> str:
 
 
 # A message of at most CONTEXT_FOR_CHARS characters is indexed with the first CONTEXT_CHARS of the
-# turn before it (see the module docstring).
-CONTEXT_FOR_CHARS = 300
+# turn before it (see the module docstring). 500: no LoCoMo turn is longer (its context recall
+# 77.4 % against 77.1 % at 300), BEAM's technical turns mostly are.
+CONTEXT_FOR_CHARS = 500
 CONTEXT_CHARS = 300
 
 
