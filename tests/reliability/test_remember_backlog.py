@@ -12,10 +12,7 @@ pipeline's run slots either.
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -25,8 +22,7 @@ import pytest
 from memstrata import Memory
 from memstrata.memory import AsyncMemory
 from tests.reliability.test_worker_crash import counts, wait_mid_run
-from tests.support.serve_process import wait_up
-from tests.support.sockets import free_port
+from tests.support.serve_process import serve
 
 pytest.importorskip("fastapi")
 
@@ -74,16 +70,7 @@ def timed(call: object) -> float:
 def test_remember_search_and_capture_answer_in_time_beside_a_2000_session_backlog(tmp_path: Path) -> None:
     home = tmp_path / "data"
     build_backlog(home)
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memstrata", "--data-dir", str(home), "serve", "--port", str(port)],
-        env={**os.environ, **ENV},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    wait_up(proc, base)
+    proc, base = serve(["--data-dir", str(home)], ENV)
     try:
         wait_mid_run(home)  # the worker is extracting
         before = counts(home)[0]

@@ -8,18 +8,15 @@ log their extractions; here the servers are the real command.)
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
 from tests.reliability.test_replicas import ROUNDS, SESSIONS, TENANTS, check_outcome, turn, wait_until_idle
-from tests.support.serve_process import wait_up
-from tests.support.sockets import free_port
+from tests.support.serve_process import serve
 
 pytest.importorskip("psycopg")
 pytest.importorskip("fastapi")
@@ -38,17 +35,7 @@ ENV = {
 
 
 def start(url: str) -> tuple[subprocess.Popen[str], str]:
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memstrata", "--store", url, "serve", "--port", str(port)],
-        env={**os.environ, **ENV},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    wait_up(proc, base)
-    return proc, base
+    return serve(["--store", url], ENV)
 
 
 @pytest.fixture

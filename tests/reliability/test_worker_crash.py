@@ -24,6 +24,7 @@ import pytest
 
 from memstrata.models import AtomFilter, MessageFilter
 from memstrata.stores.sqlite.store import SqliteStore
+from tests.support.serve_process import serve as start_serve
 from tests.support.serve_process import wait_up
 from tests.support.sockets import free_port
 
@@ -43,17 +44,7 @@ ENV = {
 
 
 def serve(home: Path) -> tuple[subprocess.Popen[str], str]:
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memstrata", "--data-dir", str(home), "serve", "--port", str(port)],
-        env={**os.environ, **ENV},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    wait_up(proc, base)
-    return proc, base
+    return start_serve(["--data-dir", str(home)], ENV)
 
 
 def workers_of(pid: int) -> list[int]:

@@ -4,18 +4,15 @@ message is extracted. (Before: 86 s to exit with 9,940 messages pending, port cl
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import httpx
 
 from tests.security.conftest import ADMIN_KEY
-from tests.support.serve_process import wait_up
-from tests.support.sockets import free_port
+from tests.support.serve_process import serve as start_serve
 
 GRACE = 1.0  # short enough that the offline engine cannot drain 5,000 messages in it
 SESSIONS, PER_SESSION, BATCH = 5, 1000, 100  # 5,000 messages
@@ -33,17 +30,7 @@ ADMIN = {"authorization": f"Bearer {ADMIN_KEY}"}
 
 
 def serve(home: Path) -> tuple[subprocess.Popen[str], str]:
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memstrata", "--data-dir", str(home), "serve", "--port", str(port)],
-        env={**os.environ, **ENV},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    wait_up(proc, base)
-    return proc, base
+    return start_serve(["--data-dir", str(home)], ENV)
 
 
 def backlog(base: str) -> int:
