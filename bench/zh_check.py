@@ -29,7 +29,7 @@ from typing import Any
 
 from memstrata import Memory
 from memstrata.interchange import parse_import
-from memstrata.retrieval.terms import has_cjk
+from memstrata.retrieval.terms import has_unspaced as has_cjk
 
 DATA = Path(__file__).resolve().parent / "data" / "zh_conversations.json"
 _ENGLISH_FRAMING = re.compile(r"\b(?:said|asked|answered|shared a photo)\b|\bUser\b|\bAssistant\b")

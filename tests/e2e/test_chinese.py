@@ -14,7 +14,7 @@ from memstrata import Memory
 from memstrata.cli.main import app
 from memstrata.demo import sample
 from memstrata.interchange import parse_import
-from memstrata.retrieval.terms import has_cjk
+from memstrata.retrieval.terms import has_unspaced as has_cjk
 
 ENGLISH_FRAMING = re.compile(r"\b(?:said|asked|answered|shared a photo)\b|\bUser\b|\bAssistant\b")
 

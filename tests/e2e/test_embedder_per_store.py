@@ -14,9 +14,9 @@ import pytest
 
 from memstrata import AsyncMemory, FakeClock, Memory
 from memstrata.embeddings.hashing import HashingEmbedder
+from memstrata.lang import language_of
 from memstrata.models import Message, Role, Tenant
 from memstrata.ports import Embedder
-from memstrata.retrieval.terms import language_of
 from memstrata.retrieval.vector_texts import first_messages
 from memstrata.retrieval.vectors import VectorState
 from memstrata.stores.sqlite.store import SqliteStore

@@ -19,7 +19,7 @@ from mcp import Client
 from memstrata.embeddings.hashing import HashingEmbedder
 from memstrata.mcp.server import build_server
 from memstrata.memory import AsyncMemory
-from memstrata.recall.quoting import SYSTEM_PREAMBLE, quoted
+from memstrata.recall.quoting import preamble, quoted
 from tests.e2e.gateway.test_gateway_mcp import payload
 from tests.support.live_server import LiveServer
 from tests.support.llm_upstream import ScriptedUpstream
@@ -43,7 +43,7 @@ TURN = re.compile(
     r"^[ \t>*#-]*(human|assistant|system|user|developer|model|ai|h|a|用户|助手|系统)[ \t]*[:：]",
     re.IGNORECASE | re.MULTILINE,
 )
-PREAMBLE = SYSTEM_PREAMBLE["en"]
+PREAMBLE = preamble("en")
 
 
 def foreign_markup(text: str) -> list[str]:

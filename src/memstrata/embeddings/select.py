@@ -18,8 +18,8 @@ from memstrata.embeddings.sentence_transformers import (
     bundled_model_path,
 )
 from memstrata.errors import ConfigError, MissingExtraError
+from memstrata.lang import language_of
 from memstrata.ports import Embedder, EmbedderChoice
-from memstrata.retrieval.terms import language_of
 from memstrata.settings import EmbeddingSettings
 
 log = logging.getLogger(__name__)

@@ -22,29 +22,24 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from memstrata import lang as languages
 from memstrata.layers.l3.persona_doc import SCENE_DIR
 from memstrata.models import Hit, SceneEntry
 from memstrata.recall.excerpt import Excerpt
-from memstrata.recall.quoting import MEMORIES_PREAMBLE, SYSTEM_PREAMBLE, preamble, quoted
+from memstrata.recall.quoting import preamble, quoted
 from memstrata.recall.select import SelectOptions, select
 from memstrata.recall.text import cut, fitted
 
 MAX_SEARCH_CALLS_PER_TURN = 3
-TOOLS_GUIDE = (
-    "When this is not enough: memory_search(query, limit=5, type?, scene?) finds memories, "
-    "conversation_search(query, limit=5, session_key?) past messages, read_scene(path) a scene listed "
-    f"above. Make at most {MAX_SEARCH_CALLS_PER_TURN} search calls per turn; prefer one precise query."
-)
-# The same guide in the conversation's language (a Chinese conversation reads Chinese context).
-TOOLS_GUIDES = {
-    "en": TOOLS_GUIDE,
-    "zh": (
-        "记忆不够用时：memory_search(query, limit=5, type?, scene?) 搜索记忆，"
-        "conversation_search(query, limit=5, session_key?) 搜索过去的消息，read_scene(path) 阅读上面列出的场景。"
-        f"每轮最多调用 {MAX_SEARCH_CALLS_PER_TURN} 次搜索；尽量用一个精确的查询。"
-    ),
-}
-_ALSO_IN = {"en": "also in", "zh": "另见"}
+
+
+def tools_guide(lang: str = "") -> str:
+    """How to search further, in the conversation's language ``lang`` (a Chinese conversation
+    reads Chinese context; the default language's for one without a pack)."""
+    return languages.get(lang).tools_guide.format(max_calls=MAX_SEARCH_CALLS_PER_TURN)
+
+
+TOOLS_GUIDE = tools_guide()  # the default language's: the MCP server's instructions
 _MEMORIES_OPEN, _MEMORIES_CLOSE = "<relevant-memories>\n", "\n</relevant-memories>"
 
 
@@ -60,7 +55,7 @@ class Budgets:
     candidates: int = 30  # search hits considered for the memory lines
     min_memories_share: float = 0.4  # of total_chars, kept for the memories whatever the persona
 
-    def select_options(self, lang: str = "en") -> SelectOptions:
+    def select_options(self, lang: str = "") -> SelectOptions:
         return SelectOptions(line_chars=self.line_chars, lang=lang)
 
     def candidates_for(self, memory_chars: int) -> int:
@@ -72,7 +67,7 @@ class Budgets:
         return max(1, min(self.candidates, math.ceil(self.candidates * memory_chars / usual)))
 
 
-def navigation_lines(scenes: Sequence[SceneEntry], limit: int, lang: str = "en") -> str:
+def navigation_lines(scenes: Sequence[SceneEntry], limit: int, lang: str = "") -> str:
     """Every scene, hottest first, within ``limit`` characters: the hottest as ``- scene_blocks/
     <name>: summary`` lines, as many as leave room to name the others on one ``- also in
     scene_blocks/: a.md, b.md`` line (which names as many as fit when even it is too long)."""
@@ -81,7 +76,7 @@ def navigation_lines(scenes: Sequence[SceneEntry], limit: int, lang: str = "en")
     names = [quoted(e.name) for e in ordered]
 
     def render(k: int) -> str:
-        also = _ALSO_IN.get(lang, _ALSO_IN["en"])
+        also = languages.get(lang).also_in
         rest = f"- {also} {SCENE_DIR}/: {', '.join(names[k:])}" if k < len(names) else ""
         return "\n".join([*full[:k], rest] if rest else full[:k])
 
@@ -96,7 +91,7 @@ def system_block(
     persona_body: str | None,
     scenes: Sequence[SceneEntry],
     b: Budgets,
-    lang: str = "en",
+    lang: str = "",
     *,
     tools: bool = True,
 ) -> str:
@@ -104,13 +99,11 @@ def system_block(
     ``<memory-tools-guide>``, within their shares (the persona also within what
     ``min_memories_share`` leaves of the total), the guide and the navigation's words in the
     conversation's language ``lang``."""
-    guide = (
-        f"<memory-tools-guide>\n{TOOLS_GUIDES.get(lang, TOOLS_GUIDE)}\n</memory-tools-guide>" if tools else ""
-    )
+    guide = f"<memory-tools-guide>\n{tools_guide(lang)}\n</memory-tools-guide>" if tools else ""
     nav = navigation_lines(scenes, b.navigation_chars, lang) if scenes else ""
     # The preamble opens the first block of memory, inside it: a host that echoes the context
     # into a stored message has the whole block stripped (``layers.l0.sanitize``), preamble too.
-    opening = preamble(SYSTEM_PREAMBLE, lang) + "\n"
+    opening = preamble(lang) + "\n"
     blocks: list[tuple[str, str]] = []
     if persona_body and persona_body.strip():
         wrapper = len("<user-persona>\n\n</user-persona>\n\n")
@@ -141,12 +134,12 @@ def memories_block(
     b: Budgets,
     scene_excerpt: Callable[[Sequence[Hit]], Excerpt | None] | None = None,
     given: str = "",
-    lang: str = "en",
+    lang: str = "",
 ) -> Memories:
     """The memory lines that fit in ``room`` characters (block tags included): a scene excerpt
     first when ``scene_excerpt`` finds one scene that the hits point at strongly; nothing that
     ``given`` (the system context) already says."""
-    opening = preamble(MEMORIES_PREAMBLE, lang) + "\n"  # inside the block, as in ``system_block``
+    opening = preamble(lang) + "\n"  # inside the block, as in ``system_block``
     room -= len(opening) + len(_MEMORIES_OPEN) + len(_MEMORIES_CLOSE)
     head = ""
     if scene_excerpt is not None and b.excerpt_chars > 0 and room > 2 * b.excerpt_chars:

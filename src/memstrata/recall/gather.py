@@ -10,11 +10,11 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
+from memstrata.lang import language_of
 from memstrata.models import Hit, SceneEntry, SearchResult
 from memstrata.recall.assemble import Budgets, memories_block, system_block
 from memstrata.recall.excerpt import Excerpt, excerpt_for
 from memstrata.recall.select import content_terms
-from memstrata.retrieval.terms import language_of
 
 log = logging.getLogger(__name__)
 

@@ -43,7 +43,7 @@ class SelectOptions:
     # A raw message is shown as its atoms when they hold this share of its content words (their
     # dates are resolved, their subject named); else as itself (its atoms left something out).
     atoms_cover: float = 0.5
-    lang: str = "en"  # the conversation's language: how dates read ("7 May 2023", "2023年5月7日")
+    lang: str = ""  # the conversation's language (its pack says how dates read); "": the default
 
 
 @short_text_cache(maxsize=8_192)  # a hit, its atoms and the persona's lines recur across recalls

@@ -7,10 +7,9 @@ them without arithmetic, and they match how the conversation itself names them.
 
 from __future__ import annotations
 
-import calendar
-import re
 from datetime import UTC, date, datetime
 
+from memstrata import lang as languages
 from memstrata.layers.l1.metadata_dates import metadata_day
 from memstrata.models import Hit, Layer
 from memstrata.recall.quoting import quoted
@@ -43,41 +42,15 @@ def _cut(text: str, limit: int, lines: bool) -> tuple[str, bool]:
     return (head[:space] if space > limit // 2 else head).rstrip() + "…", True
 
 
-# English month names, fixed: ``calendar.month_name`` follows the process locale (and formats each
-# name anew on every look-up).
-_MONTHS = (
-    "", "January", "February", "March", "April", "May", "June", "July", "August", "September",
-    "October", "November", "December",
-)  # fmt: skip
+def day_text(d: date, lang: str = "") -> str:
+    """A day in the words of ``lang`` (its pack's): ``7 May 2023``."""
+    return languages.get(lang).day(d)
 
 
-def day_text(d: date, lang: str = "en") -> str:
-    """``7 May 2023`` (``2023年5月7日`` in Chinese)."""
-    if lang == "zh":
-        return f"{d.year}年{d.month}月{d.day}日"
-    return f"{d.day} {_MONTHS[d.month]} {d.year}"
-
-
-def span_text(start: date, end: date, lang: str = "en") -> str:
-    """A span in words: ``2022`` (a whole year), ``June 2023`` (a whole month), ``7 May 2023``
-    (a day), ``9-10 September 2023`` or ``28 May 2023 to 3 June 2023``; in Chinese ``2022年``,
-    ``2023年6月``, ``2023年9月9日至10日``."""
-    zh = lang == "zh"
-    month = _MONTHS[start.month]
-    if (start.month, start.day, end.month, end.day) == (1, 1, 12, 31) and start.year == end.year:
-        return f"{start.year}年" if zh else str(start.year)
-    same_month = (start.year, start.month) == (end.year, end.month)
-    if same_month and start.day == 1 and end.day == calendar.monthrange(end.year, end.month)[1]:
-        return f"{start.year}年{start.month}月" if zh else f"{month} {start.year}"
-    if start == end:
-        return day_text(start, lang)
-    if same_month:
-        return (
-            f"{day_text(start, lang)}至{end.day}日" if zh else f"{start.day}-{end.day} {month} {start.year}"
-        )
-    return (
-        f"{day_text(start, lang)}至{day_text(end, lang)}" if zh else f"{day_text(start)} to {day_text(end)}"
-    )
+def span_text(start: date, end: date, lang: str = "") -> str:
+    """A span in the words of ``lang``: ``2022`` (a whole year), ``June 2023`` (a whole month),
+    ``7 May 2023`` (a day), ``9-10 September 2023`` or ``28 May 2023 to 3 June 2023``."""
+    return languages.get(lang).span(start, end)
 
 
 def said_on(hit: Hit) -> date | None:
@@ -88,13 +61,9 @@ def said_on(hit: Hit) -> date | None:
     return metadata_day(hit.metadata.get("mentioned_at"))
 
 
-def _names(text: str, d: date) -> bool:
-    """Whether ``text`` names the day ``d`` ("14 June 2026", "June 14 2026", "June 14th, 2026")."""
-    return (
-        str(d.year) in text
-        and _MONTHS[d.month] in text
-        and re.search(rf"(?<!\d){d.day}(?!\d)", text.replace(str(d.year), "")) is not None
-    )
+def _names_day(text: str, d: date) -> bool:
+    """Whether ``text`` names the day ``d`` in a language whose pack can tell."""
+    return any(p.names_day(text, d) for p in languages.languages())
 
 
 def _activity_span(hit: Hit) -> tuple[date, date] | None:
@@ -105,44 +74,41 @@ def _activity_span(hit: Hit) -> tuple[date, date] | None:
     return start, max(start, metadata_day(hit.metadata.get("activity_end")) or start)
 
 
-def when(hit: Hit, lang: str = "en") -> str:
+def when(hit: Hit, lang: str = "") -> str:
     """The date a memory line carries: the span of the activity it tells of, unless its text already
     names that span (then, and without one, the day it was said)."""
     span = _activity_span(hit)
     if span is not None:
         start, end = span
         text = span_text(start, end, lang)
-        if text not in hit.content and not (start == end and _names(hit.content, start)):
+        if text not in hit.content and not (start == end and _names_day(hit.content, start)):
             return text
     said = said_on(hit)
     return day_text(said, lang) if said is not None else ""
 
 
-_ROLE_WORDS = {"zh": {"user": "用户", "assistant": "助手"}}
-
-
-def speaker(hit: Hit, lang: str = "en") -> str:
+def speaker(hit: Hit, lang: str = "") -> str:
     """Who wrote a raw message: its speaker name, else its role (in the conversation's language)."""
     name = hit.metadata.get("name")
     if name:
         return str(name)
     role = str(hit.metadata.get("role") or "someone")
-    return _ROLE_WORDS.get(lang, {}).get(role, role)
+    return languages.get(lang).roles.get(role, role)
 
 
-def activity(hit: Hit, lang: str = "en") -> str:
+def activity(hit: Hit, lang: str = "") -> str:
     """The span of the activity a memory tells of, in words, or ""."""
     span = _activity_span(hit)
     return span_text(*span, lang) if span is not None else ""
 
 
-def memory_line(hit: Hit, limit: int, about: str = "", lang: str = "en") -> str:
+def memory_line(hit: Hit, limit: int, about: str = "", lang: str = "") -> str:
     """``- [7 May 2023] content`` on one line; a raw message says who wrote it: ``- [7 May 2023] Maya: text``,
     and ``about`` when it tells of another day (``- [20 July 2023; about 18 July 2023] ...``, from
     the message's atoms, which resolved its relative dates)."""
     t = when(hit, lang)
     if about and about != t:
-        t = (f"{t}；关于{about}" if lang == "zh" else f"{t}; about {about}") if t else about
+        t = languages.get(lang).about.format(when=t, about=about) if t else about
     prefix = f"- [{t}] " if t else "- "
     if hit.layer == Layer.L0:
         prefix += f"{quoted(speaker(hit, lang))}: "

@@ -1,8 +1,9 @@
 """Text to search terms, the same way on the index side and the query side.
 
-Words are lowercased Unicode word runs; CJK runs are segmented with jieba (loaded lazily, only
-when CJK text appears); common English function words are dropped from queries. Stemming is left
-to the index (FTS5 Porter), which applies it to both sides.
+Words are lowercased Unicode word runs; a run of a script written without spaces is cut into
+words by its language's pack (``memstrata.lang``: jieba for CJK, loaded when such text appears);
+every pack's function words are dropped from queries. Stemming is left to the index (FTS5
+Porter), which applies it to both sides.
 
 Whatever a text holds, the work per word is bounded, so one long "word" (a base64 blob, a pasted
 ``AAAA...``, a CJK run without punctuation) costs what as many short ones would:
@@ -12,10 +13,8 @@ Whatever a text holds, the work per word is bounded, so one long "word" (a base6
   word still meets the cut indexed one. No English or Chinese word comes near the length; a sha256
   in hex (64) still counts whole. (Before, relevance scoring built every prefix of every word: one
   80,000-character word cost 2.5 GB.)
-- jieba sees a CJK run in pieces of at most ``SEGMENT_RUN_CHARS`` characters: its time grows
-  faster than linearly with a run's length (a run of 200,000 characters took 348 s, in pieces of
-  100 under 5 s). A word split by a piece's edge is lost; a sentence that long without
-  punctuation is not prose.
+- a pack cuts an unspaced run in bounded pieces (jieba's time grows faster than linearly with a
+  run's length: ``memstrata.lang.zh.words``).
 - a judged text (a search candidate's keyword share, recall's content words) is read as far as
   its first ``JUDGED_CHARS`` characters (``judged``), as an embedder reads a record's start: a
   search judges up to a few dozen candidates, and 4,000 characters of CJK text are about 20 ms of
@@ -29,50 +28,22 @@ import re
 import threading
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import snowballstemmer
 
+from memstrata import lang
+
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*", re.UNICODE)
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+")
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN_WORD = re.compile(r"[A-Za-z]+")
 MAX_WORD_CHARS = 64
-SEGMENT_RUN_CHARS = 100
 JUDGED_CHARS = 4_000
 # A run of word characters longer than MAX_WORD_CHARS, matched from its start only (the
 # look-behind keeps the search from retrying inside every long run).
 _LONG_RUN = re.compile(rf"(?<![^\W_])[^\W_]{{{MAX_WORD_CHARS + 1},}}")
-_jieba_lock = threading.Lock()
 T = TypeVar("T")
 
-STOPWORDS = frozenset(
-    """
-    a about above after again against all am an and any are aren't as at be because been before being
-    below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't
-    down during each few for from further had hadn't has hasn't have haven't having he he'd he'll he's
-    her here here's hers herself him himself his how how's i i'd i'll i'm i've if in into is isn't it
-    it's its itself let's me more most mustn't my myself no nor not of off on once only or other ought
-    our ours ourselves out over own same shan't she she'd she'll she's should shouldn't so some such
-    than that that's the their theirs them themselves then there there's these they they'd they'll
-    they're they've this those through to too under until up very was wasn't we we'd we'll we're we've
-    were weren't what what's when when's where where's which while who who's whom why why's with won't
-    would wouldn't you you'd you'll you're you've your yours yourself yourselves also just like get got
-    would will shall may might must kind sort thing things really much many lot lots etc ever
-    """.split()
-)
-
-# Chinese function words and chat particles: they say nothing a memory is about. Shared by the
-# offline engine (content words, scene keywords) and kept out of query terms.
-CHINESE_STOPWORDS = frozenset(
-    """
-    的 了 是 在 我 你 他 她 它 我们 你们 他们 她们 这 那 这个 那个 这些 那些 就 都 也 还 又 和 跟 与 及
-    吗 呢 吧 啊 呀 哦 嗯 哈 哈哈 啦 嘛 么 着 过 被 把 给 让 对 从 向 到 为 为了 因为 所以 但是 但 而且
-    可是 如果 虽然 一个 一些 一下 一点 有点 什么 怎么 怎么样 哪 哪里 哪儿 谁 多少 几 很 太 挺 非常
-    真 真的 比较 最 更 没 没有 不 不是 有 会 能 可以 要 想 觉得 知道 说 刚 刚刚 已经 正在 还是 或者
-    然后 其实 就是 这样 那样 自己 一直 现在 时候 东西 事情 好 好的 对了 顺便
-    """.split()
-)
+# The default language's function words (English): what the rules reading English phrasing skip.
+STOPWORDS = lang.default().stopwords
 
 
 # A text's derived terms (its stems, its content words) are cached: a candidate's text recurs
@@ -111,24 +82,10 @@ def porter_stem(word: str) -> str:
     return str(stemmer.stemWord(word.lower()))
 
 
-@lru_cache(maxsize=1)
-def _jieba() -> Any:
-    with _jieba_lock:
-        import jieba
-
-        jieba.setLogLevel(60)  # its start-up chatter goes to stderr otherwise
-        return jieba
-
-
-def has_cjk(text: str) -> bool:
-    return _CJK.search(text) is not None
-
-
-def language_of(text: str) -> str:
-    """``zh`` when Chinese characters carry the text (about two characters make a word), else
-    ``en``: "我在Google工作" is Chinese, "I love 北京烤鸭" is English."""
-    han = len(_HAN.findall(text))
-    return "zh" if han >= 2 and han / 2 > len(_LATIN_WORD.findall(text)) else "en"
+def has_unspaced(text: str) -> bool:
+    """Whether ``text`` holds a run of a script written without spaces (one a pack cuts)."""
+    pattern = lang.runs().pattern
+    return pattern is not None and pattern.search(text) is not None
 
 
 def cut_long_words(text: str) -> str:
@@ -144,64 +101,31 @@ def judged(text: str) -> str:
     return text if len(text) <= JUDGED_CHARS else text[:JUDGED_CHARS]
 
 
-def _pieces(run: str) -> list[str]:
-    """A CJK run in the pieces jieba is given (at most ``SEGMENT_RUN_CHARS`` each)."""
-    return [run[i : i + SEGMENT_RUN_CHARS] for i in range(0, len(run), SEGMENT_RUN_CHARS)]
-
-
-def _spaced(text: str, cut: Callable[[str], Any]) -> str:
-    """``text`` with each CJK run replaced by ``cut``'s words of its pieces, between spaces, then
-    long words cut (after: a CJK run is one word run to the cut, its words are not)."""
-    if has_cjk(text):
-        text = _CJK.sub(
-            lambda m: " " + " ".join(w for p in _pieces(m.group(0)) for w in cut(p) if w.strip()) + " ",
-            text,
+def _spaced(text: str, search: bool) -> str:
+    """``text`` with each unspaced run replaced by its pack's words, between spaces, then long
+    words cut (after: such a run is one word run to the cut, its words are not)."""
+    runs = lang.runs()
+    if runs.pattern is not None and runs.pattern.search(text) is not None:
+        text = runs.pattern.sub(
+            lambda m: " " + " ".join(w for w in runs.cut(m, search) if w.strip()) + " ", text
         )
     return cut_long_words(text)
 
 
 def segment(text: str) -> str:
-    """Text with CJK runs split into words by spaces (search mode: a long word also yields its
-    parts, so "北京烤鸭" matches "北京" and "烤鸭") and long words cut. Other text is returned
-    unchanged."""
-    return _spaced(text, lambda run: _jieba().cut_for_search(run))
+    """Text with unspaced runs split into words by spaces (search mode: a long word also yields its
+    parts) and long words cut. Other text is returned unchanged."""
+    return _spaced(text, True)
 
 
 def plain_words(text: str) -> list[str]:
-    """Lowercased word tokens with CJK runs cut once each (jieba's precise mode: "无人机" stays one
-    word, where search mode adds "人机"): the words a text says, for the offline engine's keywords."""
-    return [w[:MAX_WORD_CHARS].lower() for w in _WORD.findall(_spaced(text, lambda run: _jieba().cut(run)))]
-
-
-def tagged(text: str) -> list[tuple[str, str]]:
-    """``(word, part of speech)`` pairs of a Chinese text (jieba's tags: ``r`` pronoun, ``n``
-    noun, ``nr`` person, ``v`` verb, ``d`` adverb, ``t`` time, ...), for the offline engine's
-    Chinese rules (who a clause is about); a long CJK run is tagged in pieces, as ``segment``
-    cuts it."""
-    _jieba()
-    with _jieba_lock:
-        import jieba.posseg
-
-    return [(p.word, p.flag) for part in _parts(text) for p in jieba.posseg.cut(part) if p.word.strip()]
-
-
-def _parts(text: str) -> list[str]:
-    """``text`` split only inside CJK runs longer than ``SEGMENT_RUN_CHARS``, so that no part holds
-    a longer run (most texts are one part)."""
-    parts: list[str] = []
-    start = 0
-    for m in _CJK.finditer(text):
-        if m.end() - m.start() <= SEGMENT_RUN_CHARS:
-            continue
-        pieces = _pieces(m.group(0))  # two or more: the last one goes on with the text after it
-        parts += [text[start : m.start()] + pieces[0], *pieces[1:-1]]
-        start = m.end() - len(pieces[-1])
-    parts.append(text[start:])
-    return parts
+    """Lowercased word tokens with unspaced runs cut once each (precise mode: a long word stays one,
+    where search mode adds its parts): the words a text says, for the offline engine's keywords."""
+    return [w[:MAX_WORD_CHARS].lower() for w in _WORD.findall(_spaced(text, False))]
 
 
 def words(text: str) -> list[str]:
-    """Lowercased word tokens, CJK segmented, long words cut (a word of runs joined by
+    """Lowercased word tokens, unspaced runs cut, long words cut (a word of runs joined by
     apostrophes too: "a'a'a'..." is one token)."""
     return [w[:MAX_WORD_CHARS].lower() for w in _WORD.findall(segment(text))]
 
@@ -209,10 +133,7 @@ def words(text: str) -> list[str]:
 def query_terms(query: str, *, max_terms: int = 64) -> list[str]:
     """Distinct search terms of a query, stopwords removed (kept when nothing else is left)."""
     tokens = [t[:-2] if t.endswith("'s") else t for t in words(query)]
-    kept = [
-        t
-        for t in tokens
-        if t not in STOPWORDS and t not in CHINESE_STOPWORDS and (len(t) > 1 or t.isdigit() or has_cjk(t))
-    ]
+    stopwords = lang.stopwords()
+    kept = [t for t in tokens if t not in stopwords and (len(t) > 1 or t.isdigit() or has_unspaced(t))]
     chosen = kept or tokens
     return list(dict.fromkeys(chosen))[:max_terms]

@@ -9,9 +9,11 @@ from pathlib import Path
 import jieba.posseg
 
 from memstrata import Memory
+from memstrata.lang.zh import words as zh_words
+from memstrata.lang.zh.words import SEGMENT_RUN_CHARS
 from memstrata.retrieval import terms
 from memstrata.retrieval.relevance import keyword_share
-from memstrata.retrieval.terms import JUDGED_CHARS, MAX_WORD_CHARS, SEGMENT_RUN_CHARS
+from memstrata.retrieval.terms import JUDGED_CHARS, MAX_WORD_CHARS
 
 SENTENCE = "我昨天在北京吃了烤鸭，然后去公园散步"
 
@@ -35,18 +37,18 @@ def test_a_sha256_in_hex_and_ordinary_words_count_whole() -> None:
 
 
 def test_ordinary_chinese_is_segmented_as_before() -> None:
-    whole = " ".join(w for w in terms._jieba().cut_for_search("我昨天在北京吃了烤鸭") if w.strip())
+    whole = " ".join(w for w in zh_words._jieba().cut_for_search("我昨天在北京吃了烤鸭") if w.strip())
     assert whole in terms.segment(SENTENCE)
-    assert terms.tagged(SENTENCE) == [(p.word, p.flag) for p in jieba.posseg.cut(SENTENCE)]
+    assert zh_words.tagged(SENTENCE) == [(p.word, p.flag) for p in jieba.posseg.cut(SENTENCE)]
 
 
 def test_a_long_cjk_run_is_segmented_in_pieces() -> None:
     run = "中" * (3 * SEGMENT_RUN_CHARS + 7)
     assert "".join(terms.words(run)) == run  # every character is still there, as words
-    parts = terms._parts(f"ab{run}cd")
+    parts = zh_words._parts(f"ab{run}cd")
     assert "".join(parts) == f"ab{run}cd"
     assert all(len(p) <= SEGMENT_RUN_CHARS + 2 for p in parts)
-    assert terms._parts(SENTENCE) == [SENTENCE]  # a text without a long run stays one part
+    assert zh_words._parts(SENTENCE) == [SENTENCE]  # a text without a long run stays one part
 
 
 def test_a_judged_text_is_read_to_its_first_characters() -> None:

@@ -9,12 +9,13 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime
 
+from memstrata import lang
 from memstrata.engines.offline.draft import Form, core_text, form_of, lang_of
 from memstrata.engines.offline.lang.zh import rules as zh_rules
 from memstrata.engines.offline.lexicon import GENERIC, MONTHS, STOPWORDS, WEEKDAYS
 from memstrata.layers.l1.metadata_dates import metadata_day
 from memstrata.models import Atom, AtomType
-from memstrata.retrieval.terms import CHINESE_STOPWORDS, has_cjk, plain_words
+from memstrata.retrieval.terms import has_unspaced, plain_words
 
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?\b")
 _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*", re.UNICODE)
@@ -128,14 +129,15 @@ def content_words(text: str, skip: frozenset[str] = frozenset()) -> list[str]:
     """Lowercase content words (3+ letters; "don't" is one word) that are not stopwords, fillers,
     possessives of ``skip`` or ``skip``; Chinese text is segmented by the search's tokenizer (words
     of two characters or more, Chinese stopwords dropped)."""
-    if has_cjk(text):
+    if has_unspaced(text):
+        stopwords = lang.stopwords()
         return [
             w
             for w in plain_words(text)
             if w not in skip
-            and w not in CHINESE_STOPWORDS
+            and w not in stopwords
             and w not in _DULL
-            and (len(w) > 1 if has_cjk(w) else len(w) > 2)
+            and (len(w) > 1 if has_unspaced(w) else len(w) > 2)
         ]
     out = []
     for w in _WORD.findall(text.lower().replace("’", "'")):

@@ -20,7 +20,7 @@ import numpy as np
 from memstrata.engines.offline.atom_text import content_words
 from memstrata.engines.offline.lexicon import GENERIC, STOPWORDS
 from memstrata.models import Atom, Vectors
-from memstrata.retrieval.terms import has_cjk
+from memstrata.retrieval.terms import has_unspaced
 
 HASH_DIMENSIONS = 1024
 MAIN_SHARE = 0.3  # a scene owns the tokens carried at least this often, relative to its main one
@@ -33,7 +33,7 @@ def tokens(a: Atom, skip: frozenset[str] = frozenset()) -> frozenset[str]:
     return frozenset(
         t
         for t in _TOKEN.findall(a.scene_name.lower())
-        if (len(t) > 2 or (len(t) > 1 and has_cjk(t)))
+        if (len(t) > 2 or (len(t) > 1 and has_unspaced(t)))
         and t not in STOPWORDS
         and t not in GENERIC
         and t not in skip

@@ -11,7 +11,7 @@ from typing import Protocol
 
 from memstrata.engines.offline.draft import Parts
 from memstrata.engines.offline.lang import en, zh
-from memstrata.retrieval.terms import language_of
+from memstrata.lang import language_of
 
 
 class LanguagePack(Protocol):

@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 
 from memstrata.engines.offline.l1.classify import Kind
+from memstrata.lang.zh.words import STOPWORDS as CHINESE_STOPWORDS
+from memstrata.lang.zh.words import tagged
 from memstrata.models import AtomType
-from memstrata.retrieval.terms import CHINESE_STOPWORDS, plain_words, tagged
+from memstrata.retrieval.terms import plain_words
 
 # Sentence ends, and the clause breaks inside a sentence (a comma starts a new fact when both
 # sides say something: Chinese drops the repeated subject, which the rewrite puts back).

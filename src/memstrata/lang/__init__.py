@@ -1,0 +1,47 @@
+"""The language seam: every language-specific rule memstrata applies outside a model, one pack per
+language, in one table.
+
+A consumer (search terms, recall's wording and quoting, the embedder choice, the offline engine)
+asks the table (``language_of``, ``get``, ``stopwords``, ``runs``) and never names a language or
+a script itself; a test holds every module outside ``memstrata/lang`` and the engine's packs
+(``engines/offline/lang``) to that. A third language is a new pack (``memstrata/lang/<code>``, a
+``Language``) registered below, plus, for the offline engine to write it with rules of its own, an
+engine pack (``engines/offline/lang``); without one the engine writes it with the default rules.
+
+The bundled packs: English (``en``, the default: a text no other pack claims is English) and
+Chinese (``zh``: jieba cuts its runs).
+"""
+
+from __future__ import annotations
+
+from memstrata.lang import en, zh
+from memstrata.lang.pack import Language
+from memstrata.lang.registry import (
+    default,
+    get,
+    language_of,
+    languages,
+    register,
+    runs,
+    stopwords,
+    turn_owner,
+    turn_words,
+    unregister,
+)
+
+__all__ = [
+    "Language",
+    "default",
+    "get",
+    "language_of",
+    "languages",
+    "register",
+    "runs",
+    "stopwords",
+    "turn_owner",
+    "turn_words",
+    "unregister",
+]
+
+register(en.ENGLISH, default=True)
+register(zh.CHINESE)
