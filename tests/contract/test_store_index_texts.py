@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from memstrata.models import Layer, Message, MessageFilter, Role, Tenant
 from memstrata.ports import Store
+from memstrata.retrieval.reindex import INDEX_VERSION, stale_index
 
 A, B = Tenant("alice"), Tenant("bob")
 
@@ -25,6 +26,8 @@ def test_keyword_texts_are_rewritten(empty_store: Store) -> None:
 
 
 def test_a_new_store_is_of_the_current_index_version(empty_store: Store) -> None:
+    assert empty_store.index.index_version() == INDEX_VERSION == 3
+    assert stale_index(empty_store.index) is None
+    empty_store.index.set_index_version(2)
     assert empty_store.index.index_version() == 2
-    empty_store.index.set_index_version(3)
-    assert empty_store.index.index_version() == 3
+    assert "memstrata reindex" in (stale_index(empty_store.index) or "")

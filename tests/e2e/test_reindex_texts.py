@@ -42,3 +42,18 @@ def test_reindex_brings_an_older_store_to_the_current_texts(home: Path, clock: F
         assert index.count_missing_vectors(Layer.L0) == 0
         mine = HashingEmbedder(32).embed([message_vector_text(reply)])[0]
         assert abs(float(index.get_vectors(T, Layer.L0, [reply.seq])[reply.seq] @ mine) - 1.0) < 1e-4
+
+
+def test_status_asks_for_reindex_on_a_store_of_an_older_version(home: Path, clock: FakeClock) -> None:
+    """A store built before version 3 (short messages' previous turn cut at 300 characters) is
+    flagged until ``reindex`` rewrites its keyword texts; its message vectors are kept (their
+    texts did not change since version 2)."""
+    with Memory.open(home, clock=clock, embedder=HashingEmbedder(32)) as mem:
+        mem.capture([{"role": "user", "content": "I moved to Lisbon."}], session_key="s", user_id="ana")
+        assert not [p for p in mem.status().problems if "reindex" in p]
+        index = mem._async._store.index
+        index.set_index_version(2)
+        assert [p for p in mem.status().problems if "memstrata reindex" in p]
+        assert mem.reindex() == 0  # nothing re-embedded: vector texts are those of version 2
+        assert index.index_version() == INDEX_VERSION
+        assert not [p for p in mem.status().problems if "reindex" in p]

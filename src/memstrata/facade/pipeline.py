@@ -14,7 +14,12 @@ from memstrata.models import (
 from memstrata.operations import arguments as args
 from memstrata.pipeline.coordinator import RunAllReport
 from memstrata.pipeline.embedding import fill_missing
-from memstrata.retrieval.reindex import INDEX_VERSION, drop_message_vectors, rewrite_keyword_texts
+from memstrata.retrieval.reindex import (
+    INDEX_VERSION,
+    MESSAGE_VECTORS_SINCE,
+    drop_message_vectors,
+    rewrite_keyword_texts,
+)
 
 
 class PipelineMethods(FacadeCore):
@@ -69,7 +74,8 @@ class PipelineMethods(FacadeCore):
 
         def run() -> int:
             index = self._store.index
-            stale = index.index_version() < INDEX_VERSION  # texts of an older definition
+            # Message vectors made from texts of an older definition are made again.
+            stale = index.index_version() < MESSAGE_VECTORS_SINCE
             rewrite_keyword_texts(self._store, with_previous=self.settings.search.context_previous)
             if index.embedding_model() != embedder.name:
                 index.reset_vectors(embedder.name)

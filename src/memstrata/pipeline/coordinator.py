@@ -24,6 +24,7 @@ from memstrata.pipeline.l1.scheduler import L1Tally, Scheduler
 from memstrata.pipeline.upper.scheduler import TenantScheduler
 from memstrata.ports import Clock, Store
 from memstrata.recall.heat import HeatLedger
+from memstrata.retrieval.reindex import stale_index
 from memstrata.retrieval.vectors import VectorState
 
 IDLE_POLL_SECONDS = 5.0
@@ -185,6 +186,7 @@ class Pipeline:
         sweep_problem = self.sweeper.problem() if self.sweeper is not None else None
         problems += [sweep_problem] if sweep_problem else []
         problems += self._store.check()
+        problems += [stale] if (stale := stale_index(self._store.index)) else []
         if self.tenants is not None:
             problems += [str(p) for p in self.tenants.recovery.file_problems(self.known_tenants())]
         return Status(

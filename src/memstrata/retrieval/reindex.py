@@ -5,19 +5,33 @@ changed (``retrieval/documents.py``).
 (a store filled before versions were recorded reads 1). Version 2: a message's keyword text keeps
 the previous turn for short messages only and indexes code blocks as their words; a nameless
 speaker's first person is left as said in both texts and the vector (not renamed "User").
-``memstrata reindex`` rewrites every message's keyword text and, on a store of an older version,
-re-embeds every message (an atom's vector text is the same in both); until then the older texts
-and vectors are searched as they are.
+Version 3: a message of up to 500 characters (was 300) keeps the previous turn in its keyword text.
+``memstrata reindex`` rewrites every message's keyword text and, on a store older than
+``MESSAGE_VECTORS_SINCE``, re-embeds every message (an atom's vector text is the same in all);
+until then the older texts and vectors are searched as they are, and ``status`` asks for it
+(``stale_index``).
 """
 
 from __future__ import annotations
 
 from memstrata.models import Layer, MessageFilter
-from memstrata.ports import Store
+from memstrata.ports import SearchIndex, Store
 from memstrata.retrieval.documents import message_body
 
-INDEX_VERSION = 2
+INDEX_VERSION = 3
+MESSAGE_VECTORS_SINCE = 2  # the version that last changed what a message's vector is made from
 _PAGE = 500
+
+
+def stale_index(index: SearchIndex) -> str | None:
+    """What ``status`` says when the index was built from an older definition of its texts."""
+    version = index.index_version()
+    if version >= INDEX_VERSION:
+        return None
+    return (
+        f"the search index holds texts of an older definition (version {version}, now {INDEX_VERSION}):"
+        " run `memstrata reindex`"
+    )
 
 
 def rewrite_keyword_texts(store: Store, *, with_previous: bool) -> int:

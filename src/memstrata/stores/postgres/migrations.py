@@ -318,6 +318,16 @@ def m010_index_version(db: psycopg.Connection[Any]) -> None:
     )
 
 
+@migration
+def m011_index_version_3(db: psycopg.Connection[Any]) -> None:
+    """Index version 3 (``retrieval/reindex.py``: short messages keep a longer previous turn) for a
+    store that holds no messages yet; one that does keeps its version, so ``status`` asks for
+    ``memstrata reindex``."""
+    _ddl(
+        db, "UPDATE meta SET value = '3' WHERE key = 'index_version' AND NOT EXISTS (SELECT 1 FROM messages)"
+    )
+
+
 def _ddl(db: psycopg.Connection[Any], script: str) -> None:
     for statement in script.split(";"):
         if statement.strip():

@@ -264,6 +264,16 @@ def m012_index_version(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m013_index_version_3(db: sqlite3.Connection) -> None:
+    """Index version 3 (``retrieval/reindex.py``: short messages keep a longer previous turn) for a
+    store that holds no messages yet; one that does keeps its version, so ``status`` asks for
+    ``memstrata reindex``."""
+    _ddl(
+        db, "UPDATE meta SET value = '3' WHERE key = 'index_version' AND NOT EXISTS (SELECT 1 FROM messages)"
+    )
+
+
 def _ddl(db: sqlite3.Connection, script: str) -> None:
     # One execute per statement: executescript() would commit the surrounding transaction.
     for statement in script.split(";"):
