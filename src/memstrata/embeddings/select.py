@@ -7,7 +7,8 @@ import importlib.util
 import logging
 from collections.abc import Callable, Sequence
 
-from memstrata.embeddings import e5, local
+from memstrata import lang
+from memstrata.embeddings import e5
 from memstrata.embeddings.e5 import MultilingualE5Embedder
 from memstrata.embeddings.hashing import HashingEmbedder
 from memstrata.embeddings.local import LocalEmbedder, bundled_local_model
@@ -18,7 +19,6 @@ from memstrata.embeddings.sentence_transformers import (
     bundled_model_path,
 )
 from memstrata.errors import ConfigError, MissingExtraError
-from memstrata.lang import language_of
 from memstrata.ports import Embedder, EmbedderChoice
 from memstrata.settings import EmbeddingSettings
 
@@ -34,27 +34,25 @@ SAMPLE_MESSAGES = 64
 class ByScript:
     """``auto`` with both local models: multilingual-e5 for a store whose first messages are
     mostly Chinese, the shipped MiniLM otherwise (measured: docs/benchmarks.md, "Choosing a
-    multilingual embedder"). "Mostly Chinese" is the language packs' rule (``language_of``: Han
-    characters outnumber Latin words two to one) over the messages' text together. The models are
+    multilingual embedder"). The language is the language packs' rule (``language_of``: Chinese
+    when Han characters outnumber Latin words two to one) over the messages' text together, and
+    its pack says whether MiniLM reads it (``multilingual_embedder``). The models are
     made when first asked for (neither loads its weights before its first text)."""
 
     def __init__(self, english: Callable[[], Embedder], chinese: Callable[[], Embedder]) -> None:
-        self._makers = {"en": english, "zh": chinese}
-        self._made: dict[str, Embedder] = {}
+        self._makers = {False: english, True: chinese}  # by "needs the multilingual model"
+        self._made: dict[bool, Embedder] = {}
 
-    def _get(self, lang: str) -> Embedder:
-        if lang not in self._made:
-            self._made[lang] = self._makers[lang]()
-        return self._made[lang]
+    def _get(self, multilingual: bool) -> Embedder:
+        if multilingual not in self._made:
+            self._made[multilingual] = self._makers[multilingual]()
+        return self._made[multilingual]
 
     def for_model(self, name: str) -> Embedder:
-        for lang, model in (("zh", e5.NAME), ("en", local.NAME)):
-            if name == model:
-                return self._get(lang)
-        return self._get("en")
+        return self._get(name == e5.NAME)
 
     def for_texts(self, texts: Sequence[str]) -> Embedder:
-        return self._get(language_of("\n".join(texts)))
+        return self._get(lang.get(lang.language_of("\n".join(texts))).multilingual_embedder)
 
 
 def sentence_transformers_installed() -> bool:

@@ -43,6 +43,9 @@ class Language:
     cut: Callable[[str, bool], Iterable[str]] | None = None
     roles: Mapping[str, str] = field(default_factory=dict)  # "user" -> its word, for a raw message
     turn_words: tuple[str, ...] = ()  # speakers' turn markers in its transcripts ("Human", ...)
+    # Whether its texts need the multilingual embedder (the shipped MiniLM reads English only).
+    multilingual_embedder: bool = False
+    sentence_ends: str = ""  # the marks that end a sentence with no space after them: "。！？"
     said: str = "{who} said:"  # what quoting makes of a turn marker: "{who}说："
     # Whether a text names a day in this language's way ("14 June 2026"): recall then leaves the
     # date off a line whose text says it.

@@ -105,6 +105,11 @@ def turn_owner(word: str) -> Language:
     return _derived(_generation[0]).turns.get(word.lower()) or default()
 
 
+def sentence_ends() -> str:
+    """Every pack's sentence ends that need no space after them ("。！？")."""
+    return "".join(p.sentence_ends for p in languages())
+
+
 def turn_words() -> tuple[str, ...]:
     """Every pack's turn markers, the default's first (the order a pattern tries them in)."""
     return tuple(w for p in languages() for w in p.turn_words)

@@ -6,7 +6,6 @@ consumer, which a branch left in a consumer would still give."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from datetime import date
 
@@ -19,30 +18,7 @@ from memstrata.recall.assemble import Budgets, navigation_lines, system_block, t
 from memstrata.recall.quoting import preamble, quoted
 from memstrata.recall.text import day_text, memory_line, span_text, speaker
 from memstrata.retrieval import terms
-
-THAI_WORDS = re.compile("กาแฟ|และ|ชา|นม|.")
-
-
-def _cut(run: str, search: bool) -> list[str]:
-    return THAI_WORDS.findall(run)
-
-
-TOY = lang.Language(
-    code="th",
-    day=lambda d: f"{d.day}/{d.month}/{d.year + 543}",
-    span=lambda a, b: f"{a.day}/{a.month}/{a.year + 543}-{b.day}/{b.month}/{b.year + 543}",
-    about="{when} (เกี่ยวกับ {about})",
-    quoted_note="ความจำที่อ้างถึง",
-    tools_guide="ค้นหาได้ {max_calls} ครั้ง",
-    also_in="ดูเพิ่ม",
-    claims=lambda text: len(re.findall(r"[\u0e00-\u0e7f]", text)) >= 2,
-    stopwords=frozenset({"และ"}),
-    unspaced=r"[\u0e00-\u0e7f]",
-    cut=_cut,
-    roles={"user": "ผู้ใช้"},
-    turn_words=("ผู้ใช้",),
-    said="{who} กล่าวว่า:",
-)
+from tests.unit.lang.toy_pack import TOY
 
 
 @pytest.fixture

@@ -26,17 +26,9 @@ _CODES = frozenset({"zh", "en", "ja", "ko", "zh-cn", "zh-tw", "chinese", "englis
 KNOWN: dict[str, str] = {
     "cli/demo_cmd.py": "the demo's scripted questions, one set per bundled conversation (data)",
     "demo/__init__.py": "the bundled demo conversations, one per language (data)",
-    "embeddings/select.py": "the embedder per language: e5 for Chinese stores",
-    "engines/llm/language.py": "the LLM engine names a conversation's script for the model",
-    "engines/offline/atom_text.py": "offline engine: Chinese numerals and content words",
-    "engines/offline/draft.py": "offline engine: an atom's language defaults to English",
-    "engines/offline/l1/classify.py": "offline engine: unspaced scripts count as several words",
-    "engines/offline/l1/extract.py": "offline engine: Chinese messages go to the Chinese rules",
-    "engines/offline/l1/sentences.py": "offline engine: sentence ends include CJK punctuation",
-    "engines/offline/l1/subject.py": "offline engine: English subject rules name their language",
-    "engines/offline/l2/render.py": "offline engine: Chinese scene wording",
-    "engines/offline/l3/writer.py": "offline engine: the Chinese persona writer",
-    "interchange/tdai/read.py": "the TDAI format's Chinese navigation heading (a format, not a rule)",
+    "engines/llm/language.py": "the LLM engine names a conversation's script to the model, by Unicode name",
+    "engines/offline/l1/subject.py": "the English suffix -en of the English subject rules, not a code",
+    "interchange/tdai/read.py": "the TDAI format's own navigation heading (a format, not a rule)",
 }
 
 

@@ -10,6 +10,8 @@ The work is done by plain synchronous functions (``extract_window``, ``decide_du
 port classes only wrap them.
 """
 
+# The engine's language packs are registered before any of its rules runs (``lang``).
+from memstrata.engines.offline import lang as _packs  # noqa: F401
 from memstrata.engines.offline.l1.dedup import OfflineDeduplicator
 from memstrata.engines.offline.l1.dedup import decide as decide_duplicates
 from memstrata.engines.offline.l1.extract import ExtractOptions, OfflineExtractor, extract_window

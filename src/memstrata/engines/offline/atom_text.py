@@ -11,8 +11,8 @@ from datetime import UTC, date, datetime
 
 from memstrata import lang
 from memstrata.engines.offline.draft import Form, core_text, form_of, lang_of
-from memstrata.engines.offline.lang.zh import rules as zh_rules
 from memstrata.engines.offline.lexicon import GENERIC, MONTHS, STOPWORDS, WEEKDAYS
+from memstrata.engines.offline.packs import pack_of
 from memstrata.layers.l1.metadata_dates import metadata_day
 from memstrata.models import Atom, AtomType
 from memstrata.retrieval.terms import has_unspaced, plain_words
@@ -26,7 +26,6 @@ _PREFERENCE = re.compile(
     re.IGNORECASE,
 )
 _ROLES = frozenset({"user", "assistant", "the user", "the assistant"})
-_NUMERAL = re.compile(r"^[\d零〇一二两三四五六七八九十百千万几每]")
 _DULL = (
     STOPWORDS
     | GENERIC
@@ -64,7 +63,7 @@ def fold(text: str) -> str:
 
 
 def is_preference(a: Atom) -> bool:
-    pattern = zh_rules.PREFERENCE if lang_of(a) == "zh" else _PREFERENCE
+    pattern = pack_of(lang_of(a)).preference or _PREFERENCE
     return a.type == AtomType.PERSONA and bool(pattern.search(a.content))
 
 
@@ -157,14 +156,11 @@ class Vocabulary:
         self.df = Counter(w for a in corpus for w in self.words(a))
 
     def words(self, a: Atom) -> frozenset[str]:
-        """The atom's content words; a Chinese atom's come from what it says, without its framing
-        (助手问：... 小王答：) and without numbers (一家, 三天)."""
+        """The atom's content words (by its language's pack, where that has its own rule)."""
         found = self._words.get(a.id)
         if found is None:
-            if lang_of(a) == "zh":
-                said = core_text(a)
-                found = frozenset(w for w in content_words(said, self._skip) if not _NUMERAL.match(w))
-            else:
+            found = pack_of(lang_of(a)).atom_words(a, self._skip)
+            if found is None:
                 found = frozenset(content_words(a.content, self._skip))
             self._words[a.id] = found
         return found

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from memstrata import lang
 from memstrata.models import Atom
 
 
@@ -83,16 +84,17 @@ def core_text(a: Atom) -> str:
 
 
 def lang_of(a: Atom) -> str:
-    """The language pack that wrote the atom (``en`` for atoms that do not say)."""
-    lang = a.metadata.get(LANG)
-    return lang if isinstance(lang, str) and lang else "en"
+    """The language pack that wrote the atom (the default language for atoms that do not say)."""
+    code = a.metadata.get(LANG)
+    return code if isinstance(code, str) and code else lang.default().code
 
 
 def language_of_atoms(atoms: Iterable[Atom]) -> str:
-    """The language most of ``atoms`` were written in (``en`` on a tie or when there are none):
-    a scene or a persona is written in it."""
+    """The language most of ``atoms`` were written in (the default language on a tie with it or
+    when there are none): a scene or a persona is written in it."""
+    home = lang.default().code
     counts = Counter(lang_of(a) for a in atoms)
     if not counts:
-        return "en"
+        return home
     best = max(counts.values())
-    return "en" if counts.get("en", 0) == best else min(k for k, v in counts.items() if v == best)
+    return home if counts.get(home, 0) == best else min(k for k, v in counts.items() if v == best)

@@ -52,5 +52,7 @@ CHINESE = Language(
     cut=words.cut,
     roles={"user": "用户", "assistant": "助手"},
     turn_words=("用户", "助手", "系统"),
+    multilingual_embedder=True,
+    sentence_ends="。！？",
     said="{who}说：",
 )

@@ -14,8 +14,8 @@ from memstrata.engines.offline.l1.dates import Resolved, is_past, resolve
 from memstrata.engines.offline.l1.labels import INSTRUCTION_SCENE, scene_name
 from memstrata.engines.offline.l1.references import drop_fillers
 from memstrata.engines.offline.l1.subject import rewrite
-from memstrata.engines.offline.lang import LanguagePack
 from memstrata.engines.offline.lang.en import ENGLISH
+from memstrata.engines.offline.packs import Rules
 from memstrata.models import AtomDraft, AtomType
 
 _SPEAKER_WITHIN = 8  # words: a statement naming its speaker this early needs no "<name> said:"
@@ -44,7 +44,7 @@ class Builder:
     sp: Speech
     sources: tuple[str, ...]
     drafts: list[AtomDraft] = field(default_factory=list)
-    pack: LanguagePack = ENGLISH
+    pack: Rules = ENGLISH
 
     def add(
         self, parts: Parts, kind: Kind, resolved: Resolved | None, scene_text: str, scene: str | None = None

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from memstrata.engines.offline.l1.sentences import lower_words
 from memstrata.engines.offline.lexicon import GENERIC, IRREGULAR_PAST, STOPWORDS
 from memstrata.models import AtomType
+from memstrata.retrieval.terms import has_unspaced
 
 _I = re.IGNORECASE
 _RELATION = re.compile(
@@ -98,7 +99,6 @@ _ANSWER_START = re.compile(rf"^(?:{_ANSWER_WORDS}|no|nope|nah|not|of course|mayb
 _REACTION_WORDS = frozenset(("sounds", "sound", "looks", "seems", "must", "wow", "congrats", "glad", "aww"))
 _LEAD_NAME = re.compile(r"^([A-Z][a-z]+)\s*[,!.:]+\s*")
 _TRAIL_NAME = re.compile(r",\s*([A-Z][a-z]+)\s*([!.?]*)$")
-_UNSEGMENTED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _THANKS = re.compile(r"^(?:thanks|thank you|thank u|thx|ty|congrats|congratulations|aw+|wow)\b", _I)
 
 
@@ -230,7 +230,7 @@ def is_standing(sentence: str) -> bool:
 
 def _weight(word: str) -> int:
     """How many words a token stands for: a run of unsegmented script (CJK) packs several."""
-    return 1 + len(word) // 3 if _UNSEGMENTED.search(word) else 1
+    return 1 + len(word) // 3 if has_unspaced(word) else 1
 
 
 def worth_keeping(sentence: str, names: Collection[str], *, dated: bool) -> bool:

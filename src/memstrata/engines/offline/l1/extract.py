@@ -46,8 +46,7 @@ from memstrata.engines.offline.l1.instructions import STRICT_PRIORITY, Instructi
 from memstrata.engines.offline.l1.instructions import detect as detect_instruction
 from memstrata.engines.offline.l1.references import places, resolve_it, resolve_place, thing_before
 from memstrata.engines.offline.l1.sentences import split_message, words
-from memstrata.engines.offline.lang import LanguagePack, pack_for
-from memstrata.engines.offline.lang.zh import extract as zh_extract
+from memstrata.engines.offline.packs import Found, Rules, pack_for
 from memstrata.models import AtomDraft, AtomType, ExtractionWindow, Message, Role
 
 __all__ = ["ExtractOptions", "OfflineExtractor", "extract_window"]
@@ -165,8 +164,9 @@ def _message_atoms(
 ) -> list[AtomDraft]:
     sp = speech(context, i, names)
     pack = pack_for(sp.message.content)
-    if pack.code == "zh":
-        return _chinese_atoms(context, i, sp, pack, new_ids)
+    found = pack.message_atoms(context, i, sp)
+    if found is not None:
+        return _pack_atoms(context, i, sp, pack, found, new_ids)
     parts = split_message(sp.message.content)
     b = Builder(sp, (sp.message.id,))
     if sp.message.role == Role.ASSISTANT:
@@ -202,13 +202,18 @@ def _message_atoms(
     return b.drafts
 
 
-def _chinese_atoms(
-    context: Sequence[Message], i: int, sp: Speech, pack: LanguagePack, new_ids: frozenset[str]
+def _pack_atoms(
+    context: Sequence[Message],
+    i: int,
+    sp: Speech,
+    pack: Rules,
+    atoms: Sequence[Found],
+    new_ids: frozenset[str],
 ) -> list[AtomDraft]:
-    """A Chinese message's atoms (``lang/zh``); an answer also names the question's message when
-    that is new in the window."""
+    """The atoms a language's own extraction found in a message (``lang/zh``); an answer also names
+    the question's message when that is new in the window."""
     b = Builder(sp, (sp.message.id,), pack=pack)
-    for found in zh_extract.message_atoms(context, i, sp):
+    for found in atoms:
         if found.parts.form is Form.ANSWER and context[i - 1].id in new_ids:
             qa = Builder(sp, (context[i - 1].id, sp.message.id), pack=pack)
             qa.add(found.parts, found.kind, found.resolved, "", found.scene)

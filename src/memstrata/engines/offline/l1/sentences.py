@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
+from memstrata import lang
 from memstrata.layers.l0.media import PHOTO
 
 _CAPTION_LEAD = re.compile(
@@ -22,7 +24,16 @@ _ABBREV = re.compile(
     r"vs|e\.g|i\.e|approx|(?i:etc))\.$"
 )
 _NUMBER_ABBREV = re.compile(r"\b(?:No|Nos|Nr|pp|p)\.$")  # only before a number: "No. 5"
-_BOUNDARY = re.compile(r"(?<=[.!?…])[\"')\]]*\s+|(?<=[。！？])\s*|\n+|\s+[-–—]{1,2}\s+(?=[A-Z])")
+
+
+@lru_cache(maxsize=4)
+def _boundary(ends: str) -> re.Pattern[str]:
+    """Where a sentence ends: after . ! ? or an ellipsis and a space, after a pack's full-width
+    sentence end (``ends``: 。！？, no space follows), at a line break, at a spaced dash."""
+    unspaced = rf"|(?<=[{re.escape(ends)}])\s*" if ends else ""
+    return re.compile(rf"(?<=[.!?…])[\"')\]]*\s+{unspaced}|\n+|\s+[-–—]{{1,2}}\s+(?=[A-Z])")
+
+
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SPACES = re.compile(r"[ \t\r\f\v]+")
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
@@ -122,7 +133,7 @@ def split_sentences(text: str) -> tuple[str, ...]:
     out: list[str] = []
     carry = ""
     pos = 0
-    for match in _BOUNDARY.finditer(text):
+    for match in _boundary(lang.sentence_ends()).finditer(text):
         piece = carry + text[pos : match.start()]
         pos = match.end()
         stripped = piece.rstrip("\"')]")

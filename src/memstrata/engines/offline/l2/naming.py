@@ -19,18 +19,20 @@ from collections.abc import Sequence
 from memstrata.engines.offline.l1.labels import TOPIC_NAMES as ENGLISH_TOPICS
 from memstrata.engines.offline.l1.labels import topics_in
 from memstrata.engines.offline.l2.topics import tokens
-from memstrata.engines.offline.lang.zh.topics import TOPICS as CHINESE_TOPICS
+from memstrata.engines.offline.packs import topic_names
 from memstrata.layers.l2.names import stem_of
 from memstrata.models import Atom
 
-TOPIC_NAMES = ENGLISH_TOPICS | frozenset(CHINESE_TOPICS)
 TOPIC_SHARE = 0.5  # of a scene's atoms carrying one topic: the scene is about it
 KEPT_SHARE = 1 / 3  # of a scene's atoms still carrying its topic name: the name still fits
 
 
 def carried(a: Atom, skip: frozenset[str] = frozenset()) -> frozenset[str]:
     """The topics ``a`` carries: its label's topic words and the topics its content's words name."""
-    return frozenset(t for t in tokens(a, skip) if t in TOPIC_NAMES) | topics_in(a.content, skip)
+    names = topic_names()
+    return frozenset(t for t in tokens(a, skip) if t in ENGLISH_TOPICS or t in names) | topics_in(
+        a.content, skip
+    )
 
 
 def main_topic(members: Sequence[Atom], skip: frozenset[str] = frozenset()) -> str | None:
@@ -48,7 +50,7 @@ def better_name(name: str, members: Sequence[Atom], skip: frozenset[str] = froze
     best = main_topic(members, skip)
     if best is None or best == stem:
         return None
-    if stem in TOPIC_NAMES:
+    if stem in ENGLISH_TOPICS or stem in topic_names():
         carrying = sum(1 for a in members if stem in tokens(a, skip) or stem in carried(a, skip))
         if carrying >= KEPT_SHARE * len(members):
             return None

@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from memstrata.engines.offline import atom_text as st
-from memstrata.engines.offline.draft import language_of_atoms
-from memstrata.engines.offline.lang.zh import wording as zh
+from memstrata.engines.offline.packs import pack_of_atoms
 from memstrata.models import Atom, AtomType
 
 MAX_FACTS = 15
@@ -46,8 +45,9 @@ def summary(name: str, members: Sequence[Atom], vocab: st.Vocabulary) -> str:
     """One line: title, distinctive words, who, how many memories over which months (in the
     language most of the scene's memories are in)."""
     words = vocab.keywords(members, SUMMARY_KEYWORDS, _title_words(name))
-    if language_of_atoms(members) == "zh":
-        return zh.summary(name, members, words)
+    written = pack_of_atoms(members).scene_summary(name, members, words)
+    if written is not None:
+        return written
     days = sorted(st.said_on(a) for a in members)
     who = st.join_names(st.people(members, 2)) or "the user"
     span = (
@@ -65,13 +65,11 @@ def body(name: str, members: Sequence[Atom], vocab: st.Vocabulary) -> str:
     prefs = _top(members, st.is_preference, MAX_PREFERENCES)
     events = _top(members, lambda a: a.type == AtomType.EPISODIC, MAX_EVENTS)
     rules = _top(members, lambda a: a.type == AtomType.INSTRUCTION, MAX_INSTRUCTIONS)
-    chinese = language_of_atoms(members) == "zh"
-    headings = zh.SCENE_HEADINGS if chinese else {}
-    if chinese:
-        words = vocab.keywords(members, 6, _title_words(name))
-        lines = [f"# {zh.title_of(name)}", "", zh.lead(name, members, words)]
-    else:
-        lines = [f"# {title_of(name)}", "", _lead(name, members, vocab)]
+    pack = pack_of_atoms(members)
+    headings = pack.scene_headings
+    opening = pack.scene_opening(name, members, vocab.keywords(members, 6, _title_words(name)))
+    title, lead = opening or (title_of(name), _lead(name, members, vocab))
+    lines = [f"# {title}", "", lead]
     for heading, chosen in (("Profile", facts), ("Preferences", prefs), ("Instructions", rules)):
         if chosen:
             lines += [
@@ -86,7 +84,7 @@ def body(name: str, members: Sequence[Atom], vocab: st.Vocabulary) -> str:
         lines += [f"- **{label}** {st.statement(a)}" for (_, label), a in dated]
     shown = len(facts) + len(prefs) + len(events) + len(rules)
     if shown < len(members):
-        note = zh.shown_note(shown, len(members)) if chinese else None
+        note = pack.shown_note(shown, len(members))
         lines += [
             "",
             note or f"_{shown} of {len(members)} memories shown; the scene index lists every atom id._",

@@ -17,7 +17,6 @@ from datetime import UTC, datetime
 
 from memstrata.engines.offline import atom_text as st
 from memstrata.engines.offline import user
-from memstrata.engines.offline.draft import language_of_atoms
 from memstrata.engines.offline.l3.facts import (
     LIKES,
     OTHER,
@@ -29,6 +28,7 @@ from memstrata.engines.offline.l3.facts import (
     distinct,
 )
 from memstrata.engines.offline.lang.en import named
+from memstrata.engines.offline.packs import pack_of_atoms
 from memstrata.models import Atom, AtomType
 from memstrata.ports import PersonaRequest
 
@@ -53,10 +53,9 @@ class OfflinePersonaWriter:
 def render(request: PersonaRequest, max_chars: int = MAX_CHARS) -> str:
     """The persona body for ``request`` within ``max_chars`` (atoms arrive highest priority first),
     in the language most of its memories are in."""
-    if language_of_atoms(request.atoms) == "zh":
-        from memstrata.engines.offline.lang.zh import persona as zh_persona  # it reads l3.facts
-
-        return zh_persona.render(request, max_chars, INSTRUCTIONS_SHARE)
+    written = pack_of_atoms(request.atoms).persona(request, max_chars, INSTRUCTIONS_SHARE)
+    if written is not None:
+        return written
     people = st.people(request.atoms, MAX_PEOPLE) or st.people(request.events, MAX_PEOPLE)
     alias = user.user_name([*request.atoms, *request.events], people)
     if alias is not None and not people:

@@ -1,33 +1,19 @@
-"""Language packs: what is language-specific in the offline engine, chosen per message.
+"""The offline engine's language packs, registered here: what the engine writes differently per
+language (``engines/offline/packs.Rules``), keyed by the language's code in ``memstrata.lang``.
 
-A pack writes an atom's text from its language-neutral ``Parts`` and holds its language's rules.
-English (``en``) runs the sentence rules of ``l1/``; Chinese (``zh``) has its own in ``lang/zh``.
-A third language adds a pack here and a branch in ``pack_for``.
+English (``en``) holds its framing words; its other rules are the engine's
+own (``l1/``, ``l2/``, ``l3/``). Chinese (``zh``) has its own extraction, topics and wording in
+``lang/zh``. A language of ``memstrata.lang`` without an engine pack is written by the engine's
+own rules; one that needs its own adds a pack beside these and registers it below.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
-
-from memstrata.engines.offline.draft import Parts
+from memstrata.engines.offline import packs
 from memstrata.engines.offline.lang import en, zh
-from memstrata.lang import language_of
+from memstrata.engines.offline.packs import Rules, pack_for
 
+__all__ = ["Rules", "pack_for"]
 
-class LanguagePack(Protocol):
-    """Writes atom text in one language."""
-
-    @property
-    def code(self) -> str:
-        """The language's code (``en``, ``zh``), recorded on every atom it writes."""
-        ...
-
-    def write(self, parts: Parts) -> str:
-        """The atom's text for ``parts``: the framing words are the pack's, the content is not
-        changed (it was rewritten and dated before)."""
-        ...
-
-
-def pack_for(text: str) -> LanguagePack:
-    """The pack for a message's text (a mixed conversation switches message by message)."""
-    return zh.CHINESE if language_of(text) == "zh" else en.ENGLISH
+packs.register(en.ENGLISH)
+packs.register(zh.CHINESE)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from memstrata.engines.offline.draft import Form, Parts
+from memstrata.engines.offline.packs import Rules
 
 # "the user" as the person, not as a noun's modifier ("the user experience", "the user table"):
 # followed by "'s", punctuation or the end, or by a verb (an auxiliary, "-s" or "-ed" form).
@@ -33,11 +33,11 @@ def opening(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-@dataclass(frozen=True, slots=True)
-class English:
-    """``LanguagePack`` for English."""
+class English(Rules):
+    """The engine pack of English: its framing words; every other rule is the engine's own
+    (``l1/``, ``l2/``, ``l3/``)."""
 
-    code: str = "en"
+    code = "en"
 
     def write(self, parts: Parts) -> str:
         """``Maya said: ...``, ``The assistant asked: ... The user answered: ...``, ``Maya shared a

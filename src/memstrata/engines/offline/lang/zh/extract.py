@@ -10,31 +10,20 @@ gives the assistant become instructions. The assistant's own messages give no at
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from memstrata.engines.offline.draft import Form, Parts
 from memstrata.engines.offline.l1.classify import Kind
 from memstrata.engines.offline.l1.context import ASSISTANT, USER, Speech, speaker_label
-from memstrata.engines.offline.l1.dates import Resolved
 from memstrata.engines.offline.l1.instructions import STRICT_PRIORITY
 from memstrata.engines.offline.lang.zh import rules
 from memstrata.engines.offline.lang.zh.dates import resolve
 from memstrata.engines.offline.lang.zh.topics import INSTRUCTION_SCENE, scene_label
+from memstrata.engines.offline.packs import Found
 from memstrata.layers.l0.media import PHOTO
 from memstrata.models import AtomType, Message, Role
 
 # The role labels (and a message named after its role, "Assistant") read 用户 / 助手.
 _ROLE_NAMES = {USER: "用户", ASSISTANT: "助手", "User": "用户", "Assistant": "助手"}
-
-
-@dataclass(frozen=True, slots=True)
-class Found:
-    """One atom of a Chinese message, before the pack writes it."""
-
-    parts: Parts
-    kind: Kind
-    resolved: Resolved | None
-    scene: str
 
 
 def display(label: str) -> str:

@@ -53,6 +53,8 @@ _STANDING = re.compile(
 _RELATIONS = re.compile(
     r"女朋友|男朋友|老婆|老公|妻子|丈夫|未婚妻|未婚夫|结婚|离婚|儿子|女儿|孩子|爸爸|妈妈|父母|哥哥|姐姐|弟弟|妹妹"
 )
+# A word that opens with a number (一家, 三天): no content word of a scene.
+NUMERAL = re.compile(r"^[\d零〇一二两三四五六七八九十百千万几每]")
 PREFERENCE = re.compile(r"喜欢|爱吃|爱喝|最爱|讨厌|受不了|偏爱|热爱|迷上")
 _PLAN = re.compile(r"打算|计划|准备|要去|想去|将要|会去|要和|要跟|约了|报名")
 _HABIT = re.compile(r"每天|每周|每个月|每年|经常|平时|一般|常常|总是|通常")
