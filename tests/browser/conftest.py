@@ -63,10 +63,7 @@ def served_demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         )  # fmt: skip
     port = free_port()
     proc = subprocess.Popen(
-        # No worker: the import ran the pipeline, and a worker rewriting scenes after the atom
-        # test's delete (L2 due at once) would race the scene and backup pages the tests read.
-        [sys.executable, "-m", "memstrata", "serve", "--port", str(port), "--data-dir", str(home),
-         "--workers", "0"],
+        [sys.executable, "-m", "memstrata", "serve", "--port", str(port), "--data-dir", str(home)],
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     url = f"http://127.0.0.1:{port}"

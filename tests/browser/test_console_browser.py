@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from playwright.sync_api import expect
 
 from memstrata.demo import sample
 from memstrata.gateway.access import Principal
-from tests.browser.conftest import Watched, low_contrast, watch
+from tests.browser.conftest import KEY, Watched, low_contrast, watch
 from tests.e2e.gateway.conftest import KEY as GATEWAY_KEY
 from tests.support.keyrings import ScopedKeys
 from tests.support.live_server import LiveServer
@@ -162,9 +163,24 @@ def test_edit_an_atom_then_pin_and_delete_it(tab: Watched) -> None:
     tab.goto("/ui/t/maya/atoms?pinned=true")
     expect(tab.page.locator("ul.atoms li a")).to_have_count(1)
     tab.page.goto(new_url)
+    deleted_at = int(time.time() * 1000)
     tab.page.click("button:has-text('Delete')")  # confirm() accepted by the fixture
     tab.page.wait_for_url("**/ui/t/maya/atoms")
     assert "rides to work" not in tab.page.locator("ul.atoms").inner_text()
+    wait_for_the_rewrite(tab.base, deleted_at)
+
+
+def wait_for_the_rewrite(base: str, since_ms: int, timeout: float = 60) -> None:
+    """A delete makes L2 due at once: wait for the server's worker to rewrite maya's scenes, so the
+    next tests read settled pages (the run's own scene backup would race their backup count)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = httpx.get(f"{base}/v1/status", headers={"Authorization": f"Bearer {KEY}"}).json()
+        maya = next(t for t in status["tenants"] if t["tenant"]["user_id"] == "maya")
+        if (maya["last_l2"] or 0) >= since_ms:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"no L2 run rewrote the scenes within {timeout} s of the delete")
 
 
 def test_edit_a_scene_then_see_its_backup_and_the_diff(tab: Watched) -> None:

@@ -41,9 +41,10 @@ class ConsolidationRequest:
     final: bool  # the last batch of the run: every atom must be placed
     now: int
     total_atoms: int = 0
-    # Scenes that held atoms since removed (deleted, expired, forgotten): the runner has blanked
-    # them; the writer rewrites each from its ``members`` alone (one with none is left blank and
-    # removed by the cleanup), so nothing of a removed atom stays in a scene.
+    # Scenes that held atoms since removed (deleted, expired, forgotten): the writer sees them
+    # blank (in ``scenes`` and ``folder``; readers of the store still see the old text) and
+    # rewrites each from its ``members`` alone; one it leaves unwritten (one with no member left)
+    # is removed after the call, so nothing of a removed atom stays in a scene.
     rewrite: tuple[str, ...] = ()
 
 

@@ -19,6 +19,7 @@ from memstrata.errors import StoreError
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l3 import persona_doc
 from memstrata.models import Atom, AtomFilter, ConsolidationResult, Layer, Scene, SceneEntry, Tenant, Vectors
+from memstrata.pipeline.upper.rewrite_view import RewriteView, blanked
 from memstrata.ports import Clock, ConsolidationRequest, Store, UpperLayers
 from memstrata.settings import PersonaSettings, PipelineSettings
 
@@ -46,6 +47,7 @@ class _Run:
     unplaced: list[Atom] = field(default_factory=list)  # left out by the writer
     new_ids: set[str] = field(default_factory=set)  # atoms of this run's batches
     requests: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # scenes to rewrite the writer left unwritten
 
 
 class L2Runner:
@@ -69,7 +71,8 @@ class L2Runner:
         self, tenant: Tenant, cursor: int, *, rewrite: Sequence[str] = (), rebuild: bool = False
     ) -> L2Report:
         """Consolidate every atom after ``cursor`` (not expired). ``rewrite`` names scenes that
-        held removed atoms: they are blanked and rewritten from their remaining members.
+        held removed atoms: the writer sees them blank and rewrites them from their remaining
+        members (readers keep the old text until then; see ``RewriteView``).
         ``rebuild`` starts over: every scene file goes and every current atom is consolidated
         again. Raises what the writer or the stores raise."""
         scenes = self._upper.scenes
@@ -79,9 +82,10 @@ class L2Runner:
             before, cursor, run, rewrite = {}, 0, _Run({}, {}), ()
         else:
             run = await to_thread(self._members, tenant, cursor)
-            rewrite = await to_thread(self._blank, tenant, before, rewrite)
-        cursor, consolidated = await self._consolidate(tenant, run, cursor, tuple(rewrite))
-        changes = await to_thread(scenes.tidy, tenant)
+            rewrite = [n for n in rewrite if n in before]
+        blank = {n: before[n] for n in rewrite}
+        cursor, consolidated = await self._consolidate(tenant, run, cursor, blank)
+        changes = {**dict.fromkeys(run.dropped), **await to_thread(scenes.tidy, tenant)}
         entries = await to_thread(self._finish, tenant, run, before, changes)
         await to_thread(persona_doc.refresh_navigation, self._upper, tenant, entries)
         # Last: a failure before this point restores the files, and the stored membership still
@@ -90,10 +94,11 @@ class L2Runner:
         return L2Report(cursor, consolidated, len(entries), tuple(run.requests), changes)
 
     async def _consolidate(
-        self, tenant: Tenant, run: _Run, cursor: int, rewrite: tuple[str, ...]
+        self, tenant: Tenant, run: _Run, cursor: int, rewrite: Mapping[str, Scene]
     ) -> tuple[int, int]:
         """Batches after ``cursor`` through the writer (at least one call when scenes are to be
-        rewritten); returns the cursor reached and the atoms consolidated."""
+        rewritten: ``rewrite`` maps their names to their current text); returns the cursor
+        reached and the atoms consolidated."""
         flt = AtomFilter(at=self._clock.now_ms())
         consolidated = 0
         while True:
@@ -104,7 +109,7 @@ class L2Runner:
             if not batch and not run.pending and not rewrite:
                 break
             await self._batch(tenant, run, batch, final, rewrite)
-            rewrite = ()  # the first call rewrites them; later batches update scenes as usual
+            rewrite = {}  # the first call rewrites them; later batches update scenes as usual
             consolidated += len(batch)
             cursor = batch[-1].seq if batch else cursor
             if final:
@@ -115,16 +120,6 @@ class L2Runner:
         """A rebuild: every scene file goes (the caller's backup holds them)."""
         for name in scenes:
             self._upper.scenes.remove(tenant, name)
-
-    def _blank(self, tenant: Tenant, scenes: Mapping[str, Scene], rewrite: Sequence[str]) -> list[str]:
-        """Empty the body and summary of each scene to rewrite (META times and heat kept), so no
-        text of a removed atom survives whatever the writer does; returns those that exist."""
-        blanked = []
-        for name in rewrite:
-            if name in scenes:
-                self._upper.scenes.save(tenant, replace(scenes[name], summary="", body=""))
-                blanked.append(name)
-        return blanked
 
     def _members(self, tenant: Tenant, cursor: int) -> _Run:
         """Which scene holds which current atom, from the store (the source of truth; the index
@@ -156,17 +151,32 @@ class L2Runner:
         return _Run({a.id: a for a in done}, membership)
 
     async def _batch(
-        self, tenant: Tenant, run: _Run, batch: list[Atom], final: bool, rewrite: tuple[str, ...] = ()
+        self, tenant: Tenant, run: _Run, batch: list[Atom], final: bool, rewrite: Mapping[str, Scene]
     ) -> None:
         todo = [*run.pending, *batch]
         for a in batch:
             run.atoms[a.id] = a
             run.new_ids.add(a.id)
         request = await to_thread(self._request, tenant, run, todo, final)
+        view = None
         if rewrite:
-            request = replace(request, rewrite=rewrite)
+            # The writer sees these scenes blank; the store keeps their old text for readers
+            # until the writer replaces it.
+            view = RewriteView(request.folder, rewrite)
+            shown = tuple(blanked(s) if s.name in rewrite else s for s in request.scenes)
+            request = replace(request, folder=view, scenes=shown, rewrite=tuple(rewrite))
         result = await self._upper.scene_writer.consolidate(request)
+        if view is not None:
+            # Not written again: the old text (a removed atom's with it) goes; the cleanup would
+            # remove the blank scene anyway, and its members are attributed to other scenes.
+            run.dropped = view.unwritten()
+            await to_thread(self._drop, tenant, run.dropped)
         self._apply(run, todo, result, final)
+
+    def _drop(self, tenant: Tenant, names: Sequence[str]) -> None:
+        for name in names:
+            log.info("%s: scene %s was not written again; removed", tenant, name)
+            self._upper.scenes.remove(tenant, name)
 
     def _request(self, tenant: Tenant, run: _Run, todo: list[Atom], final: bool) -> ConsolidationRequest:
         members: dict[str, list[Atom]] = {}

@@ -76,8 +76,8 @@ class OfflineSceneWriter:
         names_of_people = frozenset(p.lower() for p in [*people, *([alias] if alias else [])])
         features = Features(everyone, request.vectors, names_of_people)
         batch = _Batch(Topics(members, features, names_of_people))
-        # Scenes that lost atoms are re-rendered from those they still hold (the runner blanked
-        # them); one that holds none stays blank and the cleanup removes it.
+        # Scenes that lost atoms are re-rendered from those they still hold (the runner shows
+        # them blank); one that holds none is not written, and the runner removes it.
         batch.touched.update(n for n in request.rewrite if n in batch.topics.scenes)
         waiting = [a for a in request.atoms if not self._join(batch, a)]
         minimum = founding_minimum(request.total_atoms, request.max_scenes, self.min_scene_atoms)
