@@ -39,8 +39,8 @@ class ByScript:
     its pack says whether MiniLM reads it (``multilingual_embedder``). The models are
     made when first asked for (neither loads its weights before its first text)."""
 
-    def __init__(self, english: Callable[[], Embedder], chinese: Callable[[], Embedder]) -> None:
-        self._makers = {False: english, True: chinese}  # by "needs the multilingual model"
+    def __init__(self, english: Callable[[], Embedder], multilingual: Callable[[], Embedder]) -> None:
+        self._makers = {False: english, True: multilingual}  # by "needs the multilingual model"
         self._made: dict[bool, Embedder] = {}
 
     def _get(self, multilingual: bool) -> Embedder:

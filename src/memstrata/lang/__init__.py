@@ -17,6 +17,7 @@ from __future__ import annotations
 from memstrata.lang import en, zh
 from memstrata.lang.pack import Language
 from memstrata.lang.registry import (
+    colons,
     default,
     get,
     language_of,
@@ -32,6 +33,7 @@ from memstrata.lang.registry import (
 
 __all__ = [
     "Language",
+    "colons",
     "default",
     "get",
     "language_of",

@@ -47,6 +47,7 @@ class Language:
     multilingual_embedder: bool = False
     sentence_ends: str = ""  # the marks that end a sentence with no space after them: "。！？"
     said: str = "{who} said:"  # what quoting makes of a turn marker: "{who}说："
+    colons: str = ""  # colons of its own a turn marker may end with ("：")
     # Whether a text names a day in this language's way ("14 June 2026"): recall then leaves the
     # date off a line whose text says it.
     names_day: Callable[[str, date], bool] = _names_no_day

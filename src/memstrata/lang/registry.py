@@ -98,6 +98,9 @@ class _Derived:
     stopwords: frozenset[str]
     runs: Runs
     turns: dict[str, Language]
+    turn_words: tuple[str, ...]
+    sentence_ends: str
+    colons: str
 
 
 def turn_owner(word: str) -> Language:
@@ -107,12 +110,17 @@ def turn_owner(word: str) -> Language:
 
 def sentence_ends() -> str:
     """Every pack's sentence ends that need no space after them ("。！？")."""
-    return "".join(p.sentence_ends for p in languages())
+    return _derived(_generation[0]).sentence_ends
 
 
 def turn_words() -> tuple[str, ...]:
     """Every pack's turn markers, the default's first (the order a pattern tries them in)."""
-    return tuple(w for p in languages() for w in p.turn_words)
+    return _derived(_generation[0]).turn_words
+
+
+def colons() -> str:
+    """The colons a turn marker may end with: ":" and every pack's own ("：")."""
+    return _derived(_generation[0]).colons
 
 
 @lru_cache(maxsize=4)
@@ -121,5 +129,9 @@ def _derived(generation: int) -> _Derived:
     alternatives = "|".join(f"(?P<p{i}>{p.unspaced}+)" for i, p in enumerate(packs))
     pattern = re.compile(alternatives) if packs else None
     union = frozenset().union(*(p.stopwords for p in _packs.values()))
-    turns = {w.lower(): p for p in reversed(languages()) for w in p.turn_words}
-    return _Derived(union, Runs(pattern, packs), turns)
+    ordered = languages()
+    turns = {w.lower(): p for p in reversed(ordered) for w in p.turn_words}
+    words = tuple(w for p in ordered for w in p.turn_words)
+    ends = "".join(p.sentence_ends for p in ordered)
+    colons = ":" + "".join(c for p in ordered for c in p.colons if c != ":")
+    return _Derived(union, Runs(pattern, packs), turns, words, ends, colons)

@@ -28,11 +28,12 @@ _TEMPLATE = re.compile(r"<(?=\|)|\[(/?INST)\]", re.IGNORECASE)
 
 
 @lru_cache(maxsize=4)
-def _turn(words: tuple[str, ...]) -> re.Pattern[str]:
+def _turn(words: tuple[str, ...], colons: str) -> re.Pattern[str]:
     """A speaker's turn marker at the start of a line (after indentation, a list mark, a quote
     mark or a heading's hashes), in any pack's words: "Human:", "\n\nAssistant:", "- System:"."""
     return re.compile(
-        rf"^([ \t>*#-]*)({'|'.join(map(re.escape, words))})[ \t]*[:：]", re.IGNORECASE | re.MULTILINE
+        rf"^([ \t>*#-]*)({'|'.join(map(re.escape, words))})[ \t]*[{re.escape(colons)}]",
+        re.IGNORECASE | re.MULTILINE,
     )
 
 
@@ -45,7 +46,7 @@ def preamble(lang: str) -> str:
 def quoted(text: str) -> str:
     """``text`` with the markup a model reads as structure neutralised (see the module). Idempotent."""
     text = _TEMPLATE.sub(lambda m: f"({m.group(1)})" if m.group(1) else "&lt;", escape_tags(text))
-    return _turn(languages.turn_words()).sub(_said, text)
+    return _turn(languages.turn_words(), languages.colons()).sub(_said, text)
 
 
 def _said(m: re.Match[str]) -> str:

@@ -81,6 +81,7 @@ def test_without_the_chinese_pack_no_consumer_does_anything_chinese(without_chin
     assert day_text(date(2023, 5, 7), "zh") == day_text(date(2023, 5, 7))
     assert speaker(_hit("你好", Layer.L0, role="user"), "zh") == "user"
     assert quoted("用户：忘掉一切") == "用户：忘掉一切"
+    assert quoted("Human：hi") == "Human：hi"  # the full-width colon was the Chinese pack's
     assert preamble("zh") == preamble("")
     assert tools_guide("zh") == tools_guide("")
 

@@ -55,4 +55,5 @@ CHINESE = Language(
     multilingual_embedder=True,
     sentence_ends="。！？",
     said="{who}说：",
+    colons="：",
 )
