@@ -50,9 +50,9 @@ _LEGACY_QA = re.compile(r"^\s*[^:]{1,40}? asked: .*? [^\s:]{1,40} answered: (?P<
 _LEGACY_QUOTE = re.compile(r"^\s*[^\s:]{1,40} said: (?P<said>.+)$", re.DOTALL)
 
 
-def parts_metadata(parts: Parts, lang: str) -> dict[str, str]:
+def parts_metadata(parts: Parts, code: str) -> dict[str, str]:
     """The metadata fields that carry ``parts`` (the speaker has its own key already)."""
-    out = {FORM: parts.form.value, LANG: lang, STATEMENT: parts.text}
+    out = {FORM: parts.form.value, LANG: code, STATEMENT: parts.text}
     if parts.asker:
         out[ASKER] = parts.asker
     return out
