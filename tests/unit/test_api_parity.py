@@ -113,6 +113,15 @@ def test_each_request_body_or_query_takes_the_declared_parameters_with_their_def
     assert tuple(wanted) == model.ARGUMENTS
 
 
+def test_the_forget_query_takes_the_tenant_as_the_request_names_it() -> None:
+    """Forgetting names its tenant itself: the query's ``user_id`` is required and, with
+    ``agent_id``, an argument of the operation (never resolved from the headers or the key)."""
+    model = requests.ForgetQuery
+    assert model.ARGUMENTS == ("user_id", "agent_id")
+    assert model.model_fields["user_id"].is_required() and not model.model_fields["agent_id"].is_required()
+    assert [f.name for f in dataclasses.fields(ops.Forget)] == ["user_id", "agent_id"]
+
+
 # What an edge holds (``operations.api``): the same members, built from the same declarations.
 PROTOCOLS = (ops.MemoryApi, ops.BlockingMemoryApi)
 
@@ -154,7 +163,8 @@ async def _never_opened() -> ops.MemoryApi:
 
 def test_every_declared_route_is_served_at_its_method_and_path() -> None:
     """The client sends each operation where its declaration says (``Route``); the gateway's
-    routes are built from the declarations but three written by hand: this pins those too."""
+    routes are built from the declarations (``routes.declared``) but health, which runs no
+    operation."""
     from pathlib import Path
 
     from memstrata.gateway.app import create_app
@@ -164,3 +174,22 @@ def test_every_declared_route_is_served_at_its_method_and_path() -> None:
     served = {(method.upper(), path) for path, item in paths.items() for method in item}
     declared = {(s.ROUTE.method, s.ROUTE.path): s.NAME for s in ops.ALL if s.ROUTE.local is None}
     assert {route: name for route, name in declared.items() if route not in served} == {}
+
+
+def test_every_native_route_but_health_is_built_from_its_declaration() -> None:
+    import importlib
+    import pkgutil
+
+    from fastapi.routing import APIRoute
+
+    from memstrata.gateway import routes
+    from memstrata.gateway.routes import declared as built
+
+    native = []
+    for info in pkgutil.iter_modules(routes.__path__):
+        router = getattr(importlib.import_module(f"{routes.__name__}.{info.name}"), "router", None)
+        native += [r for r in (router.routes if router else ()) if isinstance(r, APIRoute)]
+    served = {(m, r.path): r.endpoint.__module__ for r in native for m in r.methods or ()}
+    assert len(native) == len(served) == 44
+    by_hand = {route for route, module in served.items() if module != built.__name__}
+    assert by_hand == {("GET", "/v1/health")}

@@ -2,7 +2,10 @@
 (``memstrata.operations``): a body has the operation's parameters, with their defaults and the
 bounds of their annotations, so a bad value is a 422 naming the field before anything runs (the
 facade checks the rest and names the field too). Only what the wire spells differently from the
-library is written here: messages as JSON objects, the seed data, the layers by name."""
+library is written here: messages as JSON objects, the seed data, the layers by name; and each
+body's name, its OpenAPI schema's (``SessionEndIn`` for ``end_session``, ``AtomPatchIn`` for
+``update_atom``: no rule derives them from the operations', and clients know them), hence one
+line per body rather than a loop over the declarations."""
 
 from __future__ import annotations
 
@@ -146,6 +149,14 @@ class ListingQuery(OperationQuery):
     all_tenants: bool = Field(False, description="List every tenant (administration).")
 
 
+class NamedTenantQuery(OperationQuery):
+    """The query of an operation on a tenant the request names itself (forgetting a tenant):
+    ``user_id`` is required and, with ``agent_id``, is one of the operation's arguments as given
+    (``agent_id`` absent: every agent); neither is ever taken from the headers or the key."""
+
+    user_id: Id = Field(description="The user (required: never implied).")
+
+
 def _fields(spec: type[ops.Operation[Any]], wire: dict[str, Any]) -> dict[str, Any]:
     """Every parameter of ``spec`` but the tenant's (body, query, headers or the key) and those in
     the path, with the declared annotation and default; ``wire`` gives the JSON type of a
@@ -177,10 +188,11 @@ def admin_model(spec: type[ops.Operation[Any]], name: str, **wire: Any) -> type[
 
 
 def query_model(spec: type[ops.Operation[Any]], name: str, base: type[Q], **wire: Any) -> type[Q]:
-    """The query parameters of ``spec``'s GET route (see ``_fields``)."""
+    """The query parameters of ``spec``'s GET or DELETE route (see ``_fields``); with a
+    ``NamedTenantQuery`` base, the tenant is among the arguments."""
     fields = _fields(spec, wire)
     model: type[Q] = create_model(name, __base__=base, **fields)
-    model.ARGUMENTS = tuple(fields)
+    model.ARGUMENTS = tuple(fields) + (TENANT if issubclass(base, NamedTenantQuery) else ())
     return model
 
 
@@ -262,3 +274,4 @@ VerifyKeyIn = admin_model(ops.VerifyKey, "VerifyKeyIn")
 MessagesQuery = query_model(ops.Messages, "MessagesQuery", ListingQuery, filters=FiltersQuery)
 AtomsQuery = query_model(ops.Atoms, "AtomsQuery", ListingQuery, filters=FiltersQuery)
 CountsQuery = query_model(ops.Counts, "CountsQuery", OperationQuery)
+ForgetQuery = query_model(ops.Forget, "ForgetQuery", NamedTenantQuery)

@@ -5,8 +5,11 @@ the response model of its result (``gateway.records``, built from the record), a
 builds the operation and runs it (``operations.perform``). What a route adds of its own is an
 option here: ``admin`` (the admin key is needed), ``check`` (a rule on the arguments, such as
 the tenants named in seed history), ``missing`` (a 404 for the declared ``Route.missing``
-answer); a listing's ``all_tenants`` (``requests.ListingQuery``) needs the admin key and lists
-every tenant."""
+answer), ``answer`` (what the server adds to the result, such as its proxy's counters); a
+listing's ``all_tenants`` (``requests.ListingQuery``) needs the admin key and lists every tenant,
+and a ``requests.NamedTenantQuery`` takes the tenant as the request names it, never from the
+headers or the key (forgetting a tenant). Only health is written by hand (``routes.service``): it
+runs no operation."""
 
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ from memstrata.gateway.requests import (
     ArgumentsBody,
     EmptyIn,
     ListingQuery,
+    NamedTenantQuery,
     OperationQuery,
     parsed,
     queried,
@@ -35,6 +39,7 @@ from memstrata.gateway.requests import (
 
 IdQuery = Annotated[str | None, Query(min_length=1, max_length=512)]
 Check = Callable[[Request, Mapping[str, Any]], None]  # raises when the arguments may not be run
+Answer = Callable[[Request, Any], BaseModel]  # the result as answered, with what the server adds
 _P = inspect.Parameter.POSITIONAL_OR_KEYWORD
 
 
@@ -88,14 +93,17 @@ def query_route(
     *,
     admin: str | None = None,
     missing: str | None = None,
+    check: Check | None = None,
+    answer: Answer | None = None,
 ) -> None:
     """Serve ``spec`` (a GET or DELETE) where it is declared: its arguments from the path and the
     ``query`` model (else only the tenant, ``user_id`` / ``agent_id``, of an operation on one),
-    the tenant from the query, the headers or the key (``tenant``), the result answered as
-    ``out``. ``admin`` as in ``body_route``; ``missing`` names the kind of record the declared
-    ``Route.missing`` answer says is not there (a 404 ``not_found``)."""
+    the tenant from the query, the headers or the key (``tenant``; a ``NamedTenantQuery``: from
+    the query alone), the result answered as ``out``. ``admin`` and ``check`` as in
+    ``body_route``; ``missing`` names the kind of record the declared ``Route.missing`` answer
+    says is not there (a 404 ``not_found``); ``answer`` makes what is answered of the result."""
     build: Callable[..., ops.Operation[Any]] = spec
-    tenanted = _tenanted(spec)
+    tenanted = _tenanted(spec) and not (query is not None and issubclass(query, NamedTenantQuery))
 
     async def endpoint(
         mem: ops.MemoryApi,
@@ -110,6 +118,8 @@ def query_route(
         arguments: dict[str, Any] = {}
         if given is not None:
             arguments, user_id, agent_id = given.arguments(), given.user_id, given.agent_id
+        if check is not None:
+            check(request, arguments)
         if tenanted:
             arguments.update(who(tenant(request, user_id, agent_id)))
         if isinstance(given, ListingQuery) and given.all_tenants:
@@ -118,7 +128,7 @@ def query_route(
         result = await ops.perform(mem, build(**path, **arguments))
         if missing is not None and spec.ROUTE.missing is not None and result == spec.ROUTE.missing[0]:
             raise NotFoundError(missing, path[spec.ROUTE.path_names[-1]])
-        return _answer(spec, out, result)
+        return _answer(spec, out, result if answer is None else answer(request, result))
 
     if query is not None:
         asked = [

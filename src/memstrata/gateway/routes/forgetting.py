@@ -1,32 +1,42 @@
-"""Forgetting on purpose: erase a tenant, pin atoms, give them a time to live, sweep, rebuild."""
+"""Forgetting on purpose: erase a tenant, pin atoms, give them a time to live, sweep, rebuild
+(each route built from its declaration, ``routes.declared``)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Mapping
+from typing import Any
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Request
 
 from memstrata import operations as ops
 from memstrata.gateway.access import check_names, check_user, principal_of
-from memstrata.gateway.context import Mem, names_in, reply
+from memstrata.gateway.context import names_in
 from memstrata.gateway.records import AtomOut, ForgetOut, SceneEntryOut, SweepOut
-from memstrata.gateway.requests import PinIn, RebuildIn, TtlIn
-from memstrata.gateway.routes.declared import IdQuery, body_route
+from memstrata.gateway.requests import ForgetQuery, PinIn, RebuildIn, TtlIn
+from memstrata.gateway.routes.declared import body_route, query_route
 
 router = APIRouter(prefix="/v1", tags=["forgetting"])
-Required = Annotated[str, Query(min_length=1, max_length=512, description="The user to forget.")]
 
 
-@router.delete("/tenants", response_model=ForgetOut)
-async def forget(mem: Mem, user_id: Required, request: Request, agent_id: IdQuery = None) -> Response:
-    """Erase a tenant for good (every agent of ``user_id`` unless ``agent_id`` is given): every
-    layer, index, mirror line and profile file; the database is rewritten so the text is gone
-    from disk. The user is named explicitly (never taken from headers). Answers what was removed.
-    A scoped key may erase only what it reaches whole (every agent needs a key for the user)."""
+def _reaches_all_of_it(request: Request, arguments: Mapping[str, Any]) -> None:
+    """A scoped key erases only what it reaches whole (every agent needs a key for the user); a
+    header naming another tenant is refused too (403)."""
     principal = principal_of(request.scope)
-    check_names(principal, names_in(request.scope))  # a header naming another tenant: 403 too
-    check_user(principal, user_id, agent_id)
-    return reply(ForgetOut, await mem.forget(user_id=user_id, agent_id=agent_id))
+    check_names(principal, names_in(request.scope))
+    check_user(principal, arguments["user_id"], arguments["agent_id"])
+
+
+query_route(
+    router,
+    ops.Forget,
+    ForgetOut,
+    "Erase a tenant for good (every agent of ``user_id`` unless ``agent_id`` is given): every "
+    "layer, index, mirror line and profile file; the database is rewritten so the text is gone "
+    "from disk. The user is named explicitly (never taken from headers). Answers what was removed. "
+    "A scoped key may erase only what it reaches whole (every agent needs a key for the user).",
+    ForgetQuery,
+    check=_reaches_all_of_it,
+)
 
 
 body_route(

@@ -1,5 +1,6 @@
-"""Health, status, tenants, pipeline control and import (all but health and status built from
-their declarations, ``routes.declared``)."""
+"""Health, status, tenants, pipeline control and import (all but health built from their
+declarations, ``routes.declared``; health runs no operation: it answers from the status shared by
+probes, without a key)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 
 from memstrata import operations as ops
-from memstrata.gateway.access import principal_of, require_admin
-from memstrata.gateway.context import Mem, ProbedStatus, check_seed, reply
+from memstrata.gateway.access import principal_of
+from memstrata.gateway.context import ProbedStatus, check_seed, reply
 from memstrata.gateway.records import (
     DoneOut,
     EmbeddedOut,
@@ -52,17 +53,24 @@ async def health(st: ProbedStatus, request: Request) -> Response:
     return reply(HealthOut, health)
 
 
-@router.get("/status", response_model=StatusOut)
-async def status(mem: Mem, request: Request) -> Response:
-    """Pipeline queues, cursors, lag and the last error of every session (L1) and tenant (L2/L3),
-    and the LLM proxy's counters (its degradations among them)."""
-    require_admin(principal_of(request.scope), "the status of every tenant")
-    out = StatusOut.model_validate(await mem.status())
+def _with_proxy(request: Request, status: Any) -> StatusOut:
+    """The memory's status and the server's own: its LLM proxy's counters."""
+    out = StatusOut.model_validate(status)
     proxy = getattr(request.app.state, "proxy", None)
     if proxy is not None:
         out.proxy = proxy.stats.snapshot()
-    return reply(StatusOut, out)
+    return out
 
+
+query_route(
+    router,
+    ops.Status,
+    StatusOut,
+    "Pipeline queues, cursors, lag and the last error of every session (L1) and tenant (L2/L3), "
+    "and the LLM proxy's counters (its degradations among them).",
+    admin="the status of every tenant",
+    answer=_with_proxy,
+)
 
 query_route(router, ops.Tenants, TenantOut, "Every tenant with messages or scenes.", admin="listing tenants")
 body_route(
