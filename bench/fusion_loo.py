@@ -102,7 +102,7 @@ def lists_of(data_dir: Path, questions: Sequence[Question]) -> list[dict[str, An
     from memstrata.retrieval.search import SearchRequest
 
     out = []
-    with Memory.open(str(data_dir), read_only=True) as mem:
+    with Memory.open(data_dir, read_only=True) as mem:
         core = mem._async
         searcher, store = core._searcher, core._store
         for q in questions:

@@ -118,7 +118,7 @@ def run(conversations: Sequence[dict[str, Any]], embedder: str | None, show: boo
     for conv in conversations:
         with (
             tempfile.TemporaryDirectory(prefix="zh-check-") as home,
-            Memory.open(home, embedder=embedder) as mem,
+            Memory.open(Path(home), embedder=embedder) as mem,
         ):
             mem.import_sessions(parse_import({"sessions": conv["sessions"]}))
             _questions(mem, conv, tally)

@@ -23,13 +23,13 @@ from typing import Any
 
 from openai import OpenAI
 
-from memstrata import Memory
+from memstrata import BlockingMemoryApi, Memory
 
 SYSTEM = "You are a helpful assistant with a long-term memory of this user."
 
 
 def turn(
-    mem: Memory,
+    mem: BlockingMemoryApi,
     llm: OpenAI,
     model: str,
     transcript: list[dict[str, Any]],
@@ -55,7 +55,9 @@ def turn(
     return reply
 
 
-def chat(mem: Memory, llm: OpenAI, model: str, lines: Iterable[str], *, session: str, user: str) -> list[str]:
+def chat(
+    mem: BlockingMemoryApi, llm: OpenAI, model: str, lines: Iterable[str], *, session: str, user: str
+) -> list[str]:
     """Run a conversation, one user message per line (until an empty one); returns the replies."""
     transcript: list[dict[str, Any]] = []
     replies = []
@@ -84,10 +86,10 @@ def main(argv: list[str] | None = None, lines: Iterable[str] | None = None) -> l
     llm = OpenAI(base_url=a.base_url, api_key=a.api_key)
     with contextlib.ExitStack() as stack:
         where = a.memory or stack.enter_context(tempfile.TemporaryDirectory(prefix="agent-loop-"))
-        mem = stack.enter_context(Memory.open(where))
-        return chat(
-            mem, llm, a.model, lines if lines is not None else sys.stdin, session=a.session, user=a.user
-        )
+        with Memory.open(where) as mem:  # a data directory here, or a server's HTTP client
+            return chat(
+                mem, llm, a.model, lines if lines is not None else sys.stdin, session=a.session, user=a.user
+            )
 
 
 if __name__ == "__main__":

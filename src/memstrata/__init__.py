@@ -45,6 +45,7 @@ from memstrata.models import (
     Status,
     Tenant,
 )
+from memstrata.operations import BlockingMemoryApi, MemoryApi
 from memstrata.recall import RecallResult
 from memstrata.settings import Settings, load_settings
 from memstrata.sync import Memory
@@ -54,6 +55,7 @@ __all__ = [
     "AsyncMemory",
     "Atom",
     "AtomType",
+    "BlockingMemoryApi",
     "CaptureResult",
     "CircuitOpenError",
     "ConfigError",
@@ -66,6 +68,7 @@ __all__ = [
     "InputError",
     "Layer",
     "Memory",
+    "MemoryApi",
     "MemoryTools",
     "MemstrataError",
     "Message",

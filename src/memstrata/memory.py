@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from memstrata.errors import ConfigError
 from memstrata.facade.capture import CaptureMethods
@@ -27,6 +27,9 @@ from memstrata.ports import ChatModel, Clock, Embedder, EmbedderChoice
 from memstrata.settings import load_settings
 from memstrata.wiring import assemble
 
+if TYPE_CHECKING:
+    from memstrata.client import AsyncMemoryClient, MemoryClient
+
 
 class AsyncMemory(
     CaptureMethods,
@@ -43,6 +46,38 @@ class AsyncMemory(
 ):
     """Long-term memory for one data directory (or database). Use ``await AsyncMemory.open(...)``."""
 
+    # A path (or nothing: the default data directory) opens memory here; a string may also be a
+    # server's URL, which gives its HTTP client: both satisfy ``MemoryApi``.
+    @overload
+    @classmethod
+    async def open(
+        cls,
+        path_or_url: Path | None = None,
+        *,
+        background: bool = False,
+        read_only: bool = False,
+        wait: float = 0.0,
+        advertise_url: str | None = None,
+        clock: Clock | None = None,
+        embedder: Embedder | EmbedderChoice | str | None = "settings",
+        chat_model: ChatModel | None = None,
+        **settings: Any,
+    ) -> AsyncMemory: ...
+    @overload
+    @classmethod
+    async def open(
+        cls,
+        path_or_url: str,
+        *,
+        background: bool = False,
+        read_only: bool = False,
+        wait: float = 0.0,
+        advertise_url: str | None = None,
+        clock: Clock | None = None,
+        embedder: Embedder | EmbedderChoice | str | None = "settings",
+        chat_model: ChatModel | None = None,
+        **settings: Any,
+    ) -> AsyncMemory | AsyncMemoryClient: ...
     @classmethod
     async def open(
         cls,
@@ -56,7 +91,7 @@ class AsyncMemory(
         embedder: Embedder | EmbedderChoice | str | None = "settings",
         chat_model: ChatModel | None = None,
         **settings: Any,
-    ) -> AsyncMemory:
+    ) -> AsyncMemory | AsyncMemoryClient:
         """Open memory in a data directory (default ``~/.memstrata`` or ``$MEMSTRATA_HOME``), in a
         PostgreSQL database (a ``postgresql://`` URL, or the ``store.url`` setting when no location
         is given; any number of processes may share one), or the memory of a ``memstrata serve``
@@ -71,13 +106,30 @@ class AsyncMemory(
         """
         if is_url(path_or_url):
             # A server: the HTTP client has these methods too (a parity test keeps them so).
-            return cast("AsyncMemory", connect(str(path_or_url), settings, asynchronous=True))
-        home = path_or_url if path_or_url and "://" not in str(path_or_url) else None
+            return connect(str(path_or_url), settings, asynchronous=True)
+        where = (read_only, wait, advertise_url, clock, embedder, chat_model)
+        return await cls._open_here(path_or_url, background, *where, settings)
+
+    @classmethod
+    async def _open_here(
+        cls,
+        location: str | Path | None,
+        background: bool,
+        read_only: bool,
+        wait: float,
+        advertise_url: str | None,
+        clock: Clock | None,
+        embedder: Embedder | EmbedderChoice | str | None,
+        chat_model: ChatModel | None,
+        settings: dict[str, Any],
+    ) -> AsyncMemory:
+        """``open`` of a data directory or a database (not a server's URL)."""
+        home = location if location and "://" not in str(location) else None
         s = load_settings(home, **settings)
         parts = await asyncio.to_thread(
             assemble,
             s,
-            path_or_url,
+            location,
             read_only=read_only,
             wait=wait,
             advertise_url=advertise_url,
@@ -169,7 +221,11 @@ def is_url(location: str | Path | None) -> bool:
     return isinstance(location, str) and location.startswith(("http://", "https://"))
 
 
-def connect(url: str, settings: dict[str, Any], *, asynchronous: bool) -> Any:
+@overload
+def connect(url: str, settings: dict[str, Any], *, asynchronous: Literal[True]) -> AsyncMemoryClient: ...
+@overload
+def connect(url: str, settings: dict[str, Any], *, asynchronous: Literal[False]) -> MemoryClient: ...
+def connect(url: str, settings: dict[str, Any], *, asynchronous: bool) -> AsyncMemoryClient | MemoryClient:
     """The HTTP client of a server; its API key is ``api_key=`` or ``$MEMSTRATA_API_KEY``."""
     from memstrata.client import AsyncMemoryClient, MemoryClient
 

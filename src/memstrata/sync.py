@@ -12,11 +12,14 @@ import functools
 import threading
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, Concatenate, ParamSpec, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar, overload
 
 from memstrata.memory import AsyncMemory, connect, is_url
 from memstrata.ports import ChatModel, Clock, Embedder, EmbedderChoice
 from memstrata.settings import Settings
+
+if TYPE_CHECKING:
+    from memstrata.client import MemoryClient
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -57,6 +60,38 @@ class Memory:
         self._portal = portal
         self._closed = False
 
+    # A path (or nothing: the default data directory) opens memory here; a string may also be a
+    # server's URL, which gives its HTTP client: both satisfy ``BlockingMemoryApi``.
+    @overload
+    @classmethod
+    def open(
+        cls,
+        path_or_url: Path | None = None,
+        *,
+        background: bool = False,
+        read_only: bool = False,
+        wait: float = 0.0,
+        advertise_url: str | None = None,
+        clock: Clock | None = None,
+        embedder: Embedder | EmbedderChoice | str | None = "settings",
+        chat_model: ChatModel | None = None,
+        **settings: Any,
+    ) -> Memory: ...
+    @overload
+    @classmethod
+    def open(
+        cls,
+        path_or_url: str,
+        *,
+        background: bool = False,
+        read_only: bool = False,
+        wait: float = 0.0,
+        advertise_url: str | None = None,
+        clock: Clock | None = None,
+        embedder: Embedder | EmbedderChoice | str | None = "settings",
+        chat_model: ChatModel | None = None,
+        **settings: Any,
+    ) -> Memory | MemoryClient: ...
     @classmethod
     def open(
         cls,
@@ -70,26 +105,15 @@ class Memory:
         embedder: Embedder | EmbedderChoice | str | None = "settings",
         chat_model: ChatModel | None = None,
         **settings: Any,
-    ) -> Memory:
+    ) -> Memory | MemoryClient:
         """See ``AsyncMemory.open``; with ``background=True`` the pipeline runs in a thread.
         An ``http(s)://`` URL returns a ``MemoryClient`` of that server (same methods)."""
         if is_url(path_or_url):
-            return cast("Memory", connect(str(path_or_url), settings, asynchronous=False))
+            return connect(str(path_or_url), settings, asynchronous=False)
         portal = _Portal()
         try:
-            inner = portal.call(
-                AsyncMemory.open(
-                    path_or_url,
-                    background=background,
-                    read_only=read_only,
-                    wait=wait,
-                    advertise_url=advertise_url,
-                    clock=clock,
-                    embedder=embedder,
-                    chat_model=chat_model,
-                    **settings,
-                )
-            )
+            where = (read_only, wait, advertise_url, clock, embedder, chat_model)
+            inner = portal.call(AsyncMemory._open_here(path_or_url, background, *where, settings))
         except BaseException:
             portal.stop()
             raise

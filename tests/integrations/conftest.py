@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from memstrata import FakeClock, Memory
+from memstrata.client import MemoryClient
 from memstrata.embeddings.hashing import HashingEmbedder
 from tests.support.live_server import LiveServer
 
@@ -20,7 +21,9 @@ def open_backend(request: pytest.FixtureRequest, backend: str, home: Path, clock
     where: str | Path = home
     if backend == "postgres":
         where = request.getfixturevalue("postgres_url")  # skips when the extra is missing
-    return Memory.open(where, clock=clock, embedder=HashingEmbedder(64))
+    mem = Memory.open(where, clock=clock, embedder=HashingEmbedder(64))
+    assert isinstance(mem, Memory)  # a path or a database, not a server's URL
+    return mem
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -38,7 +41,8 @@ def gateway(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 
 @pytest.fixture
-def gateway_client(gateway: LiveServer) -> Iterator[Memory]:
+def gateway_client(gateway: LiveServer) -> Iterator[MemoryClient]:
     """``Memory.open("http://...")`` of the gateway: the HTTP client, same methods."""
     with Memory.open(gateway.url) as mem:
+        assert isinstance(mem, MemoryClient)
         yield mem

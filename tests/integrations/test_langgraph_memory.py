@@ -19,7 +19,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
 from langgraph.store.base import BaseStore
 
-from memstrata import AsyncMemory, FakeClock, Memory
+from memstrata import AsyncMemory, BlockingMemoryApi, FakeClock, Memory
+from memstrata.client import MemoryClient
 from memstrata.embeddings.hashing import HashingEmbedder
 from memstrata.errors import ConfigError
 from memstrata.integrations.langgraph import MemoryNodes, MemstrataStore
@@ -69,7 +70,9 @@ def _graph(nodes: MemoryNodes, model: ScriptedChatModel, *, asynchronous: bool =
     return g.compile()
 
 
-def _fact_then_question(mem: Memory, user: str, *, other: str) -> tuple[ScriptedChatModel, ScriptedChatModel]:
+def _fact_then_question(
+    mem: BlockingMemoryApi, user: str, *, other: str
+) -> tuple[ScriptedChatModel, ScriptedChatModel]:
     first = ScriptedChatModel(replies=[NOTED], prompts=[])
     config = {"configurable": {"user_id": user, "thread_id": "t1"}}
     _graph(MemoryNodes(mem), first).invoke(
@@ -97,7 +100,7 @@ def test_a_fact_said_in_one_graph_run_is_recalled_in_a_later_one(empty_memory: M
     ]
 
 
-def test_the_nodes_work_over_the_http_client(gateway_client: Memory) -> None:
+def test_the_nodes_work_over_the_http_client(gateway_client: MemoryClient) -> None:
     user = f"u-{uuid.uuid4().hex[:8]}"
     later, stranger = _fact_then_question(gateway_client, user, other=user + "-other")
     assert "alpacas" in str(later.prompts[0][0].content)

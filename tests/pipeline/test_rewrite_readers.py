@@ -36,6 +36,7 @@ def clock() -> FakeClock:
 @pytest.fixture
 async def mem(location: str, clock: FakeClock) -> AsyncIterator[AsyncMemory]:
     m = await AsyncMemory.open(location, clock=clock, embedder=HashingEmbedder(64), **SETTINGS)
+    assert isinstance(m, AsyncMemory)  # a path or a database, not a server's URL
     yield m
     await m.close()
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import typing
-from typing import Any
+from pathlib import Path
+from typing import Any, assert_type
 
 import pytest
 
+import memstrata
 from memstrata import AsyncMemory, Memory
 from memstrata import operations as ops
 from memstrata.client import AsyncMemoryClient, MemoryClient
@@ -157,6 +159,19 @@ def _held_by_edges(
     return a, ac, m, mc
 
 
+async def _opened_as_typed(here: Path, location: str) -> None:
+    """Never called: mypy --strict checks the types ``open`` gives. A path (or nothing) is memory
+    here; a string may be a server's URL too, so it is either, and both are the protocol."""
+    assert_type(Memory.open(here), Memory)
+    assert_type(Memory.open(), Memory)
+    assert_type(Memory.open(location), Memory | MemoryClient)
+    assert_type(await AsyncMemory.open(here), AsyncMemory)
+    assert_type(await AsyncMemory.open(location), AsyncMemory | AsyncMemoryClient)
+    blocking: memstrata.BlockingMemoryApi = Memory.open(location)
+    awaited: memstrata.MemoryApi = await AsyncMemory.open(location)
+    print(blocking, awaited)
+
+
 async def _never_opened() -> ops.MemoryApi:
     raise AssertionError("the schema is read without opening a memory")
 
@@ -165,8 +180,6 @@ def test_every_declared_route_is_served_at_its_method_and_path() -> None:
     """The client sends each operation where its declaration says (``Route``); the gateway's
     routes are built from the declarations (``routes.declared``) but health, which runs no
     operation."""
-    from pathlib import Path
-
     from memstrata.gateway.app import create_app
     from memstrata.settings import load_settings
 

@@ -21,6 +21,7 @@ from rich.table import Table
 
 from memstrata.errors import MemstrataError
 from memstrata.models import Status
+from memstrata.operations import BlockingMemoryApi
 from memstrata.settings import load_settings
 from memstrata.sync import Memory
 
@@ -72,7 +73,7 @@ def server_url(ctx: typer.Context) -> str | None:
 @contextmanager
 def open_memory(
     ctx: typer.Context, local: Path | str | None, *, write: bool, flush: bool = True, **kwargs: Any
-) -> Iterator[Memory]:
+) -> Iterator[BlockingMemoryApi]:
     """The memory of the command's data directory: as its one writer (``write``; waiting up to
     ``--wait`` seconds for another writer), or read-only (no lock, nothing written). With
     ``--url``, the server's memory instead (the way to work on a directory a server holds: its

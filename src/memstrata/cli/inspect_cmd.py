@@ -12,7 +12,7 @@ from memstrata.cli.common import Agent, DataDir, Format, console, emit, iso, ope
 from memstrata.errors import PathError
 from memstrata.layers.l2 import names as scene_names
 from memstrata.models import Scene, SceneEntry, Tenant
-from memstrata.sync import Memory
+from memstrata.operations import BlockingMemoryApi
 
 app = typer.Typer(help="Read what each layer holds.", no_args_is_help=True)
 
@@ -163,7 +163,7 @@ class _SceneRow:
     entry: SceneEntry
 
 
-def _find_scene(mem: Memory, tenant: Tenant, path: str) -> Scene | None:
+def _find_scene(mem: BlockingMemoryApi, tenant: Tenant, path: str) -> Scene | None:
     names = {e.name for e in mem.scenes(user_id=tenant.user_id, agent_id=tenant.agent_id)}
     if scene_names.from_path(path) not in names:
         return None

@@ -5,7 +5,7 @@ Both are built from the declarations (``memstrata.operations``), as the facade a
 clients are: each member is one declaration's method, with its parameters and result, so an edge
 that holds a ``MemoryApi`` is checked by mypy against the same signatures the facade and the
 clients have, and a new operation is a new member here (a test fails until it is). What satisfies
-them, checked by mypy in ``tests/unit/operations/test_memory_api.py``:
+them, checked by mypy in ``tests/unit/test_api_parity.py`` (``_held_by_edges``):
 
     MemoryApi          memstrata.AsyncMemory, memstrata.client.AsyncMemoryClient
     BlockingMemoryApi  memstrata.Memory, memstrata.client.MemoryClient
