@@ -1,4 +1,4 @@
-"""The native API's response models are built from the records they carry (``gateway.records``):
+"""The native API's response models are built from the records they carry (``gateway.responses``):
 a field added to a record is on the wire, with its JSON type, without a line written for it."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from memstrata import models as m
-from memstrata.gateway import records
-from memstrata.gateway.records import Wire, wired
+from memstrata.gateway import responses
+from memstrata.gateway.responses import Wire, wired
 
 
 class Colour(enum.Enum):
@@ -69,12 +69,12 @@ def test_a_description_of_a_field_the_record_lacks_is_refused() -> None:
 @pytest.mark.parametrize(
     ("model", "record"),
     [
-        (records.AtomOut, m.Atom),
-        (records.MessageOut, m.Message),
-        (records.SearchOut, m.SearchResult),
-        (records.KeyOut, m.ApiKey),
-        (records.SessionStatusOut, m.SessionStatus),
-        (records.QueryEmbeddingOut, m.QueryEmbeddingStatus),
+        (responses.AtomOut, m.Atom),
+        (responses.MessageOut, m.Message),
+        (responses.SearchOut, m.SearchResult),
+        (responses.KeyOut, m.ApiKey),
+        (responses.SessionStatusOut, m.SessionStatus),
+        (responses.QueryEmbeddingOut, m.QueryEmbeddingStatus),
     ],
 )
 def test_the_served_models_carry_their_records_fields(model: type[Wire], record: type) -> None:
@@ -82,6 +82,6 @@ def test_the_served_models_carry_their_records_fields(model: type[Wire], record:
 
 
 def test_the_status_model_carries_the_status_every_field_required_and_the_proxy_counters() -> None:
-    fields = records.StatusOut.model_fields
+    fields = responses.StatusOut.model_fields
     assert list(fields) == ["proxy", *(f.name for f in dataclasses.fields(m.Status))]
     assert [n for n, f in fields.items() if not f.is_required()] == ["proxy"]  # the server's own

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from memstrata.errors import InputError
-from memstrata.gateway.console import records
+from memstrata.gateway.console import record_views
 from memstrata.gateway.console.urls import tenant_url
 from memstrata.gateway.console.web import (
     PageTenant,
@@ -53,11 +53,11 @@ async def atoms(
     superseded: bool = False,
     after: int = 0,
 ) -> Response:
-    q = records.AtomQuery(
+    q = record_views.AtomQuery(
         type or None, scene or None, day_ms(since, "since"), day_ms(until, "until", end=True),
         pinned, expiring, superseded, after,
     )  # fmt: skip
-    found = await records.atom_page(memory(request), t, q)
+    found = await record_views.atom_page(memory(request), t, q)
     filters = {"type": type, "scene": scene, "since": since, "until": until}
     flags = {"pinned": pinned, "expiring": expiring, "superseded": superseded}
     return page(request, view, "atoms.html", t=t, p=found, filters=filters, flags=flags)
@@ -65,7 +65,7 @@ async def atoms(
 
 @router.get("/t/{user_id}/atoms/{atom_id}")
 async def atom(request: Request, view: Viewing, t: PageTenant, atom_id: str) -> Response:
-    found = await records.atom_view(memory(request), t, atom_id, kept(request))
+    found = await record_views.atom_view(memory(request), t, atom_id, kept(request))
     return page(request, view, "atom.html", t=t, a=found)
 
 
@@ -111,7 +111,7 @@ async def messages(
     until: str | None = None,
     after: int = 0,
 ) -> Response:
-    found = await records.message_page(
+    found = await record_views.message_page(
         memory(request),
         t,
         await recent_status(request),
@@ -126,5 +126,5 @@ async def messages(
 
 @router.get("/t/{user_id}/messages/{message_id:path}")  # ids may hold "/" (LoCoMo's do)
 async def message(request: Request, view: Viewing, t: PageTenant, message_id: str) -> Response:
-    found = await records.message_view(memory(request), t, message_id, kept(request))
+    found = await record_views.message_view(memory(request), t, message_id, kept(request))
     return page(request, view, "message.html", t=t, m=found)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from memstrata import operations as ops
-from memstrata.gateway.records import AtomOut, DeletedOut
 from memstrata.gateway.requests import AtomPatchIn, AtomsQuery, DeleteAtomsIn
+from memstrata.gateway.responses import AtomOut, DeletedOut
 from memstrata.gateway.routes.declared import body_route, query_route
 
 router = APIRouter(prefix="/v1", tags=["L1 atoms"])

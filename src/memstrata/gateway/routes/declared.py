@@ -1,7 +1,7 @@
 """Routes built from the operations' declarations (``memstrata.operations``), as the facade's
 methods and the HTTP clients' are: the method and path are the declaration's ``Route``, the body
 or query its request model (``gateway.requests``, built from the same declaration), the answer
-the response model of its result (``gateway.records``, built from the record), and the handler
+the response model of its result (``gateway.responses``, built from the record), and the handler
 builds the operation and runs it (``operations.perform``). What a route adds of its own is an
 option here: ``admin`` (the admin key is needed), ``check`` (a rule on the arguments, such as
 the tenants named in seed history), ``missing`` (a 404 for the declared ``Route.missing``

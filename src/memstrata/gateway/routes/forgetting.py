@@ -11,8 +11,8 @@ from fastapi import APIRouter, Request
 from memstrata import operations as ops
 from memstrata.gateway.access import check_names, check_user, principal_of
 from memstrata.gateway.context import names_in
-from memstrata.gateway.records import AtomOut, ForgetOut, SceneEntryOut, SweepOut
 from memstrata.gateway.requests import ForgetQuery, PinIn, RebuildIn, TtlIn
+from memstrata.gateway.responses import AtomOut, ForgetOut, SceneEntryOut, SweepOut
 from memstrata.gateway.routes.declared import body_route, query_route
 
 router = APIRouter(prefix="/v1", tags=["forgetting"])

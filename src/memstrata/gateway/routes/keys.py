@@ -6,8 +6,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from memstrata import operations as ops
-from memstrata.gateway.records import IssuedKeyOut, KeyOut
 from memstrata.gateway.requests import CreateKeyIn, VerifyKeyIn
+from memstrata.gateway.responses import IssuedKeyOut, KeyOut
 from memstrata.gateway.routes.declared import body_route, query_route
 
 router = APIRouter(prefix="/v1", tags=["keys"])

@@ -6,8 +6,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from memstrata import operations as ops
-from memstrata.gateway.records import BackupOut, DoneOut, PersonaOut, SceneEntryOut, SceneOut
 from memstrata.gateway.requests import PersonaIn, SceneIn
+from memstrata.gateway.responses import BackupOut, DoneOut, PersonaOut, SceneEntryOut, SceneOut
 from memstrata.gateway.routes.declared import body_route, query_route
 
 router = APIRouter(prefix="/v1", tags=["L2 scenes and L3 persona"])

@@ -6,8 +6,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from memstrata import operations as ops
-from memstrata.gateway.records import CountsOut, DeletedOut, MessageOut
 from memstrata.gateway.requests import CountsQuery, DeleteMessagesIn, MessagesQuery
+from memstrata.gateway.responses import CountsOut, DeletedOut, MessageOut
 from memstrata.gateway.routes.declared import body_route, query_route
 
 router = APIRouter(prefix="/v1", tags=["L0 messages"])

@@ -12,7 +12,8 @@ from fastapi import APIRouter, Request, Response
 from memstrata import operations as ops
 from memstrata.gateway.access import principal_of
 from memstrata.gateway.context import ProbedStatus, check_seed, reply
-from memstrata.gateway.records import (
+from memstrata.gateway.requests import ImportIn, PersonaRequestIn
+from memstrata.gateway.responses import (
     DoneOut,
     EmbeddedOut,
     HealthOut,
@@ -24,7 +25,6 @@ from memstrata.gateway.records import (
     StatusOut,
     TenantOut,
 )
-from memstrata.gateway.requests import ImportIn, PersonaRequestIn
 from memstrata.gateway.routes.declared import body_route, query_route
 
 router = APIRouter(prefix="/v1", tags=["service"])

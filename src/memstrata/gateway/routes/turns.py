@@ -6,8 +6,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from memstrata import operations as ops
-from memstrata.gateway import records as out
 from memstrata.gateway import requests as body
+from memstrata.gateway import responses as out
 from memstrata.gateway.routes.declared import body_route
 
 router = APIRouter(prefix="/v1", tags=["turns"])
