@@ -113,6 +113,34 @@ async def test_a_scene_the_writer_does_not_write_again_goes_with_the_removed_tex
     assert allergy not in remaining and set(holder.atom_ids) - {allergy} <= remaining  # atoms kept
 
 
+async def test_a_reader_keeps_the_old_scenes_while_a_rebuild_writes_new_ones(
+    mem: AsyncMemory, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await seeded(mem, clock)
+    await mem.run_all()
+    old = {
+        e.name: (await mem.read_scene(e.name, user_id="maya")).body for e in await mem.scenes(user_id="maya")
+    }
+    seen: list[dict[str, str]] = []
+    shown: list[tuple[int, list[str]]] = []
+
+    def wrap(inner: Consolidate) -> Consolidate:
+        async def consolidate(request: ConsolidationRequest) -> ConsolidationResult:
+            if not seen:  # the rebuild's first call: nothing of it written yet
+                seen.append({n: (await mem.read_scene(n, user_id="maya")).body for n in old})
+                shown.append((len(request.scenes), request.folder.names()))
+            return await inner(request)
+
+        return consolidate
+
+    wrap_writer(mem, monkeypatch, wrap)
+    entries = await mem.rebuild_scenes(user_id="maya")
+    assert old and seen == [old]  # every old scene, as it was (it was removed before: a 404)
+    assert shown == [(0, [])]  # the writer starts from no scene
+    assert {i for e in entries for i in e.atom_ids} == {a.id for a in await mem.atoms(user_id="maya")}
+    assert {e.name for e in await mem.scenes(user_id="maya")} == {e.name for e in entries}
+
+
 def test_the_view_shows_a_scene_blank_until_written_and_names_the_unwritten(tmp_path: Path) -> None:
     folder = DirectoryFolder(tmp_path)
     old = {n: Scene(n, f"about {n}", 3, 1, 2, f"# {n}\n\n- secret of {n}") for n in ("a.md", "b.md")}
@@ -125,3 +153,15 @@ def test_the_view_shows_a_scene_blank_until_written_and_names_the_unwritten(tmp_
     view.write("a.md", "new a")
     assert view.read("a.md") == "new a" and view.unwritten() == ["b.md"]
     assert "secret of b.md" in (folder.read("b.md") or "")  # the store keeps the old text meanwhile
+
+
+def test_the_view_hides_the_scenes_a_rebuild_replaces_until_written(tmp_path: Path) -> None:
+    folder = DirectoryFolder(tmp_path)
+    old = [Scene(n, f"about {n}", 3, 1, 2, f"# {n}\n\n- secret of {n}") for n in ("a.md", "b.md")]
+    for s in old:
+        folder.write(s.name, render_scene(s))
+    view = RewriteView(folder, {}, hidden=["a.md", "b.md"])
+    assert view.names() == [] and view.read("a.md") is None and view.shown(old) == ()
+    view.write("a.md", "new a")
+    assert view.names() == ["a.md"] and view.read("a.md") == "new a" and view.unwritten() == ["b.md"]
+    assert [s.name for s in view.shown(old)] == ["a.md"]

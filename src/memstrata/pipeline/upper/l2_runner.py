@@ -19,7 +19,7 @@ from memstrata.errors import StoreError
 from memstrata.layers.l2 import index as scene_index
 from memstrata.layers.l3 import persona_doc
 from memstrata.models import Atom, AtomFilter, ConsolidationResult, Layer, Scene, SceneEntry, Tenant, Vectors
-from memstrata.pipeline.upper.rewrite_view import RewriteView, blanked
+from memstrata.pipeline.upper.rewrite_view import RewriteView
 from memstrata.ports import Clock, ConsolidationRequest, Store, UpperLayers
 from memstrata.settings import PersonaSettings, PipelineSettings
 
@@ -47,7 +47,8 @@ class _Run:
     unplaced: list[Atom] = field(default_factory=list)  # left out by the writer
     new_ids: set[str] = field(default_factory=set)  # atoms of this run's batches
     requests: list[str] = field(default_factory=list)
-    dropped: list[str] = field(default_factory=list)  # scenes to rewrite the writer left unwritten
+    dropped: list[str] = field(default_factory=list)  # old scenes the writer left unwritten
+    view: RewriteView | None = None  # the folder as the writer sees it, when scenes are replaced
 
 
 class L2Runner:
@@ -73,18 +74,25 @@ class L2Runner:
         """Consolidate every atom after ``cursor`` (not expired). ``rewrite`` names scenes that
         held removed atoms: the writer sees them blank and rewrites them from their remaining
         members (readers keep the old text until then; see ``RewriteView``).
-        ``rebuild`` starts over: every scene file goes and every current atom is consolidated
-        again. Raises what the writer or the stores raise."""
+        ``rebuild`` starts over: the writer sees no scene and every current atom is consolidated
+        again; the old scenes it does not write again go at the end (readers keep them until then).
+        Raises what the writer or the stores raise."""
         scenes = self._upper.scenes
         before = {s.name: s for s in await to_thread(scenes.load, tenant)}
         if rebuild:
-            await to_thread(self._clear, tenant, before)
-            before, cursor, run, rewrite = {}, 0, _Run({}, {}), ()
+            view = RewriteView(scenes.folder(tenant), {}, hidden=before)
+            before, cursor, run, rewrite = {}, 0, _Run({}, {}, view=view), ()
         else:
             run = await to_thread(self._members, tenant, cursor)
             rewrite = [n for n in rewrite if n in before]
-        blank = {n: before[n] for n in rewrite}
-        cursor, consolidated = await self._consolidate(tenant, run, cursor, blank)
+            if rewrite:
+                run.view = RewriteView(scenes.folder(tenant), {n: before[n] for n in rewrite})
+        cursor, consolidated = await self._consolidate(tenant, run, cursor, tuple(rewrite))
+        if run.view is not None:
+            # Not written again: the old text (a removed atom's with it) goes; the cleanup would
+            # remove a blank scene anyway, and its members are attributed to other scenes.
+            run.dropped = run.view.unwritten()
+            await to_thread(self._drop, tenant, run.dropped)
         changes = {**dict.fromkeys(run.dropped), **await to_thread(scenes.tidy, tenant)}
         entries = await to_thread(self._finish, tenant, run, before, changes)
         await to_thread(persona_doc.refresh_navigation, self._upper, tenant, entries)
@@ -94,11 +102,10 @@ class L2Runner:
         return L2Report(cursor, consolidated, len(entries), tuple(run.requests), changes)
 
     async def _consolidate(
-        self, tenant: Tenant, run: _Run, cursor: int, rewrite: Mapping[str, Scene]
+        self, tenant: Tenant, run: _Run, cursor: int, rewrite: tuple[str, ...]
     ) -> tuple[int, int]:
         """Batches after ``cursor`` through the writer (at least one call when scenes are to be
-        rewritten: ``rewrite`` maps their names to their current text); returns the cursor
-        reached and the atoms consolidated."""
+        rewritten); returns the cursor reached and the atoms consolidated."""
         flt = AtomFilter(at=self._clock.now_ms())
         consolidated = 0
         while True:
@@ -109,17 +116,12 @@ class L2Runner:
             if not batch and not run.pending and not rewrite:
                 break
             await self._batch(tenant, run, batch, final, rewrite)
-            rewrite = {}  # the first call rewrites them; later batches update scenes as usual
+            rewrite = ()  # the first call rewrites them; later batches update scenes as usual
             consolidated += len(batch)
             cursor = batch[-1].seq if batch else cursor
             if final:
                 break
         return cursor, consolidated
-
-    def _clear(self, tenant: Tenant, scenes: Mapping[str, Scene]) -> None:
-        """A rebuild: every scene file goes (the caller's backup holds them)."""
-        for name in scenes:
-            self._upper.scenes.remove(tenant, name)
 
     def _members(self, tenant: Tenant, cursor: int) -> _Run:
         """Which scene holds which current atom, from the store (the source of truth; the index
@@ -151,26 +153,16 @@ class L2Runner:
         return _Run({a.id: a for a in done}, membership)
 
     async def _batch(
-        self, tenant: Tenant, run: _Run, batch: list[Atom], final: bool, rewrite: Mapping[str, Scene]
+        self, tenant: Tenant, run: _Run, batch: list[Atom], final: bool, rewrite: tuple[str, ...]
     ) -> None:
         todo = [*run.pending, *batch]
         for a in batch:
             run.atoms[a.id] = a
             run.new_ids.add(a.id)
         request = await to_thread(self._request, tenant, run, todo, final)
-        view = None
         if rewrite:
-            # The writer sees these scenes blank; the store keeps their old text for readers
-            # until the writer replaces it.
-            view = RewriteView(request.folder, rewrite)
-            shown = tuple(blanked(s) if s.name in rewrite else s for s in request.scenes)
-            request = replace(request, folder=view, scenes=shown, rewrite=tuple(rewrite))
+            request = replace(request, rewrite=rewrite)
         result = await self._upper.scene_writer.consolidate(request)
-        if view is not None:
-            # Not written again: the old text (a removed atom's with it) goes; the cleanup would
-            # remove the blank scene anyway, and its members are attributed to other scenes.
-            run.dropped = view.unwritten()
-            await to_thread(self._drop, tenant, run.dropped)
         self._apply(run, todo, result, final)
 
     def _drop(self, tenant: Tenant, names: Sequence[str]) -> None:
@@ -183,11 +175,14 @@ class L2Runner:
         for atom_id, name in run.membership.items():
             members.setdefault(name, []).append(run.atoms[atom_id])
         in_play = [*todo, *(run.atoms[i] for i in run.membership)]
+        scenes = self._upper.scenes.load(tenant)
+        # With a view, the writer sees the scenes it replaces blank or not at all; the store keeps
+        # their old text for readers until the writer's replaces it.
         return ConsolidationRequest(
             tenant=tenant,
-            folder=self._upper.scenes.folder(tenant),
+            folder=run.view or self._upper.scenes.folder(tenant),
             atoms=tuple(todo),
-            scenes=tuple(self._upper.scenes.load(tenant)),
+            scenes=run.view.shown(scenes) if run.view else tuple(scenes),
             members={k: tuple(sorted(v, key=lambda a: a.seq)) for k, v in members.items()},
             vectors=self._vectors(tenant, in_play),
             max_scenes=self._p.max_scenes,
