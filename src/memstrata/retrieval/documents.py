@@ -18,8 +18,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from functools import lru_cache
 
-from memstrata.layers.l0.sanitize import code_blocks
 from memstrata.models import Atom, Message, Role, Tenant
+from memstrata.retrieval.fences import code_blocks
 from memstrata.retrieval.terms import JUDGED_CHARS, judged, segment, short_text_cache, words
 
 _FIRST = re.compile(r"\b(?:I|me|myself)\b")

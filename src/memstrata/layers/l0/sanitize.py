@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 
 from memstrata.models import Role
+from memstrata.retrieval.fences import strip_code_blocks
 
 # Exact acknowledgements and agent-runtime sentinels that carry nothing to remember. Kept small on
 # purpose: anything with more words ("Thanks, Mel!", "ok, see you at 5") is kept.
@@ -55,16 +56,6 @@ _DATA_URI = r"data:image/[\w.+-]+;base64,[A-Za-z0-9+/=]*"
 _MARKDOWN_IMAGE = re.compile(rf"!\[[^\]\n]*\]\(\s*{_DATA_URI}[^)]*\)", re.IGNORECASE)
 _HTML_IMAGE = re.compile(rf"<img\b[^>]*?src\s*=\s*[\"']?{_DATA_URI}[^>]*>", re.IGNORECASE)
 _BARE_DATA_URI = re.compile(_DATA_URI, re.IGNORECASE)
-
-# A fence opens at a line start (up to 3 spaces of indent; a backtick fence's info string has no
-# backtick, so "```x```" is inline code) and closes with the same character, at least as long, on a
-# line of its own; without a closing fence it runs to the end of the text (as in CommonMark).
-_FENCE = re.compile(
-    r"^[ ]{0,3}(?:"
-    r"(?P<b>`{3,})[^`\n]*(?:\n|\Z).*?(?:^[ ]{0,3}(?P=b)`*[ \t]*$|\Z)"
-    r"|(?P<t>~{3,})[^\n]*(?:\n|\Z).*?(?:^[ ]{0,3}(?P=t)~*[ \t]*$|\Z))",
-    re.MULTILINE | re.DOTALL,
-)
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f]")
 _BLANK_RUN = re.compile(r"\n(?:[ \t]*\n){2,}")
@@ -97,16 +88,6 @@ def replace_images(text: str) -> str:
     text = _MARKDOWN_IMAGE.sub("[image]", text)
     text = _HTML_IMAGE.sub("[image]", text)
     return _BARE_DATA_URI.sub("[image]", text)
-
-
-def strip_code_blocks(text: str) -> str:
-    """Replace each fenced code block (its fences included) with ``[code]``."""
-    return _FENCE.sub("[code]", text)
-
-
-def code_blocks(text: str) -> list[tuple[int, int]]:
-    """The spans ``(start, end)`` of the text's fenced code blocks, fences included, in order."""
-    return [m.span() for m in _FENCE.finditer(text)]
 
 
 def for_extraction(role: Role, text: str) -> str:
