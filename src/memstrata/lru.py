@@ -1,9 +1,9 @@
 """The one bounded cache: a map that forgets the least recently used key first; thread-safe.
 
-What memstrata keeps in memory for a while (file reads, term counts, the proxy's injections,
-prompt marks, search calls per turn, MCP turn numbers and session tenants, the console's record
-lists, the key throttle's clients and known keys) is an ``Lru`` of a capacity, so nothing
-held per key grows without bound. Reading or writing a key makes it the most recently used."""
+What memstrata keeps in memory for a while (file reads, term counts, search queries' vectors, the
+proxy's injections, prompt marks, search calls per turn, MCP turn numbers and session tenants, the
+console's record lists, the key throttle's clients and known keys) is an ``Lru`` of a capacity, so
+nothing held per key grows without bound. Reading or writing a key makes it the most recently used."""
 
 from __future__ import annotations
 

@@ -10,19 +10,21 @@ therefore waits at most for the one pass ahead of it. Each thread only ever runs
 own query: leadership is handed to the oldest waiter, never kept to drain the queue.
 
 The cache holds the last ``cache_size`` vectors keyed by the embedder's name and the exact text (the
-same turn's recall then search, an agent repeating its prompt): ~1.5 KB each at 384 dimensions.
+same turn's recall then search, an agent repeating its prompt): ~1.5 KB each at 384 dimensions. It
+is an ``Lru`` with its own lock, apart from the queue's: a query that misses it and queues while the
+pass that makes its vector ends only runs one pass more, never answers wrong.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from memstrata.lru import Lru
 from memstrata.models import QueryEmbeddingStatus, QueryPassReport, Vectors
 from memstrata.ports import Embedder, QueryFirstEmbedder
 
@@ -65,23 +67,20 @@ class QueryVectors:
             embedder.embed_queries if isinstance(embedder, QueryFirstEmbedder) else embedder.embed
         )
         self._max_batch = max_batch
-        self._cache_size = cache_size
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # the queue, the leader and the counts
         self._queue: list[_Ticket] = []
         self._running = False
-        self._cache: OrderedDict[tuple[str, str], Vectors] = OrderedDict()
+        self._cache: Lru[Vectors] | None = Lru(cache_size) if cache_size else None
         self._counts = _Counts()
 
     def vector(self, text: str) -> Vectors:
         """The unit vector of ``text`` (1-D float32). Raises what the embedder raises
         (``EmbeddingError``) to every query of the failed pass."""
-        key = (self._embedder.name, text)
+        cached = self._cache.get((self._embedder.name, text)) if self._cache is not None else None
         ticket = _Ticket(text)
         with self._lock:
             self._counts.queries += 1
-            cached = self._cache.get(key)
             if cached is not None:
-                self._cache.move_to_end(key)
                 self._counts.cached += 1
                 return cached.copy()
             self._queue.append(ticket)
@@ -112,7 +111,7 @@ class QueryVectors:
                 largest=c.largest,
                 wait_ms_total=round(c.wait_ms_total, 3),
                 wait_ms_max=round(c.wait_ms_max, 3),
-                cache_entries=len(self._cache),
+                cache_entries=len(self._cache) if self._cache is not None else 0,
                 process=report.process,
                 process_passes=report.process_passes,
                 process_failures=report.process_failures,
@@ -133,8 +132,8 @@ class QueryVectors:
             for t in batch:
                 t.error = exc
         finally:
+            self._remember(batch)
             with self._lock:
-                self._remember(batch)
                 successor = self._queue[0] if self._queue else None
                 self._running = successor is not None
                 if successor is not None:
@@ -156,13 +155,10 @@ class QueryVectors:
             c.wait_ms_max = max(c.wait_ms_max, waited)
 
     def _remember(self, batch: Sequence[_Ticket]) -> None:
-        """Cache the pass's vectors (called under the lock), dropping the least recently used."""
-        if not self._cache_size:
+        """Cache the pass's vectors (the least recently used go first)."""
+        if self._cache is None:
             return
         name = self._embedder.name
         for t in batch:
             if t.vector is not None:
-                self._cache[(name, t.text)] = t.vector
-                self._cache.move_to_end((name, t.text))
-        while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+                self._cache.put((name, t.text), t.vector)
