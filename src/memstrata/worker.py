@@ -135,7 +135,9 @@ class Workers:
             threading.Thread(target=self._watch, name="memstrata-workers", daemon=True).start()
 
     def _spawn(self) -> tuple[subprocess.Popen[bytes], int]:
-        env = dict(os.environ)
+        # OpenBLAS on one thread: a worker's batches spread over threads of its own, each pass
+        # pinned to one BLAS thread (``blas.py``), so BLAS' own threads would only sleep.
+        env = {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
         where: list[str] = []
         if isinstance(self._location, str) and "://" in self._location:
             env["MEMSTRATA_STORE__URL"] = self._location  # not on a command line: it may hold a password

@@ -9,7 +9,8 @@ Speed choices, each measured (docs/design.md, "Embeddings"):
   query multiplied by the weights' blocks on one core (``minilm``'s thin passes), a longer one's
   layers split in halves across two cores (``halves.py``); a batch is sorted by length
   and cut into groups padded only to their own longest text (attention and pooling masked), at
-  most ``_TOKEN_BUDGET`` tokens per group, each run on a low-priority batch worker;
+  most ``_TOKEN_BUDGET`` tokens per group, spread over the calling thread and the helpers
+  (``halves.spread``);
 - input capped at the model's 256 word pieces (tokenizing stops there), so memory does not grow
   with text length;
 - BLAS runs single-threaded during an embed (``blas.py``).
@@ -21,7 +22,6 @@ import logging
 import os
 import threading
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -29,7 +29,7 @@ import numpy as np
 
 from memstrata.blas import blas_runs_thin_products, single_threaded_blas
 from memstrata.embeddings import tensorfile
-from memstrata.embeddings.halves import on_two_cores
+from memstrata.embeddings.halves import CORES, on_two_cores, spread
 from memstrata.embeddings.minilm import Config, MiniLM
 from memstrata.embeddings.query_process import QueryProcess, shared
 from memstrata.embeddings.wordpiece import WordPieceTokenizer
@@ -52,11 +52,10 @@ _MAX_GROUP = 64
 # A batch of more tokens than this is cut into at least one group per worker, so the pipeline's
 # small batches (a session's messages, a run's atoms) use every core, as torch's threads would.
 _SPLIT_ABOVE = 128
-# Groups of one batch run on this many threads (numpy releases the GIL in its kernels): the
-# parallelism BLAS threads would give, without their busy-waiting when the machine is loaded.
-_WORKERS = max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
-_pool_lock = threading.Lock()
-_pool: ThreadPoolExecutor | None = None
+# Groups of one batch run on this many threads, the caller's and helpers (``halves.spread``; numpy
+# releases the GIL in its kernels): the parallelism BLAS threads would give, without their
+# busy-waiting when the machine is loaded.
+_WORKERS = CORES
 # At most _WORKERS forward passes at once in the process, whoever calls: the pipeline embeds from
 # several threads, and each pass holds ~30 MB of activations (and glibc keeps an arena per thread).
 _passes = threading.BoundedSemaphore(_WORKERS)
@@ -81,7 +80,7 @@ class LocalEmbedder:
     background; until it answers, and whenever it fails, they run here as without it.
 
     ``query_halves=False`` keeps a query's pass on one core (the query process's child: see
-    ``embed_queries``).
+    ``embed_queries``), as does ``query_process`` for the passes that stand in for the child.
     """
 
     def __init__(
@@ -96,7 +95,9 @@ class LocalEmbedder:
         self._config: Config | None = None
         self._loaded: tuple[MiniLM, WordPieceTokenizer] | None = None
         self._lock = threading.Lock()
-        self._halves = query_halves and _WORKERS > 1
+        # A server's own query passes only stand in while its child starts or restarts: on one
+        # core, so the server keeps no helper thread for them.
+        self._halves = query_halves and not query_process and _WORKERS > 1
         # POSIX only: the pipe is read and written with select() and a non-blocking write end.
         posix = os.name == "posix"
         self._process = shared(self.model_dir, self.dimensions) if query_process and posix else None
@@ -120,13 +121,14 @@ class LocalEmbedder:
         encoded = [tokenizer.encode(text) for text in texts]
         groups = list(_groups(encoded, split=True))
 
-        def run(rows: list[int]) -> Vectors:
+        def run(group: int) -> Vectors:
             with _passes:
-                return model.encode([encoded[i] for i in rows])
+                return model.encode([encoded[i] for i in groups[group]])
 
         with _failures():
-            # Groups on the batch workers (in a server's worker process: at its lower priority).
-            results: Iterator[Vectors] = map(run, groups) if _WORKERS == 1 else _executor().map(run, groups)
+            # Groups on this thread and the helpers (in a server's worker process: at its lower
+            # priority).
+            results = spread(run, len(groups)) if _WORKERS > 1 else [run(g) for g in range(len(groups))]
             for rows, vectors in zip(groups, results, strict=True):
                 out[rows] = vectors
         return out
@@ -206,14 +208,6 @@ def _child_report(child: QueryProcess | None) -> tuple[QueryProcessState, int, i
     return ("off", 0, 0) if child is None else (child.state, child.passes, child.failures)
 
 
-def _executor() -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="memstrata-embed")
-        return _pool
-
-
 @contextmanager
 def _failures() -> Iterator[None]:
     """BLAS on one thread for the block; a corrupt model file or no memory as ``EmbeddingError``."""
@@ -226,7 +220,7 @@ def _failures() -> Iterator[None]:
 
 def _groups(encoded: Sequence[Sequence[int]], *, split: bool) -> Iterator[list[int]]:
     """Indexes of ``encoded`` in groups of similar length, each within the token budget; with
-    ``split``, a batch over ``_SPLIT_ABOVE`` tokens gives every batch worker a group."""
+    ``split``, a batch over ``_SPLIT_ABOVE`` tokens gives every core a group."""
     order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]), reverse=True)
     total = sum(len(ids) for ids in encoded)
     spread = split and total > _SPLIT_ABOVE

@@ -147,6 +147,7 @@ class QueryProcess:
                     [self._python, "-m", "memstrata.embeddings.query_child", str(self._model_dir)],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
+                    env=one_blas_thread(),
                 )
             except OSError as exc:
                 self._fail(f"could not start: {exc}")
@@ -204,6 +205,12 @@ class QueryProcess:
         except subprocess.TimeoutExpired:
             child.kill()
             child.wait()
+
+
+def one_blas_thread() -> dict[str, str]:
+    """This environment, with OpenBLAS on one thread: the child runs its passes on one core, so
+    BLAS' own threads would only sleep (``blas.single_threaded_blas`` pins them in every pass)."""
+    return {**os.environ, "OPENBLAS_NUM_THREADS": "1"}
 
 
 def _send(child: subprocess.Popen[bytes], body: bytes, deadline: float) -> None:

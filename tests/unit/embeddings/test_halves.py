@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+import time
+from concurrent.futures import Future
 
 import numpy as np
 import pytest
@@ -16,9 +18,15 @@ def test_both_halves_are_computed_in_order() -> None:
     assert first.tolist() == [0, 0, 0] and second.tolist() == [1, 1, 1]
 
 
+def _busy_helpers(release: threading.Event) -> list[Future[bool]]:
+    """Every helper busy until ``release`` is set."""
+    pool = halves._pool()
+    return [pool.submit(release.wait) for _ in range(pool._max_workers)]
+
+
 def test_a_busy_helper_leaves_both_halves_to_the_caller() -> None:
     release = threading.Event()
-    blocker = halves._pool().submit(release.wait)  # the helper is busy until released
+    blockers = _busy_helpers(release)
     callers: list[str] = []
 
     def work(half: int) -> np.ndarray:
@@ -29,10 +37,66 @@ def test_a_busy_helper_leaves_both_halves_to_the_caller() -> None:
         first, second = halves.on_two_cores(work)
         assert (first.tolist(), second.tolist()) == ([0, 0], [1, 1])
         assert callers == [threading.current_thread().name] * 2  # both ran here
-        assert not blocker.done()
+        assert not any(b.done() for b in blockers)
     finally:
         release.set()
-        blocker.result()
+        for b in blockers:
+            b.result()
+
+
+def test_spread_answers_in_order_and_the_caller_does_its_share() -> None:
+    callers: set[str] = set()
+
+    def work(i: int) -> int:
+        callers.add(threading.current_thread().name)
+        time.sleep(0.01)
+        return i * i
+
+    assert halves.spread(work, 8) == [i * i for i in range(8)]
+    assert threading.current_thread().name in callers  # the caller is one of the threads
+    assert halves.spread(work, 0) == []
+
+
+def test_spread_with_busy_helpers_runs_everything_in_the_caller() -> None:
+    release = threading.Event()
+    blockers = _busy_helpers(release)
+    callers: list[str] = []
+
+    def work(i: int) -> int:
+        callers.append(threading.current_thread().name)
+        return i
+
+    try:
+        assert halves.spread(work, 5) == list(range(5))
+        assert callers == [threading.current_thread().name] * 5
+    finally:
+        release.set()
+        for b in blockers:
+            b.result()
+
+
+def test_spread_raises_the_first_error_after_every_share_ended() -> None:
+    started: list[int] = []
+
+    def work(i: int) -> int:
+        started.append(i)
+        if i == 1:
+            raise ValueError("group 1")
+        time.sleep(0.01)
+        return i
+
+    with pytest.raises(ValueError, match="group 1"):
+        halves.spread(work, 50)
+    assert len(started) < 50  # nothing new starts after the failure
+
+
+@pytest.mark.skipif(bundled_local_model() is None, reason="the shipped model is not installed")
+def test_a_batch_takes_one_thread_fewer_than_the_cores_it_spreads_over() -> None:
+    embedder = LocalEmbedder()
+    texts = [f"Sentence number {i} about the trip to Porto with Tom and Maya in June." for i in range(64)]
+    embedder.embed(texts)
+    helpers = [t for t in threading.enumerate() if t.name.startswith("memstrata-embed")]
+    assert len(helpers) <= max(1, local._WORKERS - 1)
 
 
 @pytest.mark.skipif(bundled_local_model() is None, reason="the shipped model is not installed")
