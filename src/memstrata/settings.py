@@ -199,10 +199,6 @@ class ServerSettings(_Section):
     # Bad keys from one client answered at once (within a minute of each other); past them, each
     # failure makes that client wait before its next unknown key is checked (gateway.throttle).
     free_key_failures: Annotated[int, Field(ge=0)] = 10
-    # How long a thread keeps the GIL while another waits for it (Python's own default is 5 ms). A
-    # query's forward pass takes the GIL back between ~100 numpy kernels; each time the event loop
-    # or a pipeline thread holds it, the query waits up to this long (docs/benchmarks.md, issue 28).
-    gil_switch_ms: Annotated[float, Field(gt=0, le=100)] = 1.0
     # Worker processes `serve` starts for the pipeline (0: `memstrata worker` runs elsewhere), and
     # how much lower their CPU priority is than the server's (nice), so requests go first.
     workers: Annotated[int, Field(ge=0)] = 1
