@@ -1,0 +1,251 @@
+"""Index and extraction constants chosen leave-one-conversation-out across the three dev sets at
+once (LoCoMo, BEAM, PrefEval), as ``fusion_loo.py`` chooses the fusion constants.
+
+    python bench/constants_loo.py --locomo DIR --beam DIR --prefeval DIR --work DIR
+        [--constant previous_turn|small_talk_words|material_chars] [--limit N]
+
+Each DIR is a dev set imported by its checker in ../shared/eval (``--data-dir DIR``); it is copied
+into ``--work`` once per value of the grid, never changed. A constant is set in this process, its
+effect made on the copy, and every question searched as the checkers search (limit 50, default
+layers and settings); each question scores its evidence R@10 (PrefEval: the preference's message
+in the top 10) and R@1000tok. Figures per value are kept in ``--work`` (a rerun reads them back).
+
+- ``previous_turn`` (``retrieval/documents.CONTEXT_FOR_CHARS``: a message of at most this many
+  characters is keyword-indexed with the start of the turn before it). Only the keyword texts
+  change (the vectors never held the previous turn), so a value costs a rewrite of those texts
+  (``rewrite_keyword_texts``, what ``memstrata reindex`` does), not an import.
+- ``small_talk_words`` (``engines/offline/l1/classify.SMALL_TALK_WORDS``) and ``material_chars``
+  (``engines/offline/l1/extract.MATERIAL_CHARS``) change what the offline engine extracts: each
+  DIR is then an import made without the pipeline (``memstrata import --no-process``: messages
+  and their vectors), and a value costs the pipeline's run on a copy (``run_all``).
+
+Search only: the persona's share for preferences (``PREFERENCES_SHARE``) changes what ``recall``
+injects, not what search finds, and is not measured here.
+
+For each conversation held out, the value with the best mean of R@10 and R@1000tok over the three
+sets (each set's questions of the other conversations, each set weighing the same) is chosen among
+the values that keep every set at least at today's figure on those conversations, and measured on
+the held-out conversation. Prints each value's figures per set, the held-out choice's, and how
+often each value was chosen (the spread).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+from collections import Counter
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fusion_loo import (  # a sibling script, not a package
+    BUDGET,
+    LIMIT,
+    Question,
+    beam_questions,
+    locomo_questions,
+    ntokens,
+    prefeval_questions,
+)
+
+LOADERS: dict[str, Callable[[], list[Question]]] = {
+    "locomo": locomo_questions,
+    "beam": beam_questions,
+    "prefeval": prefeval_questions,
+}
+# constant -> (today's value, the grid)
+GRIDS: dict[str, tuple[int, tuple[int, ...]]] = {
+    "previous_turn": (500, (0, 150, 300, 500, 800, 1200, 2000)),
+    "small_talk_words": (4, (2, 3, 4, 5, 6)),
+    "material_chars": (600, (300, 450, 600, 900, 1500)),
+}
+
+
+def apply_previous_turn(data_dir: Path, value: int) -> None:
+    """Rewrite the copy's keyword texts with ``CONTEXT_FOR_CHARS = value``."""
+    from memstrata import Memory
+    from memstrata.retrieval import documents
+    from memstrata.retrieval.reindex import rewrite_keyword_texts
+
+    documents.CONTEXT_FOR_CHARS = value
+    with Memory.open(data_dir) as mem:
+        rewrite_keyword_texts(mem._async._store, with_previous=True)
+
+
+def extracted_with(module: str, name: str) -> Callable[[Path, int], None]:
+    """Run the pipeline (L1, L2, L3 and the atoms' vectors) on the copy of an import made without
+    it, with ``module.name = value``."""
+
+    def apply(data_dir: Path, value: int) -> None:
+        import importlib
+
+        from memstrata import Memory
+
+        setattr(importlib.import_module(module), name, value)
+        with Memory.open(data_dir) as mem:
+            report = mem.run_all()
+        if not report.ok:
+            raise SystemExit(f"the pipeline failed on {data_dir} with {name}={value}: {report}")
+
+    return apply
+
+
+APPLY: dict[str, Callable[[Path, int], None]] = {
+    "previous_turn": apply_previous_turn,
+    "small_talk_words": extracted_with("memstrata.engines.offline.l1.classify", "SMALL_TALK_WORDS"),
+    "material_chars": extracted_with("memstrata.engines.offline.l1.extract", "MATERIAL_CHARS"),
+}
+
+
+def measure(q: Question, hits: Sequence[tuple[frozenset[str], int]]) -> tuple[float, float]:
+    """(R@10, R@1000tok) of one question, as the checkers count them."""
+    top: set[str] = set().union(*[s for s, _ in hits[:LIMIT]]) if hits else set()
+    got: set[str] = set()
+    used = 0
+    for sources, size in hits:
+        used += size
+        if used > BUDGET:
+            break
+        got |= sources
+    if q.dataset == "prefeval":
+        return float(bool(q.evidence & top)), float(bool(q.evidence & got))
+    n = len(q.evidence)
+    return len(q.evidence & top) / n, len(q.evidence & got) / n
+
+
+def searched(data_dir: Path, questions: Sequence[Question]) -> list[tuple[float, float]]:
+    from memstrata import Memory
+
+    out = []
+    with Memory.open(data_dir, read_only=True) as mem:
+        for q in questions:
+            hits = mem.search(q.text, user_id=q.group, limit=50)
+            found = [
+                (frozenset(str(i) for i in (h.source_message_ids or ())), ntokens(str(h.content)))
+                for h in hits
+            ]
+            out.append(measure(q, found))
+    return out
+
+
+def figures(
+    constant: str, value: int, sets: dict[str, tuple[Path, list[Question]]], work: Path
+) -> list[tuple[float, float]]:
+    """Per question of every set, in order: (R@10, R@1000tok) with ``constant`` at ``value``."""
+    kept = work / f"{constant}-{value}.json"
+    if kept.exists():
+        return [(float(r), float(t)) for r, t in json.loads(kept.read_text())]
+    out: list[tuple[float, float]] = []
+    for name, (source, qs) in sets.items():
+        copy = work / f"{name}-{constant}-{value}"
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(source, copy)
+        try:
+            APPLY[constant](copy, value)
+            out += searched(copy, qs)
+        finally:
+            shutil.rmtree(copy, ignore_errors=True)
+        print(f"{constant}={value}: {name} done", flush=True)
+    kept.write_text(json.dumps(out))
+    return out
+
+
+def choose(
+    questions: Sequence[Question], grid: Sequence[int], figure: np.ndarray, today: int
+) -> dict[str, int]:
+    """The held-out choice per conversation (``fusion_loo``'s rule: no set below today's figure)."""
+    sets_of = [
+        np.array([q.dataset == n for q in questions]) for n in dict.fromkeys(q.dataset for q in questions)
+    ]
+    chosen: dict[str, int] = {}
+    for group in dict.fromkeys(q.group for q in questions):
+        out = np.array([q.group == group for q in questions])
+        rest = [figure[:, m & ~out].mean(axis=1) for m in sets_of if (m & ~out).any()]
+        if not rest:  # nothing else to choose on (one conversation in all)
+            chosen[group] = today
+            continue
+        per_set = np.stack(rest, axis=1)
+        allowed = (per_set >= per_set[grid.index(today)] - 1e-9).all(axis=1)
+        score = np.where(allowed, per_set.mean(axis=1), -1.0)
+        # ties go to today's value, then to the grid's order
+        best = score.max()
+        ties = [i for i in range(len(grid)) if score[i] >= best - 1e-12]
+        chosen[group] = grid[grid.index(today)] if grid.index(today) in ties else grid[ties[0]]
+    return chosen
+
+
+def report(
+    constant: str,
+    questions: Sequence[Question],
+    grid: Sequence[int],
+    raw: dict[int, list[tuple[float, float]]],
+    chosen: dict[str, int],
+) -> None:
+    for name in dict.fromkeys(q.dataset for q in questions):
+        idx = [i for i, q in enumerate(questions) if q.dataset == name]
+        cells = [
+            f"{v}: {100 * statistics.mean(raw[v][i][0] for i in idx):.1f} / "
+            f"{100 * statistics.mean(raw[v][i][1] for i in idx):.1f}"
+            for v in grid
+        ]
+        held = [raw[chosen[questions[i].group]][i] for i in idx]
+        print(
+            f"{name} (n={len(idx)}) R@10 / R@{BUDGET}tok per value: "
+            + "; ".join(cells)
+            + f"; held-out choice {100 * statistics.mean(h[0] for h in held):.1f} / "
+            f"{100 * statistics.mean(h[1] for h in held):.1f}"
+        )
+    spread = Counter(chosen.values())
+    print(
+        f"{constant}: chosen in {len(chosen)} folds: "
+        + ", ".join(f"{v} x{n}" for v, n in sorted(spread.items()))
+    )
+    set_of = {q.group: q.dataset for q in questions}
+    by_set: dict[str, Counter[int]] = {}
+    for group, value in chosen.items():
+        by_set.setdefault(set_of[group], Counter())[value] += 1
+    for name, c in by_set.items():
+        print(
+            f"  folds holding out a {name} conversation: "
+            + ", ".join(f"{v} x{n}" for v, n in sorted(c.items()))
+        )
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    for name in LOADERS:
+        ap.add_argument(f"--{name}", type=Path)
+    ap.add_argument("--work", type=Path, required=True, help="copies and kept figures go here")
+    ap.add_argument("--constant", choices=sorted(GRIDS), default="previous_turn")
+    ap.add_argument("--limit", type=int, default=0, help="questions per set (0: all)")
+    ap.add_argument("--only", type=int, help="compute this value's figures, keep them and stop")
+    a = ap.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    a.work.mkdir(parents=True, exist_ok=True)
+    sets: dict[str, tuple[Path, list[Question]]] = {}
+    for name, load in LOADERS.items():
+        where = getattr(a, name)
+        if where is not None:
+            qs = load()
+            sets[name] = (where, qs[: a.limit] if a.limit else qs)
+    if not sets:
+        ap.error("give at least one of --locomo, --beam, --prefeval")
+    questions = [q for _, qs in sets.values() for q in qs]
+    today, grid = GRIDS[a.constant]
+    if a.only is not None:  # one value per run keeps each run short; the last run reads them all
+        figures(a.constant, a.only, sets, a.work)
+        return 0
+    raw = {v: figures(a.constant, v, sets, a.work) for v in grid}
+    figure = np.array([[sum(raw[v][i]) / 2 for i in range(len(questions))] for v in grid])
+    report(a.constant, questions, grid, raw, choose(questions, grid, figure, today))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
