@@ -54,9 +54,9 @@ def orphaned(store: Store, tenant: Tenant, deleted: Sequence[str]) -> list[str]:
     return found
 
 
-def mark_swept(store: Store, tenant: Tenant, swept: Sequence[str]) -> int:
+def mark_swept(store: Store, tenant: Tenant, swept: Sequence[str]) -> set[str]:
     """Flag the atoms citing messages retention swept: ``metadata.sources_swept`` lists the ids
-    (the atoms keep their text). Returns how many atoms changed."""
+    (the atoms keep their text). Returns the ids of the atoms that changed."""
     ids = set(swept)
     changed = []
     for a in store.atoms.citing(tenant, swept):
@@ -66,4 +66,4 @@ def mark_swept(store: Store, tenant: Tenant, swept: Sequence[str]) -> int:
             changed.append(replace(a, metadata={**a.metadata, SWEPT: sorted(now)}))
     if changed:
         store.atoms.amend(tenant, changed)
-    return len(changed)
+    return {a.id for a in changed}

@@ -31,6 +31,13 @@ from memstrata.settings import Settings
 
 log = logging.getLogger(__name__)
 PAGE = 1000
+# Messages deleted per write transaction. On SQLite a server's capture waits at most
+# ``WRITE_WAIT_MS`` (1 s) for the worker's write lock; one session's 20,000 messages in one
+# transaction held it 350 ms (their vectors 169 ms more) on the shared 2-core machine at load
+# 2.5, and a worker at nice 10 beside busy nice-0 processes gets down to a tenth of a core
+# (bench/sweep_delete.py; 500 messages: 7 ms). Each batch is whole on its own: after a crash
+# between two, the next sweep (due at once: this one never recorded its run) deletes the rest.
+DELETE_BATCH = 500
 Hold = Callable[[Tenant], AbstractAsyncContextManager[object]]
 OnRemoved = Callable[[Tenant, Sequence[str]], None]
 
@@ -121,12 +128,13 @@ class Sweeper:
         removed = marked = 0
         for tenant, session_key in self._store.messages.sessions(None):
             ids = self._past_retention(tenant, session_key, before)
-            if not ids:
-                continue
-            gone = self._store.messages.delete(tenant, ids)
-            self._store.index.drop_vectors(tenant, Layer.L0, [m.seq for m in gone])
-            marked += dependants.mark_swept(self._store, tenant, [m.id for m in gone])
-            removed += len(gone)
+            changed: set[str] = set()  # an atom citing messages of two batches counts once
+            for start in range(0, len(ids), DELETE_BATCH):
+                gone = self._store.messages.delete(tenant, ids[start : start + DELETE_BATCH])
+                self._store.index.drop_vectors(tenant, Layer.L0, [m.seq for m in gone])
+                changed |= dependants.mark_swept(self._store, tenant, [m.id for m in gone])
+                removed += len(gone)
+            marked += len(changed)
         return removed, marked
 
     def _past_retention(self, tenant: Tenant, session_key: str, before: int) -> list[str]:
