@@ -69,7 +69,7 @@ def one(n: int) -> str:
 
 
 def main() -> None:
-    sqlite_db.Database.tx = _timed  # type: ignore[method-assign]
+    sqlite_db.Database.tx = _timed  # type: ignore[method-assign, assignment]
     for n in [int(a) for a in sys.argv[1:]] or [1000, 5000, 20000]:
         print(one(n), flush=True)
 

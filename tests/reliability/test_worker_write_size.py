@@ -25,7 +25,7 @@ import pytest
 
 from memstrata import FakeClock
 from memstrata.forgetting.sweep import Sweeper, SweepPolicy
-from memstrata.models import Layer, Message, MessageFilter, Role, Tenant
+from memstrata.models import Atom, AtomType, Layer, Message, MessageFilter, Role, Tenant
 from memstrata.stores.sqlite import db as sqlite_db
 from memstrata.stores.sqlite.store import SqliteStore
 
@@ -95,6 +95,25 @@ def test_the_sweep_deletes_a_long_session_in_transactions_of_bounded_size(
     assert report.messages == n - 2  # the session's newest two stay
     assert store.messages.count(T) == 2
     assert store.index.count_missing_vectors(Layer.L0) == 0  # the swept messages' vectors went too
+    assert max(changed) <= MAX_CHANGES, f"a sweep transaction made {max(changed)} changes"
+
+
+def test_the_sweep_deletes_many_expired_atoms_in_transactions_of_bounded_size(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    n = 2_000  # the sweep dropped a page (1,000) in one transaction: about 5,000 changes
+    atoms = [
+        Atom(f"a{i}", T, AtomType.EPISODIC, f"fact {i} about the garden", expires_at=DAY_MS, seq=0)
+        for i in range(n)
+    ]
+    store.atoms.commit(T, [(a, a.content) for a in atoms], {}, None)
+    store.members.replace(T, {a.id: "garden.md" for a in atoms})
+    sweeper = Sweeper(store, FakeClock(2 * DAY_MS), SweepPolicy())
+    with rows_per_transaction(monkeypatch) as changed:
+        report = asyncio.run(sweeper.run())
+    assert report.expired == n
+    assert store.atoms.count(T) == 0
+    assert store.members.get(T) == {}
     assert max(changed) <= MAX_CHANGES, f"a sweep transaction made {max(changed)} changes"
 
 

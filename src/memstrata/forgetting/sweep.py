@@ -31,7 +31,7 @@ from memstrata.settings import Settings
 
 log = logging.getLogger(__name__)
 PAGE = 1000
-# Messages deleted per write transaction. On SQLite a server's capture waits at most
+# Messages (and atoms) deleted per write transaction. On SQLite a server's capture waits at most
 # ``WRITE_WAIT_MS`` (1 s) for the worker's write lock; one session's 20,000 messages in one
 # transaction held it 350 ms (their vectors 169 ms more) on the shared 2-core machine at load
 # 2.5, and a worker at nice 10 beside busy nice-0 processes gets down to a tenth of a core
@@ -165,13 +165,15 @@ class Sweeper:
         after = 0
         while page := await to_thread(self._store.atoms.sweepable, now, older, PAGE, after):
             after = page[-1].seq
-            for tenant, atoms in _by_tenant(page).items():
-                dropped = await self._drop(tenant, atoms)
-                if dropped.atoms:
-                    touched[tenant] = None
-                chosen = {a.id for a in atoms if a.expired(now)}
-                expired += sum(1 for a in dropped.atoms if a.id in chosen)
-                aged += sum(1 for a in dropped.atoms if a.id not in chosen)
+            for tenant, found in _by_tenant(page).items():
+                for start in range(0, len(found), DELETE_BATCH):  # bounded transactions, as above
+                    atoms = found[start : start + DELETE_BATCH]
+                    dropped = await self._drop(tenant, atoms)
+                    if dropped.atoms:
+                        touched[tenant] = None
+                    chosen = {a.id for a in atoms if a.expired(now)}
+                    expired += sum(1 for a in dropped.atoms if a.id in chosen)
+                    aged += sum(1 for a in dropped.atoms if a.id not in chosen)
         return expired, aged, tuple(touched)
 
     async def _drop(self, tenant: Tenant, atoms: list[Atom]) -> dependants.Dropped:
