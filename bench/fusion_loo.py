@@ -1,25 +1,29 @@
-"""Fusion constants (a keyword list's RRF weight, the RRF k, the candidate depth) chosen
-leave-one-conversation-out across the three dev sets at once: LoCoMo, BEAM and PrefEval.
+"""Fusion constants chosen leave-one-conversation-out across the three dev sets at once (LoCoMo,
+BEAM, PrefEval): how a keyword list's weight follows its agreement with the query's meaning
+(``AGREE_TOP``, ``AGREE_FULL``, ``AGREE_POWER`` in ``memstrata.retrieval.fusion``; ``AGREE_FULL``
+0 is a static weight of 1, as search had before), the RRF k and the candidate depth.
 
-    python bench/fusion_loo.py --locomo DIR --beam DIR --prefeval DIR [--limit N] [--out FILE]
+    python bench/fusion_loo.py --locomo DIR --beam DIR --prefeval DIR [--limit N] [--cache FILE]
 
 Each DIR is a dev set imported by its checker in ../shared/eval (``locomo_check.py``,
 ``beam_check.py``, ``prefeval_check.py`` with ``--data-dir DIR``). Every question is searched once
 (layers L1 + L0, as the checkers search) for its ranked lists before fusion (``Searcher.legs``,
-the deepest depth of the grid); each grid point then fuses them as ``search`` does (weighted RRF,
-twice the limit of candidates judged, diversified) with no relevance floor, and scores evidence
-R@10 (PrefEval: the preference's message in the top 10) and R@1000tok as the checkers do.
+the deepest depth of the grid) and the cosines of every candidate; each grid point then weighs
+and fuses them as ``search`` does (``Legs.weights``, weighted RRF, twice the limit of candidates
+judged, diversified) with the default relevance floor, and scores evidence R@10 (PrefEval: the
+preference's message in the top 10) and R@1000tok as the checkers do.
 
 For each conversation held out (a LoCoMo sample, a BEAM chat, a PrefEval tenant), the grid point
 with the best mean of R@10 and R@1000tok over the three sets (each set's questions of the other
-conversations, each set weighing the same) is chosen among those that keep every set at least at
-today's figure (``--default``) on those conversations, and measured on the held-out conversation.
-(Without that condition every fold chose keyword weight 0.35, k 5, depth 200: PrefEval R@10 +9.5,
-BEAM +1.9, LoCoMo -4.7.) Two alternatives are in the grid beside the constants: one vector list
-for all layers, by cosine, and the kept hits listed by their relevance; search has neither, as no
-fold chose them. Prints, per set:
-keyword lists alone, vector lists alone, the current defaults and the held-out choice, all from the
-same lists; then how often each value of each constant was chosen (the spread).
+conversations, each set weighing the same) is chosen among those that keep every set, on those
+conversations, at least at the better of its keyword lists alone and its vector lists alone and at
+today's figure (``--default``), on both figures; when no point does, the one whose worst shortfall
+is least. It is then measured on the held-out conversation. Prints, per set: keyword lists alone,
+vector lists alone, the defaults and the held-out choice, all from the same lists; then how often
+each value of each constant was chosen (the spread). (An earlier grid of static keyword weights
+kept 1.0 under the same condition; without it every fold chose 0.35, k 5, depth 200: PrefEval R@10
++9.5, BEAM +1.9, LoCoMo -4.7. One vector list for all layers, by cosine, and the kept hits listed
+by their relevance were in that grid too; no fold chose either.)
 """
 
 from __future__ import annotations
@@ -29,7 +33,6 @@ import itertools
 import json
 import os
 import pickle
-import statistics
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -46,13 +49,23 @@ SHARED = next(
 )
 sys.path.insert(0, str(SHARED / "eval"))
 
-WEIGHTS = (0.0, 0.2, 0.35, 0.5, 0.7, 1.0)
-KS = (5.0, 10.0, 20.0, 60.0)
+TOPS = (3, 5, 10)
+FULLS = (0.0, 0.6, 0.7, 0.8, 0.9, 1.0)  # 0: the keyword list always weighs 1
+POWERS = (1.0, 2.0, 3.0)
+KS = (5.0, 10.0, 20.0)
 DEPTHS = (50, 100, 200)
-MERGE = (False, True)
-BY_RELEVANCE = (False, True)
 LIMIT = 10
 BUDGET = 1000  # tokens, as the checkers count them (words / 0.75)
+Point = tuple[int, float, float, float, int]  # top, full, power, k, depth
+
+
+def _floor() -> Any:
+    from memstrata.settings import SearchSettings
+
+    return SearchSettings()
+
+
+FLOOR = _floor()  # the default relevance floor, as the checkers search
 
 
 @dataclass(frozen=True)
@@ -95,10 +108,13 @@ def prefeval_questions() -> list[Question]:
 
 
 def lists_of(data_dir: Path, questions: Sequence[Question]) -> list[dict[str, Any]]:
-    """Per question: its ranked lists by kind, and each candidate's source ids and token count."""
+    """Per question: its legs (ranked lists by kind and layer, every candidate's cosine) and each
+    candidate's source ids and token count."""
     from memstrata import Memory
     from memstrata.models import Layer, Tenant
+    from memstrata.retrieval.documents import atom_match_text, message_match_text
     from memstrata.retrieval.presets import HYBRID
+    from memstrata.retrieval.relevance import Evidence
     from memstrata.retrieval.search import SearchRequest
 
     out = []
@@ -112,102 +128,59 @@ def lists_of(data_dir: Path, questions: Sequence[Question]) -> list[dict[str, An
             )
             legs = searcher.legs(req)
             keys = {key for found in legs.lists for key in found}
+            if legs.qvec is not None:
+                legs.cosines.update(searcher._cosines(tenant, keys, legs.qvec, legs.cosines))
             info: dict[tuple[Any, int], tuple[frozenset[str], int]] = {}
-            l0 = [seq for layer, seq in keys if layer == Layer.L0]
-            l1 = [seq for layer, seq in keys if layer == Layer.L1]
-            for m in store.messages.by_seq(tenant, l0):
+            texts: dict[tuple[Any, int], str] = {}
+            for m in store.messages.by_seq(tenant, [seq for layer, seq in keys if layer == Layer.L0]):
                 info[(Layer.L0, m.seq)] = (frozenset([m.id]), ntokens(m.content))
-            for a in store.atoms.by_seq(tenant, l1):
+                texts[(Layer.L0, m.seq)] = message_match_text(m)
+            for a in store.atoms.by_seq(tenant, [seq for layer, seq in keys if layer == Layer.L1]):
                 info[(Layer.L1, a.seq)] = (frozenset(a.source_message_ids), ntokens(a.content))
-            out.append(
-                {
-                    "kinds": legs.kinds,
-                    "lists": legs.lists,
-                    "info": info,
-                    "cosines": legs.cosines,
-                    "relevance": relevance_of(store, legs, tenant, keys),
-                }
-            )
+                texts[(Layer.L1, a.seq)] = atom_match_text(a)
+            relevance = {  # what the floor reads, as search judges it
+                key: Evidence(legs.cosines.get(key), legs.evidence.share(key[0], text), 0.0, 0).score()
+                for key, text in texts.items()
+            }
+            kept = {"kinds": legs.kinds, "layers": legs.layers, "lists": legs.lists, "cosines": legs.cosines}
+            out.append({**kept, "info": info, "relevance": relevance})
     return out
 
 
-def relevance_of(store: Any, legs: Any, tenant: Any, keys: set[Any]) -> dict[Any, float]:
-    """Each candidate's relevance (``Hit.score``: the cosine and keyword share, weighed as search does)."""
-    from memstrata.models import Layer
-    from memstrata.retrieval.documents import atom_match_text, message_vector_text
-    from memstrata.retrieval.relevance import Evidence
+def fused_hits(lg: dict[str, Any], point: Point, only: str | None = None) -> list[tuple[frozenset[str], int]]:
+    """What ``search`` returns (limit 50) from these lists: ``Legs.weights`` at ``point``,
+    weighted RRF, twice the limit judged, diversified, with the default relevance floor (as
+    ``chosen`` applies it: nothing when no judged candidate reaches ``search.query_floor``, else
+    the hits down to ``search.min_score``); ``only`` keeps the lists of one kind."""
+    from memstrata.retrieval.fusion import rrf
+    from memstrata.retrieval.legs import Legs
 
-    cos = dict(legs.cosines)
-    for layer in (Layer.L0, Layer.L1):
-        missing = [seq for lay, seq in keys if lay == layer and (lay, seq) not in cos]
-        if legs.qvec is not None and missing:
-            got = store.index.get_vectors(tenant, layer, missing)
-            cos.update({(layer, seq): float(v @ legs.qvec) for seq, v in got.items()})
-    texts = {
-        (Layer.L0, m.seq): message_vector_text(m)
-        for m in store.messages.by_seq(tenant, [s for lay, s in keys if lay == Layer.L0])
-    }
-    texts |= {
-        (Layer.L1, a.seq): atom_match_text(a)
-        for a in store.atoms.by_seq(tenant, [s for lay, s in keys if lay == Layer.L1])
-    }
-    return {
-        key: Evidence(cos.get(key), legs.evidence.share(key[0], text), 0.0, 0).score()
-        for key, text in texts.items()
-    }
-
-
-def merged(legs: dict[str, Any]) -> tuple[list[str], list[list[Any]]]:
-    """The lists with every layer's vector list made one, by cosine (a message's and an atom's
-    cosines with the query compared directly, as one vector store would)."""
-    kinds = [k for k in legs["kinds"] if k != "vector"]
-    lists = [found for k, found in zip(legs["kinds"], legs["lists"], strict=True) if k != "vector"]
-    vectors = [
-        key for k, found in zip(legs["kinds"], legs["lists"], strict=True) if k == "vector" for key in found
-    ]
-    if vectors:
-        kinds.append("vector")
-        lists.append(sorted(vectors, key=lambda key: -legs["cosines"].get(key, -1.0)))
-    return kinds, lists
-
-
-def fused_hits(
-    legs: dict[str, Any],
-    weight: float,
-    k: float,
-    depth: int,
-    merge: bool = False,
-    by_relevance: bool = False,
-    only: str | None = None,
-) -> list[tuple[frozenset[str], int]]:
-    """What ``search`` returns (limit 50) from these lists: weighted RRF, twice the limit judged,
-    diversified; ``merge``: one vector list for all layers; ``only`` keeps the lists of one kind."""
-    scores: dict[Any, float] = {}
-    both = len(set(legs["kinds"])) == 2 and only is None
-    kinds, lists = merged(legs) if merge else (legs["kinds"], legs["lists"])
-    for kind, found in zip(kinds, lists, strict=True):
-        if only is not None and kind != only:
-            continue
-        w = weight if both and kind == "keyword" else 1.0
-        for rank, key in enumerate(found[:depth], start=1):
-            scores[key] = scores.get(key, 0.0) + w / (k + rank)
-    order = sorted(scores, key=lambda key: -scores[key])[: 2 * 50]
+    legs = Legs(None, None, None, [], "hybrid", lg["kinds"], lg["lists"], lg["cosines"], lg["layers"])  # type: ignore[arg-type]
+    top, full, power, k, depth = point
+    weights = legs.weights(1.0, top, full, power) if full else [1.0] * len(legs.kinds)
+    lists = [found[:depth] for found in legs.lists]
+    if only is not None:
+        weights = [w for w, kind in zip(weights, legs.kinds, strict=True) if kind == only]
+        lists = [found for found, kind in zip(lists, legs.kinds, strict=True) if kind == only]
+        if only == "vector":  # one list by cosine, as a vector store would
+            lists = [sorted({key for found in lists for key in found}, key=lambda key: -legs.cosines[key])]
+            weights = [1.0]
     kept: list[tuple[frozenset[str], int]] = []
     covered: set[str] = set()
-    rel: list[float] = []
-    for key in order:
-        if key not in legs["info"]:
+    floor_met = False
+    for key, _ in rrf(lists, k, weights)[: 2 * 50]:
+        if key not in lg["info"]:
             continue
-        sources, size = legs["info"][key]
-        if not (sources and sources <= covered):
-            kept.append((sources, size))
-            rel.append(legs["relevance"].get(key, 0.0))
-        covered |= sources
-        if len(kept) >= 50:
+        relevance = lg["relevance"].get(key, 0.0)
+        floor_met = floor_met or relevance >= FLOOR.query_floor
+        sources, size = lg["info"][key]
+        if relevance >= FLOOR.min_score and len(kept) < 50:
+            if not (sources and sources <= covered):
+                kept.append((sources, size))
+            covered |= sources
+        if floor_met and len(kept) >= 50:
             break
-    if by_relevance:  # the kept hits shown in the order of the relevance shown beside them
-        kept = [h for _, h in sorted(zip(rel, kept, strict=True), key=lambda p: -p[0])]
-    return kept
+    return kept if floor_met else []
 
 
 def measure(q: Question, hits: list[tuple[frozenset[str], int]]) -> tuple[float, float]:
@@ -226,22 +199,40 @@ def measure(q: Question, hits: list[tuple[frozenset[str], int]]) -> tuple[float,
 
 
 def figures(
-    questions: Sequence[Question], legs: Sequence[dict[str, Any]], grid: Sequence[Any], cache: Path | None
+    questions: Sequence[Question], legs: Sequence[dict[str, Any]], grid: Sequence[Point], cache: Path | None
 ) -> Any:
-    """Each grid point's figure per question: the mean of its R@10 and R@1000tok (kept beside the
-    lists' cache)."""
-    kept = cache.with_suffix(".figures.npy") if cache else None
+    """Each grid point's R@10 and R@1000tok per question, shape (points, questions, 2), then the
+    same of the keyword lists alone and the vector lists alone, shape (2, questions, 2) (kept
+    beside the lists' cache)."""
+    kept = cache.with_suffix(".figures.npz") if cache else None
     if kept and kept.exists():
-        return np.load(kept)
-    figure = np.array(
+        got = np.load(kept)
+        return got["grid"], got["legs"]
+    pairs = list(zip(questions, legs, strict=True))
+    figure = np.array([[measure(q, fused_hits(lg, g)) for q, lg in pairs] for g in grid])
+    alone = np.array(
         [
-            [sum(measure(q, fused_hits(lg, *g))) / 2 for q, lg in zip(questions, legs, strict=True)]
-            for g in grid
+            [measure(q, fused_hits(lg, grid[0], only=kind)) for q, lg in pairs]
+            for kind in ("keyword", "vector")
         ]
     )
     if kept:
-        np.save(kept, figure)
-    return figure
+        np.savez(kept, grid=figure, legs=alone)
+    return figure, alone
+
+
+def choose(figure: Any, alone: Any, sets_of: Sequence[Any], held_out: Any, today: int) -> int:
+    """The grid point chosen without the ``held_out`` questions (see the module docstring)."""
+    train = [mask & ~held_out for mask in sets_of if (mask & ~held_out).any()]
+    if not train:  # the only conversation: nothing to choose by
+        return today
+    per_set = np.stack([figure[:, m].mean(axis=1) for m in train], axis=1)  # points, sets, 2
+    legs = np.stack([alone[:, m].mean(axis=1) for m in train], axis=1).max(axis=0)  # sets, 2
+    floor = np.maximum(legs, per_set[today])
+    shortfall = np.clip(floor - per_set, 0.0, None).max(axis=(1, 2))
+    mean = per_set.mean(axis=(1, 2))
+    best = shortfall.min()  # 0 when some point keeps every set above its floor
+    return int(np.argmax(np.where(shortfall <= best + 1e-9, mean, -1.0)))  # the first of equals
 
 
 def main() -> int:
@@ -252,7 +243,7 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=0, help="questions per set (0: all)")
     ap.add_argument("--cache", type=Path, help="keep the lists read here, and read them back on the next run")
     ap.add_argument(
-        "--default", default="1.0,10,100,0,0", help="the current weight,k,depth,merge,by relevance"
+        "--default", default="3,0,1,10,100", help="today's top,full,power,k,depth (full 0: weight 1)"
     )
     a = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -276,54 +267,56 @@ def main() -> int:
         print(f"{name}: {len(qs)} questions read", flush=True)
     if a.cache and not a.cache.exists():
         a.cache.write_bytes(pickle.dumps((questions, legs)))
-    grid = list(itertools.product(WEIGHTS, KS, DEPTHS, MERGE, BY_RELEVANCE))
-    w, k, d, m, r = a.default.split(",")
-    today = (float(w), float(k), int(d), m == "1", r == "1")
-    figure = figures(questions, legs, grid, a.cache)
-    groups = list(dict.fromkeys(q.group for q in questions))
+    top, full, power, k, depth = a.default.split(",")
+    today: Point = (int(top), float(full), float(power), float(k), int(depth))
+    grid = [
+        g
+        for g in itertools.product(TOPS, FULLS, POWERS, KS, DEPTHS)
+        if g[1] or (g[0], g[2]) == (TOPS[0], POWERS[0])  # a static weight: one point per k, depth
+    ]
+    if today not in grid:
+        grid.insert(0, today)
+    figure, alone = figures(questions, legs, grid, a.cache)
     sets_of = [
         np.array([q.dataset == name for q in questions])
         for name in dict.fromkeys(q.dataset for q in questions)
     ]
-    chosen: dict[str, tuple[float, float, int, bool, bool]] = {}
-    for group in groups:
-        out = np.array([q.group == group for q in questions])
-        # per set, the mean of its questions outside the held-out conversation; each set weighs the same
-        per_set = np.stack(
-            [figure[:, mask & ~out].mean(axis=1) for mask in sets_of if (mask & ~out).any()], axis=1
-        )
-        # only points that keep every set at least at today's figure (on these conversations)
-        allowed = (per_set >= per_set[grid.index(today)] - 1e-9).all(axis=1)
-        score = np.where(allowed, per_set.mean(axis=1), -1.0)
-        chosen[group] = grid[int(np.argmax(score))]  # the first of equals: the grid's order
-    report(questions, legs, chosen, today)
+    chosen = {}
+    for group in dict.fromkeys(q.group for q in questions):
+        held_out = np.array([q.group == group for q in questions])
+        chosen[group] = grid[choose(figure, alone, sets_of, held_out, grid.index(today))]
+    report(questions, figure, alone, grid, chosen, today)
     return 0
 
 
 def report(
     questions: Sequence[Question],
-    legs: Sequence[dict[str, Any]],
-    chosen: dict[str, tuple[float, float, int, bool, bool]],
-    default: tuple[float, float, int, bool, bool],
+    figure: Any,
+    alone: Any,
+    grid: Sequence[Point],
+    chosen: dict[str, Point],
+    today: Point,
 ) -> None:
-    rows: dict[str, dict[str, list[tuple[float, float]]]] = {}
-    for q, lg in zip(questions, legs, strict=True):
-        w, k, d, m, r = default
-        row = rows.setdefault(
-            q.dataset, {"keyword only": [], "vector only": [], "defaults": [], "held-out choice": []}
-        )
-        row["keyword only"].append(measure(q, fused_hits(lg, 1.0, k, d, m, only="keyword")))
-        row["vector only"].append(measure(q, fused_hits(lg, 1.0, k, d, m, only="vector")))
-        row["defaults"].append(measure(q, fused_hits(lg, w, k, d, m, r)))
-        row["held-out choice"].append(measure(q, fused_hits(lg, *chosen[q.group])))
-    for name, row in rows.items():
+    """Per set the figures of the keyword lists alone, the vector lists alone, today's point and
+    each conversation's held-out choice; then the spread of each constant over the folds."""
+    row_of = {g: i for i, g in enumerate(grid)}
+    held = np.array([figure[row_of[chosen[q.group]], j] for j, q in enumerate(questions)])
+    for name in dict.fromkeys(q.dataset for q in questions):
+        mask = np.array([q.dataset == name for q in questions])
         cells = [
-            f"{label} R@10 {100 * statistics.mean(v[0] for v in vals):.1f} "
-            f"R@{BUDGET}tok {100 * statistics.mean(v[1] for v in vals):.1f}"
-            for label, vals in row.items()
+            (label, got[mask].mean(axis=0) * 100)
+            for label, got in (
+                ("keyword only", alone[0]),
+                ("vector only", alone[1]),
+                ("defaults", figure[row_of[today]]),
+                ("held-out choice", held),
+            )
         ]
-        print(f"{name} (n={len(row['defaults'])}): " + "; ".join(cells))
-    for i, label in enumerate(("keyword_weight", "rrf_k", "depth", "one vector list", "by relevance")):
+        print(
+            f"{name} (n={int(mask.sum())}): "
+            + "; ".join(f"{label} R@10 {r10:.1f} R@{BUDGET}tok {rtok:.1f}" for label, (r10, rtok) in cells)
+        )
+    for i, label in enumerate(("AGREE_TOP", "AGREE_FULL", "AGREE_POWER", "rrf_k", "depth")):
         spread = Counter(c[i] for c in chosen.values())
         print(
             f"{label}: chosen in {len(chosen)} folds: "

@@ -154,13 +154,24 @@ class RecallSettings(_Section):
     line_chars: Annotated[int, Field(ge=40)] = 300  # one memory line at most
     excerpt_chars: Annotated[int, Field(ge=0)] = 0  # a scene excerpt at most (0: never)
     candidates: Annotated[int, Field(ge=1, le=200)] = 30  # search hits considered for the memories
+    # Recall fuses as search did before issue 49's agreement weights: RRF k 10, lists 100 deep,
+    # each keyword list at ``search.keyword_weight``. It fills a character budget with its
+    # ``candidates`` (about 30 lines), where the first places matter less than what the whole set
+    # holds: on LoCoMo dev (context_check.py) search's fusion (k 5, agreement) gave 76.9 %
+    # answer-token recall against 77.5 % with this (k 10 with agreement 77.1, k 5 without 77.2;
+    # lists 200 deep 77.3), and PrefEval's recall held the preference in 98.0 % either way.
+    rrf_k: Annotated[float, Field(gt=0)] = 10.0
+    depth: Annotated[int, Field(ge=1)] = 100  # per-list depth before fusion
 
 
 class SearchSettings(_Section):
-    # 60 in the design source; a small k ranks by the best list position and measured better on
-    # LoCoMo (bench/locomo_recall.py: R@10 78.5 at k=10 vs 76.3 at k=60, both with diversify).
-    rrf_k: Annotated[float, Field(gt=0)] = 10.0
-    candidates: Annotated[int, Field(ge=1)] = 100  # per-list depth before fusion
+    # 60 in the design source; a small k ranks by the best list position. 5 was chosen in all 111
+    # folds of bench/fusion_loo.py (leave-one-conversation-out over LoCoMo, BEAM and PrefEval dev,
+    # with each keyword list weighed by its agreement: retrieval/fusion.py; docs/benchmarks.md).
+    rrf_k: Annotated[float, Field(gt=0)] = 5.0
+    candidates: Annotated[int, Field(ge=1)] = (
+        200  # per-list depth before fusion (bench/fusion_loo.py: 107 of 111 folds)
+    )
     keyword_weight: Annotated[float, Field(ge=0)] = 1.0  # a keyword list's RRF weight (a vector list's: 1)
     # The relevance floor of search and recall when a call names none, in two parts, both chosen
     # leave-one-conversation-out on the LoCoMo dev set (bench/relevance_floor.py, docs/benchmarks.md):

@@ -25,6 +25,7 @@ from memstrata.models.validation import input_error
 from memstrata.operations import BlockingMemoryApi
 from memstrata.recall import MAX_SEARCH_CALLS_PER_TURN
 from memstrata.recall.quoting import quoted
+from memstrata.retrieval.relevance import relevance_of
 
 
 class _Arguments(BaseModel):
@@ -109,7 +110,8 @@ def hit_json(h: Hit) -> dict[str, Any]:
         "layer": str(h.layer),
         "id": h.id,
         "content": quoted(h.content),
-        "score": round(h.score, 4),
+        "score": round(h.score, 4),  # what the list is sorted by: the hit's fused place
+        "relevance": round(relevance_of(h), 4),  # how relevant, in [0, 1]: what the floor reads
         "rank": h.rank,
         "type": h.metadata.get("type"),
         "scene": h.metadata.get("scene"),

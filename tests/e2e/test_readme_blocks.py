@@ -230,7 +230,7 @@ CLI_CHECKS: dict[str, Check] = {
     ),
     "search where does Maya live --user maya": lambda out, w: (
         None
-        if re.search(r"│ 1 +│ L[01] +│ 0\.\d\d +│ I moved to Lisbon", out) and "allergic to peanuts" in out
+        if re.search(r"│ 1 +│ L[01] +│ [01]\.\d\d +│ I moved to Lisbon", out) and "allergic to peanuts" in out
         else pytest.fail(out)  # Lisbon first; the remembered note is searchable at once
     ),
     "recall any tips for Maya? --user maya": lambda out, w: (

@@ -95,7 +95,7 @@ def _show(mem: Memory, script: _Script) -> None:
         result = mem.search(q, user_id=user, layers=("L1", "L0"), limit=3)
         console.rule(f"[bold]search[/bold] {q}  ({result.strategy})")
         for h in result:
-            console.print(f"  #{h.rank} {h.layer} relevance {h.score:.2f}  {h.content}")
+            console.print(f"  #{h.rank} {h.layer} score {h.score:.2f}  {h.content}")
         if not result:
             console.print("  (no memory is relevant to this question)")
     scenes = mem.scenes(user_id=user)

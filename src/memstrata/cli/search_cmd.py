@@ -98,7 +98,8 @@ def metadata_filters(pairs: list[str]) -> dict[str, Any] | None:
 _COLUMNS = [
     ("rank", lambda h: str(h.rank)),
     ("layer", lambda h: h.layer),
-    ("relevance", lambda h: f"{h.score:.2f}"),
+    # what the list is sorted by: its fused place (--json: explain.relevance, what the floor cut by)
+    ("score", lambda h: f"{h.score:.2f}"),
     ("content", lambda h: h.content),
     ("sources", lambda h: ", ".join(h.source_message_ids[:3])),
 ]

@@ -183,7 +183,7 @@ class FacadeCore:
         ``filters`` narrow the search for memories (persona and navigation do not depend on it).
         ``memory_chars``: the memories' own room, apart from the system context (the proxy's)."""
         r = self.settings.recall
-        budgets = Budgets(**r.model_dump(exclude={"timeout_ms"}))
+        budgets = Budgets(**r.model_dump(exclude={"timeout_ms", "rrf_k", "depth"}))
         text = args.query(query)
         # The same floor as search: an off-topic prompt gets the persona and navigation only.
         request = SearchRequest(
@@ -193,7 +193,7 @@ class FacadeCore:
             r.candidates if memory_chars is None else budgets.candidates_for(memory_chars),
             MessageFilter(metadata=filters),
             AtomFilter(metadata=filters),
-            plan=args.plan("hybrid", self.settings),
+            plan=args.plan("hybrid", self.settings).with_(agreement=False, rrf_k=r.rrf_k, depth=r.depth),
             min_score=self.settings.search.min_score,
             query_floor=self.settings.search.query_floor,
         )

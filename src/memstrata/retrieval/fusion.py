@@ -1,4 +1,16 @@
-"""Reciprocal-rank fusion, written once for every backend."""
+"""Reciprocal-rank fusion, and how much a keyword list weighs in it, written once for every backend.
+
+A keyword list's weight is set per query by how well its first places agree with the query's
+meaning (``agreement``): the mean cosine with the query of its first ``AGREE_TOP`` records, over
+the mean of the best ``AGREE_TOP`` cosines of the same layer (its vector list's first places).
+Where BM25's first places are long messages sharing only the request's common words (PrefEval's
+filler chats under "what restaurants would you recommend?"), their cosines are far below the
+vector list's and the keyword list steps back; where they are the evidence (LoCoMo's names and
+dates), their cosines are about the vector list's own and it weighs fully. One static weight could
+not do both: 0.35 won PrefEval and lost LoCoMo 4.7 points of R@10, 1.0 the reverse
+(``bench/fusion_loo.py``, which chose ``AGREE_TOP``, ``AGREE_FULL`` and ``AGREE_POWER``
+leave-one-conversation-out across LoCoMo, BEAM and PrefEval; docs/benchmarks.md).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +18,10 @@ from collections.abc import Hashable, Sequence
 from typing import TypeVar
 
 K = TypeVar("K", bound=Hashable)
+
+AGREE_TOP = 3  # first places of each list compared
+AGREE_FULL = 0.8  # an agreement at or above this weighs the keyword list fully
+AGREE_POWER = 2.0  # below it the weight falls as (agreement / AGREE_FULL) ** AGREE_POWER
 
 
 def rrf(
@@ -22,3 +38,25 @@ def rrf(
         for rank, key in enumerate(ranked, start=1):
             scores[key] = scores.get(key, 0.0) + w / (k + rank)
     return sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
+
+
+def agreement(keyword: Sequence[float], vector: Sequence[float]) -> float | None:
+    """The mean of ``keyword`` (the cosines of a keyword list's first records, negatives as 0) over
+    the mean of ``vector`` (the cosines of the vector list's first records of the same layer), in
+    [0, 1]; None when either is empty or the vector list's cosines are not above 0 (nothing to
+    compare with: the keyword list keeps its weight)."""
+    if not keyword or not vector:
+        return None
+    best = sum(vector) / len(vector)
+    if best <= 0.0:
+        return None
+    return min(1.0, sum(max(0.0, c) for c in keyword) / len(keyword) / best)
+
+
+def agreed_weight(
+    agreed: float | None, base: float = 1.0, full: float = AGREE_FULL, power: float = AGREE_POWER
+) -> float:
+    """A keyword list's RRF weight for its ``agreement`` (``base`` at ``full`` or above, or unknown)."""
+    if agreed is None or agreed >= full:
+        return base
+    return base * float((agreed / full) ** power)

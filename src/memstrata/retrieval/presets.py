@@ -14,6 +14,9 @@ class SearchPlan:
     depth: int = 100  # candidates per primitive list before fusion
     rrf_k: float = 60.0
     keyword_weight: float = 1.0  # a keyword list's RRF weight beside a vector list's 1
+    # Scale it per query by the list's agreement with the query's meaning (retrieval/fusion.py);
+    # False: ``keyword_weight`` as it is (recall's plan: see ``RecallSettings.rrf_k``).
+    agreement: bool = True
     # Leave out a hit whose source messages are all covered by better hits, so an
     # atom and the message it came from do not take two places of a short result list.
     diversify: bool = True

@@ -25,7 +25,7 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from memstrata.models import Layer
+from memstrata.models import Hit, Layer
 from memstrata.ports import SearchIndex
 from memstrata.retrieval.term_counts import TermCounts
 from memstrata.retrieval.terms import judged, porter_stem, short_text_cache, words
@@ -58,11 +58,19 @@ class Evidence:
 
     def explain(self) -> dict[str, float | None]:
         return {
+            "relevance": round(self.score(), 6),
             "cosine": None if self.cosine is None else round(self.cosine, 4),
             "vector": round(self.vector(), 4),
             "keyword": round(self.keyword, 4),
             "fused": round(self.fused, 6),
         }
+
+
+def relevance_of(hit: Hit) -> float:
+    """A hit's relevance, as its explanation holds it (what the floor cuts by); a hit made
+    elsewhere with no explanation: its score."""
+    judged_as = hit.explain.get("relevance")
+    return float(judged_as) if isinstance(judged_as, int | float) else hit.score
 
 
 def idf_weights(terms: Sequence[str], total: int, counts: Mapping[str, int]) -> dict[str, float]:

@@ -174,13 +174,13 @@ def test_two_terms_first_stops_at_k() -> None:
 
 
 def test_legs_weigh_keyword_lists_only_beside_a_vector_list() -> None:
-    from memstrata.retrieval.search import Legs
+    from memstrata.retrieval.legs import Legs
 
     legs = Legs(None, None, None, [], "hybrid")  # type: ignore[arg-type]
-    legs.add("keyword", [])
-    legs.add("vector", [])
-    legs.add("keyword", [])
+    legs.add("keyword", Layer.L1, [])
+    legs.add("vector", Layer.L1, [])
+    legs.add("keyword", Layer.L0, [])
     assert legs.weights(0.3) == [0.3, 1.0, 0.3]
     alone = Legs(None, None, None, [], "keyword")  # type: ignore[arg-type]
-    alone.add("keyword", [])
+    alone.add("keyword", Layer.L1, [])
     assert alone.weights(0.3) == [1.0]  # no vector list: the keyword list is the ranking

@@ -38,7 +38,8 @@ def test_the_score_stays_in_the_unit_interval_and_grows_with_each_signal() -> No
     middle = (VECTOR_ZERO + VECTOR_ONE) / 2
     assert 0 < Evidence(middle, 0.0, 0.1, 1).score() < Evidence(middle, 0.5, 0.1, 1).score() < 1
     assert Evidence(None, 0.4, 0.1, 3).score() == pytest.approx(0.4)  # no vector: the keyword share alone
-    assert set(full.explain()) == {"cosine", "vector", "keyword", "fused"}
+    assert set(full.explain()) == {"relevance", "cosine", "vector", "keyword", "fused"}
+    assert full.explain()["relevance"] == pytest.approx(full.score(), abs=1e-6)
 
 
 def _held_by_scan(stems: frozenset[str], term: str) -> bool:

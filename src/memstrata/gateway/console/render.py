@@ -39,6 +39,12 @@ def size(text: str | None) -> str:
     return f"{chars:,} chars" if raw == chars else f"{chars:,} chars, {raw:,} bytes"
 
 
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ``11th``, ``22nd``: a place in a list."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 @functools.cache
 def templates() -> Environment:
     env = Environment(
@@ -47,7 +53,7 @@ def templates() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters.update(when=when, day=day, markdown=markdown, size=size)
+    env.filters.update(when=when, day=day, markdown=markdown, size=size, ordinal=ordinal)
     env.globals["tenant_url"] = tenant_url
     env.filters["q"] = lambda text: quote(str(text), safe="")  # an id as one path segment
     return env

@@ -1,0 +1,119 @@
+"""A search's ranked lists before fusion, and what fusion reads of them: each keyword list's
+weight (``fusion.agreement`` with the vector list of its layer), the most fused score a record can
+have, and where a candidate stands in each list (what a hit's explanation shows)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from memstrata.models import Layer, Vectors
+from memstrata.retrieval.fusion import AGREE_FULL, AGREE_POWER, AGREE_TOP, agreed_weight, agreement
+from memstrata.retrieval.relevance import KeywordEvidence
+
+if TYPE_CHECKING:
+    from memstrata.retrieval.search import SearchRequest
+
+
+@dataclass(slots=True)
+class Legs:
+    """A search's ranked lists before fusion (``kinds[i]`` says which leg made ``lists[i]``, of
+    layer ``layers[i]``), with what judging their candidates needs: the query's vector, the
+    cosines known so far (the vector lists', then the keyword lists' first places'), the keyword
+    evidence and what went less well than asked."""
+
+    request: SearchRequest
+    qvec: Vectors | None
+    evidence: KeywordEvidence
+    degradations: list[str]
+    strategy: str
+    kinds: list[str] = field(default_factory=list)
+    lists: list[list[tuple[Layer, int]]] = field(default_factory=list)
+    cosines: dict[tuple[Layer, int], float] = field(default_factory=dict)
+    layers: list[Layer] = field(default_factory=list)
+    applied: list[float] = field(default_factory=list)  # the weights ``weights`` gave last
+
+    def add(self, kind: str, layer: Layer, found: list[tuple[Layer, int]]) -> None:
+        self.kinds.append(kind)
+        self.layers.append(layer)
+        self.lists.append(found)
+
+    def weighed(self) -> bool:
+        """Whether a keyword list has a vector list beside it (alone, it is the ranking)."""
+        return {"keyword", "vector"} <= set(self.kinds)
+
+    def first_places(self, top: int = AGREE_TOP) -> list[tuple[Layer, int]]:
+        """The keyword lists' first ``top`` records, whose cosines their weights read."""
+        if not self.weighed():
+            return []
+        return [
+            key
+            for kind, found in zip(self.kinds, self.lists, strict=True)
+            if kind == "keyword"
+            for key in found[:top]
+        ]
+
+    def weights(
+        self,
+        keyword_weight: float,
+        top: int = AGREE_TOP,
+        full: float = AGREE_FULL,
+        power: float = AGREE_POWER,
+        *,
+        agreed: bool = True,
+    ) -> list[float]:
+        """RRF weights: a vector list's 1; a keyword list's ``keyword_weight`` scaled by its
+        ``agreement`` with the vector list of its layer (``fusion``), from the cosines known
+        (a first place without a vector is left out of the mean); 1 with no vector list."""
+        if not self.weighed():
+            self.applied = [1.0] * len(self.kinds)
+            return self.applied
+        if not agreed:  # the plan's static weight
+            self.applied = [keyword_weight if kind == "keyword" else 1.0 for kind in self.kinds]
+            return self.applied
+        vector = {
+            layer: found[:top]
+            for kind, layer, found in zip(self.kinds, self.layers, self.lists, strict=True)
+            if kind == "vector"
+        }
+        out = []
+        for kind, layer, found in zip(self.kinds, self.layers, self.lists, strict=True):
+            if kind != "keyword":
+                out.append(1.0)
+                continue
+            ours = [self.cosines[key] for key in found[:top] if key in self.cosines]
+            best = [self.cosines[key] for key in vector.get(layer, []) if key in self.cosines]
+            out.append(agreed_weight(agreement(ours, best), keyword_weight, full, power))
+        self.applied = out
+        return out
+
+    def weight_of(self, layer: Layer) -> dict[str, float]:
+        """``{"keyword_weight": w}``: the weight ``weights`` gave the keyword list of ``layer``
+        beside a vector list; empty when it weighed nothing against one."""
+        if not self.weighed() or len(self.applied) != len(self.kinds):
+            return {}
+        for kind, lay, w in zip(self.kinds, self.layers, self.applied, strict=True):
+            if kind == "keyword" and lay == layer:
+                return {"keyword_weight": round(w, 4)}
+        return {}
+
+    def ceiling(self, weights: Sequence[float], k: float) -> float:
+        """The most fused score a record can have: first in every non-empty list of its layer,
+        for the layer where that is most (the share of it is the score a hit shows)."""
+        most: dict[Layer, float] = {}
+        for layer, found, w in zip(self.layers, self.lists, weights, strict=True):
+            if found:
+                most[layer] = most.get(layer, 0.0) + w / (k + 1)
+        return max(most.values(), default=0.0)
+
+    def places(self, keys: Iterable[tuple[Layer, int]]) -> dict[tuple[Layer, int], dict[str, int]]:
+        """Where each of ``keys`` stands in the lists holding it: ``{"keyword_rank": 3, "vector_rank": 1}``
+        (from 1; a kind missing: not in its list)."""
+        wanted = set(keys)
+        out: dict[tuple[Layer, int], dict[str, int]] = {key: {} for key in wanted}
+        for kind, found in zip(self.kinds, self.lists, strict=True):
+            for place, key in enumerate(found, start=1):
+                if key in wanted and f"{kind}_rank" not in out[key]:
+                    out[key][f"{kind}_rank"] = place
+        return out
