@@ -1,9 +1,11 @@
-"""How long one store write of the retention sweep holds SQLite's write lock, by its size.
+"""How long one store write of the retention sweep (or of an L1 run's vectors) holds SQLite's
+write lock, by its size.
 
     python bench/sweep_delete.py [N ...]   (default: 1000 5000 20000)
 
-For each N: a fresh store with one session of N messages (each with a 384-dimension vector),
-then the sweep's two writes for the whole session, as the sweep did them before it deleted in
+For each N: a fresh store with one session of N messages, their 384-dimension vectors written in
+one ``put_vectors`` (as an L1 run wrote a session's atoms' vectors before ``WRITE_BATCH``), then
+the sweep's two writes for the whole session, as the sweep did them before it deleted in
 batches (``forgetting/sweep.py``, ``DELETE_BATCH``): ``messages.delete`` (rows and keyword rows,
 one transaction) and ``index.drop_vectors``. Prints the lock hold (BEGIN to COMMIT) of each, the
 changes SQLite counted, and the delete call's whole time (with the JSONL mirror's rewrite, which
@@ -53,9 +55,9 @@ def one(n: int) -> str:
             )
         seqs = [m.seq for m in store.messages.list(T, MessageFilter(), limit=n + 1)]
         vectors = np.random.default_rng(0).random((n, 384), dtype=np.float32)
-        for i in range(0, n, 256):
-            store.index.put_vectors(T, Layer.L0, seqs[i : i + 256], vectors[i : i + 256])
         held.clear()
+        store.index.put_vectors(T, Layer.L0, seqs, vectors)
+        put = held.pop()[0]
         t0 = time.monotonic()
         gone = store.messages.delete(T, [f"m{i}" for i in range(n)])
         call = time.monotonic() - t0
@@ -63,7 +65,7 @@ def one(n: int) -> str:
         (delete, delete_changes), (drop, drop_changes) = held
         store.close()
     return (
-        f"N={n}: messages.delete holds {delete * 1000:.0f} ms ({delete_changes} changes; the call with "
+        f"N={n}: put_vectors holds {put * 1000:.0f} ms; messages.delete {delete * 1000:.0f} ms ({delete_changes} changes; the call with "
         f"the mirror's rewrite {call * 1000:.0f} ms), drop_vectors {drop * 1000:.0f} ms ({drop_changes} changes)"
     )
 

@@ -24,8 +24,10 @@ import numpy as np
 import pytest
 
 from memstrata import FakeClock
+from memstrata.embeddings.hashing import HashingEmbedder
 from memstrata.forgetting.sweep import Sweeper, SweepPolicy
 from memstrata.models import Atom, AtomType, Layer, Message, MessageFilter, Role, Tenant
+from memstrata.retrieval.vectors import VectorState
 from memstrata.stores.sqlite import db as sqlite_db
 from memstrata.stores.sqlite.store import SqliteStore
 
@@ -115,6 +117,19 @@ def test_the_sweep_deletes_many_expired_atoms_in_transactions_of_bounded_size(
     assert store.atoms.count(T) == 0
     assert store.members.get(T) == {}
     assert max(changed) <= MAX_CHANGES, f"a sweep transaction made {max(changed)} changes"
+
+
+def test_an_l1_run_s_atoms_get_their_vectors_in_transactions_of_bounded_size(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    n = MAX_CHANGES + 1_000  # a long session's backlog: one L1 run embeds all its atoms at once
+    atoms = [Atom(f"a{i}", T, AtomType.EPISODIC, f"fact {i} about the garden") for i in range(n)]
+    stored = store.atoms.commit(T, [(a, a.content) for a in atoms], {}, None)
+    vectors = VectorState(store.index, HashingEmbedder(16))
+    with rows_per_transaction(monkeypatch) as changed:
+        assert vectors.embed_atoms(T, stored) == []
+    assert store.index.count_missing_vectors(Layer.L1) == 0
+    assert max(changed) <= MAX_CHANGES, f"a vector transaction made {max(changed)} changes"
 
 
 def test_changing_one_atom_s_scene_writes_that_row_not_the_tenant_s_whole_membership(

@@ -20,6 +20,10 @@ from memstrata.retrieval.documents import atom_vector_text, message_vector_text
 from memstrata.retrieval.query_vectors import QueryVectors
 
 log = logging.getLogger(__name__)
+# Vectors written per store transaction. An L1 run embeds a whole session's atoms in one batch
+# (a backlog of thousands), and on SQLite a server's capture waits at most 1 s for a worker's
+# write lock (docs/reliability.md, "Worker transactions"); the embedding backlog writes this many.
+WRITE_BATCH = 256
 
 
 class VectorState:
@@ -150,5 +154,7 @@ class VectorState:
         except EmbeddingError as exc:
             log.warning("%s embedding failed; stored without vectors, the backlog retries: %s", layer, exc)
             return [f"embedding failed ({exc.message}): stored without vectors, retried in the background"]
-        self._index.put_vectors(tenant, layer, seqs, vectors)
+        for start in range(0, len(seqs), WRITE_BATCH):  # each batch whole: the backlog redoes the rest
+            end = start + WRITE_BATCH
+            self._index.put_vectors(tenant, layer, seqs[start:end], vectors[start:end])
         return []
