@@ -144,12 +144,8 @@ class FacadeCore:
         session_id: str | None,
         user_id: str,
         agent_id: str,
-        *,
-        defer_vectors: bool = False,
     ) -> CaptureResult:
-        """Store messages of one session (``capture``, ``turn_committed``, imports). With
-        ``defer_vectors`` the messages are left to the embedding backlog (an import drains it
-        beside extraction)."""
+        """Store messages of one session (``capture``, ``turn_committed``, imports)."""
         self._writable("capture")
         tenant = args.tenant(user_id, agent_id)
         key = args.name(session_key, "session_key")
@@ -158,7 +154,7 @@ class FacadeCore:
         # model: the woken loop embeds this batch with whatever else arrived, in one larger batch.
         # A server's workers embed its captures (their backlog); a library without a background
         # loop embeds them here.
-        embed = self._background is None and self._pipeline_here and not defer_vectors
+        embed = self._background is None and self._pipeline_here
         if self._background is not None:
             # The window opens before the messages are stored, so a pass of the loop that starts
             # meanwhile leaves them to gather instead of embedding them alone.

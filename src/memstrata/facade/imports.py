@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import functools
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,7 +15,6 @@ from memstrata.interchange.sessions import ImportReport, ImportSession
 from memstrata.interchange.tdai.read import TdaiImportReport, read_tdai
 from memstrata.layers.l0.recorder import stable_id
 from memstrata.models import (
-    Layer,
     NewMessage,
     Tenant,
 )
@@ -37,54 +35,24 @@ class ImportMethods(FacadeCore):
         total = sum(len(s.messages) for s in sessions)
         report = ImportReport(sessions=len(sessions))
         done = 0
-        # With the pipeline run here, the messages' vectors are made beside extraction, not in
-        # capture: L1 reads no message vector, so the model's passes (numpy, off the GIL) fill the
-        # cores that extraction (Python, one core) and each run's tail leave idle.
-        beside = process and self._background is None and self._pipeline_here
         for s in sessions:
             messages = [_with_id(s, i, m) for i, m in enumerate(s.messages)]
             for i in range(0, len(messages), CAPTURE_BATCH):
                 batch = messages[i : i + CAPTURE_BATCH]
                 r = await self._capture(
-                    batch,
-                    s.session_key,
-                    s.session_id,
-                    s.tenant.user_id,
-                    s.tenant.agent_id,
-                    defer_vectors=beside,
+                    batch, s.session_key, s.session_id, s.tenant.user_id, s.tenant.agent_id
                 )
                 report.add(r)
                 done += len(messages[i : i + CAPTURE_BATCH])
                 if on_progress:
                     on_progress("L0 capture", done, total)
         if process:
-            extracting = self._extract_in_lanes(sessions, on_progress)
-            if beside:
-                tally, note = await asyncio.gather(
-                    extracting, self._message_vectors(report.stored, on_progress)
-                )
-                report.degradations += [note] if note else []
-            else:
-                tally = await extracting
+            tally = await self._extract_in_lanes(sessions, on_progress)
             upper = await self._run_all()  # then L2 scenes and L3 personas of every tenant with new atoms
             report.extracted = tally.runs - tally.failed + upper.l1 - upper.l1_failed
             report.failed = tally.failed + upper.l1_failed + upper.upper_failed
             report.atoms = tally.atoms + upper.atoms
         return report
-
-    async def _message_vectors(self, total: int, on_progress: ops.Progress | None) -> str | None:
-        """Drain the messages' embedding backlog (atoms are embedded by their L1 runs). A failed
-        embedding is left to the backlog's retry, as in capture: returned as a degradation."""
-        backlog = self._pipeline.embedding
-        done = 0
-        drain = functools.partial(backlog.drain, force=True, layers=(Layer.L0,))
-        while n := await asyncio.to_thread(drain):
-            done += n
-            if on_progress:
-                on_progress("L0 vectors", min(done, total), total)
-        if backlog.last_error is None:
-            return None
-        return f"messages' vectors: {backlog.last_error}; stored without vectors, retried in the background"
 
     async def _extract_in_lanes(
         self, sessions: Sequence[ImportSession], on_progress: ops.Progress | None

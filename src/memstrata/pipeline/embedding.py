@@ -86,12 +86,10 @@ class EmbeddingBacklog:
             return None
         return max(until, self._retry_at) if self._retry_at is not None else until
 
-    def drain(
-        self, limit: int = 4 * BATCH, *, force: bool = False, layers: tuple[Layer, ...] = (Layer.L0, Layer.L1)
-    ) -> int:
-        """Embed up to ``limit`` records of ``layers`` without vectors (blocking). Returns how
-        many; 0 when nothing is left, the embedder failed (recorded in ``last_error``, retried
-        later) or, unless ``force``, captured messages are still gathering."""
+    def drain(self, limit: int = 4 * BATCH, *, force: bool = False) -> int:
+        """Embed up to ``limit`` records without vectors (blocking). Returns how many; 0 when
+        nothing is left, the embedder failed (recorded in ``last_error``, retried later) or, unless
+        ``force``, captured messages are still gathering."""
         embedder = self._vectors.writer
         if embedder is None:
             return 0
@@ -102,14 +100,14 @@ class EmbeddingBacklog:
         if not self._store.leases.claim(LEASE):
             return 0  # another process drains the backlog now
         try:
-            return self._drain(embedder, limit, layers)
+            return self._drain(embedder, limit)
         finally:
             self._store.leases.release(LEASE)
 
-    def _drain(self, embedder: Embedder, limit: int, layers: tuple[Layer, ...]) -> int:
+    def _drain(self, embedder: Embedder, limit: int) -> int:
         done = 0
         try:
-            for layer in layers:
+            for layer in (Layer.L0, Layer.L1):
                 n, self._after[layer] = fill_missing(
                     self._store, embedder, layer, self._after[layer], limit - done
                 )
