@@ -1,6 +1,6 @@
 """How long the worker's write transactions hold SQLite's lock while a server captures (issue 51).
 
-    python bench/lock_hold.py [--data ../shared/data/locomo/locomo-dev.json] [--rate 4]
+    python bench/lock_hold.py [--data /work/shared/data/locomo/locomo-dev.json] [--rate 4]
                               [--embedder default|hashing] [--limit 900]
 
 On SQLite a `memstrata serve` and its worker share one database file, and a capture waits at most
@@ -161,11 +161,12 @@ def report(logs: Path, since: float, until: float, client: Client, load: float) 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--data", default=str(HERE.parent.parent / "shared/data/locomo/locomo-dev.json"))
+    ap.add_argument("--data", default="/work/shared/data/locomo/locomo-dev.json")
     ap.add_argument("--rate", type=float, default=4.0, help="client calls per second")
     ap.add_argument("--embedder", default="default")
     ap.add_argument("--limit", type=float, default=900.0, help="seconds each phase may take at most")
     args = ap.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # each figure as it comes
     with tempfile.TemporaryDirectory(prefix="lockhold-") as tmp:
         home, logs = Path(tmp) / "home", Path(tmp) / "logs"
         logs.mkdir()
@@ -205,7 +206,7 @@ def phase(n: int, home: Path, env: dict[str, str], logs: Path, args: argparse.Na
             r = httpx.post(served.url + "/v1/reindex", timeout=args.limit)
             print(f"reindex: {r.status_code} {r.text[:80]} in {time.monotonic() - t1:.0f} s")
             took = wait_for(served, swept, args.limit, every=5.0)
-            wait_for(served, idle, 120.0)  # the scenes the sweep left to L2/L3
+            wait_for(served, idle, 60.0)  # the scenes the sweep left to L2/L3
         load = os.getloadavg()[0]
     finally:
         client.stop()
