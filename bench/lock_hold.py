@@ -170,7 +170,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="lockhold-") as tmp:
         home, logs = Path(tmp) / "home", Path(tmp) / "logs"
         logs.mkdir()
-        env = server_env(embedding__provider=args.embedder)
+        # "default": the configured default (auto: the shipped local model), as a user runs it.
+        env = server_env() if args.embedder == "default" else server_env(embedding__provider=args.embedder)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH"), str(SITE)) if p)
         t0 = time.monotonic()
         subprocess.run(
