@@ -1,6 +1,8 @@
 """A nameless user speaking in the first person, as an agent's memory sees them: ten first-person
 questions about what they said, each labelled with the message that answers it. Top-1 precision and
-MRR of search (default layers and floor), and whether off-topic questions find nothing.
+MRR of search (default layers and floor), and whether off-topic questions find nothing. The same
+conversation again with the user named (as the README's quickstart captures Maya's messages), so a
+first-person question meets facts the index states of a name.
 
     python bench/first_person.py
 
@@ -54,25 +56,31 @@ OFF_TOPIC = (
     "Explain the proof of Fermat's last theorem",
 )
 USER = "me"
+NAMED = "ines-mum"  # the same turns, the user's named "Rita"
+NAME = "Rita"
 
 
 def seed() -> dict[str, Any]:
-    turns = [
-        {"role": role, "content": text, "id": mid, "timestamp": f"2026-04-{1 + i:02d}T10:00:00Z"}
-        for i, (mid, role, text) in enumerate(TURNS)
-    ]
-    return {"sessions": [{"sessionKey": "chat", "userId": USER, "conversations": [turns]}]}
+    sessions = []
+    for user, name in ((USER, None), (NAMED, NAME)):
+        turns = [
+            {"role": role, "content": text, "id": mid, "timestamp": f"2026-04-{1 + i:02d}T10:00:00Z"}
+            | ({"name": name} if name and role == "user" else {})
+            for i, (mid, role, text) in enumerate(TURNS)
+        ]
+        sessions.append({"sessionKey": "chat", "userId": user, "conversations": [turns]})
+    return {"sessions": sessions}
 
 
-def measure(mem: Any) -> tuple[list[int | None], int]:
+def measure(mem: Any, user: str = USER) -> tuple[list[int | None], int]:
     """The rank of each question's answer (None: not in the top 10), and how many off-topic
     questions found something."""
     ranks: list[int | None] = []
     for question, answer in QUESTIONS:
-        hits = mem.search(question, user_id=USER, limit=10)
+        hits = mem.search(question, user_id=user, limit=10)
         found = [i for i, h in enumerate(hits, start=1) if answer in h.source_message_ids]
         ranks.append(found[0] if found else None)
-    leaks = sum(1 for q in OFF_TOPIC if len(mem.search(q, user_id=USER)))
+    leaks = sum(1 for q in OFF_TOPIC if len(mem.search(q, user_id=user)))
     return ranks, leaks
 
 
@@ -83,15 +91,19 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory(prefix="first-person-") as home, Memory.open(home) as mem:
         mem.import_sessions(parse_import(seed()))
-        ranks, leaks = measure(mem)
-    for (question, answer), rank in zip(QUESTIONS, ranks, strict=True):
-        print(f"{question:45s} {answer:4s} at {rank if rank else '-'}")
-    n = len(QUESTIONS)
-    top1 = sum(1 for r in ranks if r == 1) / n
-    mrr = sum(1 / r for r in ranks if r) / n
-    print(
-        f"first person: top-1 {top1:.2f}, MRR {mrr:.3f} over {n} questions; off-topic finding something {leaks}/{len(OFF_TOPIC)}"
-    )
+        measured = [
+            (who, *measure(mem, user)) for who, user in (("nameless", USER), (f"named {NAME}", NAMED))
+        ]
+    for who, ranks, leaks in measured:
+        for (question, answer), rank in zip(QUESTIONS, ranks, strict=True):
+            print(f"{who:10s} {question:45s} {answer:4s} at {rank if rank else '-'}")
+        n = len(QUESTIONS)
+        top1 = sum(1 for r in ranks if r == 1) / n
+        mrr = sum(1 / r for r in ranks if r) / n
+        print(
+            f"first person, {who}: top-1 {top1:.2f}, MRR {mrr:.3f} over {n} questions;"
+            f" off-topic finding something {leaks}/{len(OFF_TOPIC)}"
+        )
     return 0
 
 

@@ -129,7 +129,7 @@ def lists_of(data_dir: Path, questions: Sequence[Question]) -> list[dict[str, An
             legs = searcher.legs(req)
             keys = {key for found in legs.lists for key in found}
             if legs.qvec is not None:
-                legs.cosines.update(searcher._cosines(tenant, keys, legs.qvec, legs.cosines))
+                legs.cosines.update(searcher._cosines(legs, keys, legs.cosines))
             info: dict[tuple[Any, int], tuple[frozenset[str], int]] = {}
             texts: dict[tuple[Any, int], str] = {}
             for m in store.messages.by_seq(tenant, [seq for layer, seq in keys if layer == Layer.L0]):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from memstrata import Memory
 from memstrata.interchange import parse_import
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -37,6 +38,28 @@ def test_the_python_quickstart_prints_what_its_comments_promise(
     memories = printed.split("<relevant-memories>")[1]
     assert "allergic to peanuts" in memories  # the remembered note, recalled for the question
     assert (tmp_path / ".memstrata" / "memstrata.db").exists()
+
+
+def test_after_the_quickstart_where_do_i_live_finds_lisbon_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The quickstart as written, then what a new user asks next in their own words: the first
+    person is Maya's (her messages are the tenant's user messages), so the floor lets the question
+    through and Lisbon comes first, in search and in what recall injects."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("MEMSTRATA_HOME", raising=False)
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(blocks("python")[0], "README.md[python 0]", "exec"), {})
+    with Memory.open("~/.memstrata") as mem:
+        hits = mem.search("where do I live?", user_id="maya")
+        assert hits and "Lisbon" in hits[0].content, [h.content for h in hits]
+        assert hits[0].explain["read_as_user"] == 1  # why it passed the floor
+        # recall hands the agent the fact: in the persona, which the memories then do not repeat
+        context = mem.recall("where do I live?", user_id="maya")
+        assert "Lisbon" in context.system_context + context.prepend_context
+        allergy = mem.search("What am I allergic to?", user_id="maya")
+        assert allergy and "peanuts" in allergy[0].content
+        assert not mem.search("How do I configure TLS on a Kubernetes ingress?", user_id="maya")
 
 
 def test_the_seed_file_shown_before_import_is_read_by_the_importer() -> None:

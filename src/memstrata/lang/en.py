@@ -62,6 +62,32 @@ def names_day(text: str, d: date) -> bool:
     )
 
 
+# A question's first person, read as said of someone else (``as_said_of``): the verb that agrees
+# with "I" first, then the pronoun alone. Each pattern is tried in this order, case-insensitively.
+_INVERTED = re.compile(r"\b(am|do|have|was|did|can|could|should|will|would)\s+I\b", re.IGNORECASE)
+_AGREES = {"am": "is", "do": "does", "have": "has"}
+_CONTRACTED = re.compile(r"\bI(?:'|’)(m|ve|d|ll)\b", re.IGNORECASE)
+_EXPANDED = {"m": "is", "ve": "has", "d": "would", "ll": "will"}
+_I_AM = re.compile(r"\bI\s+(am|have)\b")
+_POSSESSIVE = re.compile(r"\b(?:my|mine)\b", re.IGNORECASE)
+_OBJECT = re.compile(r"\b(?:I|me|myself)\b", re.IGNORECASE)
+_FIRST = re.compile(r"\b(?:I|me|my|mine|myself)\b|\bI(?:'|’)", re.IGNORECASE)
+
+
+def as_said_of(text: str, who: str) -> str | None:
+    """``text`` with its first person read as ``who``: "where do I live?" -> "where does Maya
+    live?", "what's my dog called?" -> "what's Maya's dog called?"; None without a first person.
+    "I" stands alone in a sentence as a capital (the lower-case "i" of a query typed in haste
+    counts too)."""
+    if not _FIRST.search(text):
+        return None
+    text = _INVERTED.sub(lambda m: f"{_AGREES.get(m[1].lower(), m[1])} {who}", text)
+    text = _CONTRACTED.sub(lambda m: f"{who} {_EXPANDED[m[1].lower()]}", text)
+    text = _I_AM.sub(lambda m: f"{who} {_AGREES[m[1].lower()]}", text)
+    text = _POSSESSIVE.sub(f"{who}'s", text)
+    return _OBJECT.sub(who, text)
+
+
 ENGLISH = Language(
     code="en",
     day=day,
@@ -76,5 +102,7 @@ ENGLISH = Language(
     also_in="also in",
     stopwords=STOPWORDS,
     names_day=names_day,
+    as_said_of=as_said_of,
+    nameless_user="the user",
     turn_words=("human", "assistant", "system", "user", "developer", "model", "tool", "ai", "h", "a"),
 )

@@ -21,6 +21,10 @@ def _names_no_day(text: str, d: date) -> bool:
     return False
 
 
+def _no_reading(text: str, who: str) -> str | None:
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Language:
     """One language's rules. Only ``code`` and recall's wording are required; the rest default to
@@ -51,3 +55,10 @@ class Language:
     # Whether a text names a day in this language's way ("14 June 2026"): recall then leaves the
     # date off a line whose text says it.
     names_day: Callable[[str, date], bool] = _names_no_day
+    # A question in its asker's first person read as said of ``who`` ("where do I live?" of Maya:
+    # "where does Maya live?"), as the index reads a named speaker's words and as atoms state a
+    # user's facts; None when the text has no first person (or the pack has no such rule).
+    as_said_of: Callable[[str, str], str | None] = _no_reading
+    # How memory names a user who gave no name ("the user"): a question's first person is read
+    # as them where atoms are searched; "" for no such reading.
+    nameless_user: str = ""

@@ -7,7 +7,7 @@ and matched it by the other message's words, and keyword R@10 fell from 50.7 to 
 the same texts; 49.4 with this rule). A named speaker's first-person words are replaced by their
 name and "you" by the other speaker's, so "What did Caroline research?" reaches "I researched
 ..."; a nameless speaker's are left as said, so "where do I live?" reaches "I moved to Lisbon" (a
-question is never renamed). A fenced code block is indexed as its distinct words: what it names is findable, while
+first-person question is read as said of a named user where records name them: ``asker.py``). A fenced code block is indexed as its distinct words: what it names is findable, while
 its repeated tokens do not make the message long for BM25. A hit returns the record's content.
 """
 

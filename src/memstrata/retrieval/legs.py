@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from memstrata.models import Layer, Vectors
+from memstrata.retrieval.asker import ReadVectors
 from memstrata.retrieval.fusion import AGREE_FULL, AGREE_POWER, AGREE_TOP, agreed_weight, agreement
 from memstrata.retrieval.relevance import KeywordEvidence
 
@@ -21,7 +22,9 @@ class Legs:
     """A search's ranked lists before fusion (``kinds[i]`` says which leg made ``lists[i]``, of
     layer ``layers[i]``), with what judging their candidates needs: the query's vector, the
     cosines known so far (the vector lists', then the keyword lists' first places'), the keyword
-    evidence and what went less well than asked."""
+    evidence and what went less well than asked. ``read``: a layer's own vectors where a
+    first-person question is read as said of the user (``asker.py``); its cosines are judged
+    (``judged_cosine``), and ``read_counted`` holds the records where the reading counted."""
 
     request: SearchRequest
     qvec: Vectors | None
@@ -33,6 +36,13 @@ class Legs:
     cosines: dict[tuple[Layer, int], float] = field(default_factory=dict)
     layers: list[Layer] = field(default_factory=list)
     applied: list[float] = field(default_factory=list)  # the weights ``weights`` gave last
+    read: dict[Layer, ReadVectors] = field(default_factory=dict)
+    read_counted: set[tuple[Layer, int]] = field(default_factory=set)
+
+    def vector(self, layer: Layer) -> Vectors | None:
+        """The query vector ``layer`` is searched by."""
+        reading = self.read.get(layer)
+        return reading.read if reading is not None else self.qvec
 
     def add(self, kind: str, layer: Layer, found: list[tuple[Layer, int]]) -> None:
         self.kinds.append(kind)

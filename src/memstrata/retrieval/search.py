@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -27,6 +27,7 @@ from memstrata.models import (
     layer_of,
 )
 from memstrata.ports import Store
+from memstrata.retrieval.asker import Askers, Reading, ReadVectors, judged_cosine
 from memstrata.retrieval.documents import atom_match_text, message_match_text
 from memstrata.retrieval.fusion import rrf
 from memstrata.retrieval.keyword import keyword_top
@@ -70,11 +71,12 @@ class Searcher:
         self._vectors = vectors
         self._now = now
         self._term_counts = TermCounts(store.index.document_counts)
+        self._askers = Askers(store)
 
     def search(self, req: SearchRequest) -> SearchResult:
         legs = self.legs(req)
         if legs.qvec is not None:  # the keyword lists' first places the vector lists did not reach
-            legs.cosines.update(self._cosines(req.tenant, legs.first_places(), legs.qvec, legs.cosines))
+            legs.cosines.update(self._cosines(legs, legs.first_places(), legs.cosines))
         weights = legs.weights(req.plan.keyword_weight, agreed=req.plan.agreement)
         fused = rrf(legs.lists, req.plan.rrf_k, weights)
         # A margin beyond the limit so diversification has something to promote.
@@ -88,9 +90,12 @@ class Searcher:
         if req.atoms.at is None:
             req = replace(req, atoms=replace(req.atoms, at=self._now()))
         degradations: list[str] = []
+        reading = (
+            self._askers.read_as_user(req.tenant, req.query, req.layers) if req.plan.mode != "keyword" else {}
+        )
         # The query is embedded in another thread while the keyword lists are read: the model's
         # matrix products and SQLite both release the GIL, so on two cores the two overlap.
-        pending = _EMBEDDING.submit(self._query_vector, req, degradations)
+        pending = _EMBEDDING.submit(self._query_vectors, req, reading, degradations)
         keyword_wanted = req.plan.mode != "vector"
         terms = query_terms(req.query) if req.plan.mode != "vector" or self._vectors.embedder is None else []
         filters = [(layer, req.messages if layer == Layer.L0 else req.atoms) for layer in req.layers]
@@ -102,7 +107,7 @@ class Searcher:
             if keyword_wanted
             else {}
         )
-        qvec = pending.result()
+        qvec, read = pending.result()
         use_keyword = keyword_wanted or qvec is None
         if use_keyword and not keyword:  # a vector-only request whose query could not be embedded
             terms = query_terms(req.query)
@@ -110,14 +115,17 @@ class Searcher:
         strategy = (
             "hybrid" if use_keyword and qvec is not None else ("vector" if qvec is not None else "keyword")
         )
-        legs = Legs(req, qvec, evidence, degradations, strategy)
+        legs = Legs(req, qvec, evidence, degradations, strategy, read=read)
         for layer, flt in filters:  # keyword then vector, layer by layer: RRF breaks ties by this order
             if use_keyword:
                 legs.add("keyword", layer, keyword[layer])
-            if qvec is not None:
-                found = self._store.index.vector(req.tenant, flt, qvec, req.plan.depth)
+            if (vec := legs.vector(layer)) is not None:
+                found = self._store.index.vector(req.tenant, flt, vec, req.plan.depth)
                 legs.add("vector", layer, [(layer, s.seq) for s in found])
-                legs.cosines.update({(layer, s.seq): s.score for s in found})
+                if layer in legs.read:  # a reading's cosines are judged, record by record
+                    legs.cosines.update(self._cosines(legs, [(layer, s.seq) for s in found], {}))
+                else:
+                    legs.cosines.update({(layer, s.seq): s.score for s in found})
         return legs
 
     def _judged(
@@ -152,29 +160,39 @@ class Searcher:
         keys = [(Layer.L0 if isinstance(r, Message) else Layer.L1, r.seq) for r, _ in found]
         cosines = legs.cosines
         if legs.qvec is not None:
-            cosines = {**cosines, **self._cosines(legs.request.tenant, keys, legs.qvec, cosines)}
+            cosines = {**cosines, **self._cosines(legs, keys, cosines)}
         places = legs.places(keys)
         for rank, ((record, fused), key) in enumerate(zip(found, keys, strict=True), start=ranked_before + 1):
             text = message_match_text(record) if isinstance(record, Message) else atom_match_text(record)
             e = Evidence(cosines.get(key), legs.evidence.share(key[0], text), fused, rank)
             shown = min(1.0, fused / ceiling) if ceiling > 0 else 0.0
-            yield to_hit(record, shown, rank, {**e.explain(), **places[key], **legs.weight_of(key[0])})
+            # the cosine is the question's read as the user's (``asker.py``): why the floor passed
+            read = {"read_as_user": 1} if key in legs.read_counted else {}
+            yield to_hit(
+                record, shown, rank, {**e.explain(), **places[key], **legs.weight_of(key[0]), **read}
+            )
 
     def _cosines(
-        self,
-        tenant: Tenant,
-        keys: Iterable[tuple[Layer, int]],
-        qvec: Vectors,
-        known: dict[tuple[Layer, int], float],
+        self, legs: Legs, keys: Iterable[tuple[Layer, int]], known: Mapping[tuple[Layer, int], float]
     ) -> dict[tuple[Layer, int], float]:
-        """Cosines of the records ``keys`` names that ``known`` does not hold (found by keyword only)."""
+        """Cosines of the records ``keys`` names that ``known`` does not hold (found by keyword
+        only); in a layer searched by a first-person question's reading, each by
+        ``judged_cosine`` (noting in ``legs.read_counted`` where the reading counted)."""
         out: dict[tuple[Layer, int], float] = {}
         wanted = [key for key in keys if key not in known]
+        qvec = legs.qvec
         for layer in (Layer.L0, Layer.L1):
             seqs = [seq for lay, seq in wanted if lay == layer]
-            if seqs:
-                got = self._store.index.get_vectors(tenant, layer, seqs)
-                out.update({(layer, seq): float(np.dot(v, qvec)) for seq, v in got.items()})
+            if not seqs or qvec is None:
+                continue
+            reading = legs.read.get(layer)
+            for seq, v in self._store.index.get_vectors(legs.request.tenant, layer, seqs).items():
+                if reading is None:
+                    out[(layer, seq)] = float(np.dot(v, qvec))
+                    continue
+                out[(layer, seq)], counted = judged_cosine(v, qvec, reading)
+                if counted:
+                    legs.read_counted.add((layer, seq))
         return out
 
     def _keyword(
@@ -187,8 +205,20 @@ class Searcher:
         )
         return [(layer, s.seq) for s in found]
 
-    def _query_vector(self, req: SearchRequest, degradations: list[str]) -> Vectors | None:
-        if req.plan.mode == "keyword":
+    def _query_vectors(
+        self, req: SearchRequest, reading: Mapping[Layer, Reading], degradations: list[str]
+    ) -> tuple[Vectors | None, dict[Layer, ReadVectors]]:
+        """The query's vector, and each layer's own where the query is read otherwise there."""
+        qvec = self._query_vector(req.query, req.plan, degradations)
+        read: dict[Layer, ReadVectors] = {}
+        for layer, r in reading.items() if qvec is not None else ():
+            said, who = (self._query_vector(t, req.plan, degradations) for t in (r.text, r.who))
+            if said is not None and who is not None:
+                read[layer] = ReadVectors(said, who)
+        return qvec, read
+
+    def _query_vector(self, query: str, plan: SearchPlan, degradations: list[str]) -> Vectors | None:
+        if plan.mode == "keyword":
             return None
         queries = self._vectors.queries
         if queries is None:
@@ -198,7 +228,7 @@ class Searcher:
             degradations.append(self._vectors.note)
             return None
         try:
-            return queries.vector(req.query)
+            return queries.vector(query)
         except EmbeddingError as exc:
             log.warning("query embedding failed, searching by keyword only: %s", exc)
             degradations.append(f"query embedding failed ({exc.message}): keyword search only")
