@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -12,6 +14,7 @@ from memstrata.models import Atom, AtomFilter, AtomType, Layer, Message, Message
 from memstrata.ports import Store
 from memstrata.retrieval.keyword import keyword_top
 from memstrata.retrieval.terms import query_terms
+from memstrata.stores.sqlite import db as sqlite_db
 from memstrata.stores.sqlite.store import SqliteStore
 
 A, B = Tenant("alice"), Tenant("bob")
@@ -42,6 +45,38 @@ def test_the_same_id_in_two_tenants_is_two_messages(empty_store: Store) -> None:
     empty_store.messages.append([msg("m1", "hello", A), msg("m1", "hello", B)])
     assert empty_store.messages.count(A) == 1
     assert empty_store.messages.count(B) == 1
+
+
+def test_first_messages_are_the_tenants_by_time_then_seq(empty_store: Store) -> None:
+    empty_store.messages.append(
+        [msg("late", "c", A, ts=3_000), msg("b", "x", B, ts=500), msg("early", "a", A, ts=1_000)]
+    )
+    empty_store.messages.append([msg("tie", "b", A, ts=1_000)])
+    assert [m.id for m in empty_store.messages.first(A, 10)] == ["early", "tie", "late"]
+    assert [m.id for m in empty_store.messages.first(A, 2)] == ["early", "tie"]
+    assert [m.id for m in empty_store.messages.first(B, 10)] == ["b"]
+
+
+def test_first_messages_are_read_through_the_time_index_not_a_sort_of_the_tenant(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A first-person question reads them at every search: the cost must not grow with the tenant.
+    seen: list[tuple[sqlite3.Connection, str, Sequence[object]]] = []
+    real = sqlite_db._rows
+
+    def rows(conn: sqlite3.Connection, sql: str, params: Sequence[object]) -> list[sqlite3.Row]:
+        seen.append((conn, sql, params))
+        return real(conn, sql, params)
+
+    store = SqliteStore(tmp_path / "data")
+    try:
+        monkeypatch.setattr(sqlite_db, "_rows", rows)
+        store.messages.first(A, 64)
+        conn, sql, params = seen[-1]
+        plan = " ".join(str(r[-1]) for r in conn.execute("EXPLAIN QUERY PLAN " + sql, params))
+        assert "messages_time" in plan and "TEMP B-TREE" not in plan, plan
+    finally:
+        store.close()
 
 
 def test_keyword_search_never_crosses_tenants_even_with_identical_text(empty_store: Store) -> None:

@@ -81,6 +81,11 @@ class MessageLog(Protocol):
         store), by the seq of its first message."""
         ...
 
+    def first(self, tenant: Tenant, limit: int) -> list[Message]:
+        """The tenant's first ``limit`` messages by time (then seq), read through the tenant's time
+        index: the cost does not grow with the tenant's size."""
+        ...
+
     def list(
         self, tenant: Tenant | None, flt: MessageFilter, *, limit: int, after_seq: int = 0
     ) -> list[Message]:

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from memstrata import lang
-from memstrata.models import Layer, MessageFilter, Role, Tenant, Vectors
+from memstrata.models import Layer, Role, Tenant, Vectors
 from memstrata.ports import Store
 
 
@@ -62,15 +62,16 @@ FIRST_MESSAGES = 64
 
 
 class Askers:
-    """Reads who a tenant's user is, for first-person questions. Read again at each one (about
-    0.1 ms on a PrefEval tenant): a cache would outlive an erasure done by another process."""
+    """Reads who a tenant's user is, for first-person questions. Read again at each one, through
+    the tenant's time index (its first messages, whatever its size): a cache would outlive an
+    erasure done by another process."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
 
     def users(self, tenant: Tenant) -> tuple[frozenset[str], bool]:
         """The names the tenant's first user messages give, and whether one of them gives none."""
-        first = self._store.messages.list(tenant, MessageFilter(), limit=FIRST_MESSAGES)
+        first = self._store.messages.first(tenant, FIRST_MESSAGES)
         said = [m.name for m in first if m.role == Role.USER]
         return frozenset(n for n in said if n), any(not n for n in said)
 

@@ -75,6 +75,15 @@ class MessageReads(_Reads):
     def tally(self, tenant: Tenant, flt: MessageFilter) -> int:
         return self._count("messages", *self._conditions(tenant, flt))
 
+    def first(self, tenant: Tenant, limit: int) -> list[Message]:
+        m = self._dialect.mark
+        found = self._db.query(
+            f"SELECT {sql.MESSAGE_COLS} FROM messages WHERE user_id = {m} AND agent_id = {m} "
+            f"ORDER BY timestamp, seq LIMIT {m}",
+            [tenant.user_id, tenant.agent_id, limit],
+        )
+        return [sql.message(r, self._dialect) for r in found]
+
     def list(
         self, tenant: Tenant | None, flt: MessageFilter, *, limit: int, after_seq: int = 0
     ) -> list[Message]:
