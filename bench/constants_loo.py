@@ -46,10 +46,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fusion_loo import (  # a sibling script, not a package
     BUDGET,
-    LIMIT,
     Question,
     beam_questions,
     locomo_questions,
+    measure,
     ntokens,
     prefeval_questions,
 )
@@ -101,22 +101,6 @@ APPLY: dict[str, Callable[[Path, int], None]] = {
     "small_talk_words": extracted_with("memstrata.engines.offline.l1.classify", "SMALL_TALK_WORDS"),
     "material_chars": extracted_with("memstrata.engines.offline.l1.extract", "MATERIAL_CHARS"),
 }
-
-
-def measure(q: Question, hits: Sequence[tuple[frozenset[str], int]]) -> tuple[float, float]:
-    """(R@10, R@1000tok) of one question, as the checkers count them."""
-    top: set[str] = set().union(*[s for s, _ in hits[:LIMIT]]) if hits else set()
-    got: set[str] = set()
-    used = 0
-    for sources, size in hits:
-        used += size
-        if used > BUDGET:
-            break
-        got |= sources
-    if q.dataset == "prefeval":
-        return float(bool(q.evidence & top)), float(bool(q.evidence & got))
-    n = len(q.evidence)
-    return len(q.evidence & top) / n, len(q.evidence & got) / n
 
 
 def searched(data_dir: Path, questions: Sequence[Question]) -> list[tuple[float, float]]:
