@@ -76,24 +76,39 @@ class QueryVectors:
     def vector(self, text: str) -> Vectors:
         """The unit vector of ``text`` (1-D float32). Raises what the embedder raises
         (``EmbeddingError``) to every query of the failed pass."""
-        cached = self._cache.get((self._embedder.name, text)) if self._cache is not None else None
-        ticket = _Ticket(text)
+        return self.vectors([text])[0]
+
+    def vectors(self, texts: Sequence[str]) -> list[Vectors]:
+        """The unit vectors of ``texts``, queued together so that one pass makes them all (a
+        first-person search's question and its reading) unless ``max_batch`` cuts the queue.
+        Raises as ``vector`` does, once every text of this call has left the queue."""
+        name = self._embedder.name
+        cached = [self._cache.get((name, t)) if self._cache is not None else None for t in texts]
+        tickets = {i: _Ticket(t) for i, t in enumerate(texts) if cached[i] is None}
         with self._lock:
-            self._counts.queries += 1
-            if cached is not None:
-                self._counts.cached += 1
-                return cached.copy()
-            self._queue.append(ticket)
-            ticket.lead = not self._running
-            self._running = True
-        if not ticket.lead:
-            ticket.done.wait()
-        if ticket.vector is None and ticket.error is None:  # woken to lead the next pass
-            self._run_pass()
-        if ticket.error is not None:
-            raise ticket.error
-        assert ticket.vector is not None
-        return ticket.vector.copy()
+            self._counts.queries += len(texts)
+            self._counts.cached += len(texts) - len(tickets)
+            if tickets:
+                self._queue.extend(tickets.values())
+                first = next(iter(tickets.values()))
+                first.lead = not self._running
+                self._running = True
+        error: BaseException | None = None
+        for ticket in tickets.values():
+            if not ticket.lead:
+                ticket.done.wait()
+            if ticket.vector is None and ticket.error is None:  # woken to lead the next pass
+                self._run_pass()
+            # A ticket left queued after an error would be handed the lead with nobody to run it.
+            error = error or ticket.error
+        if error is not None:
+            raise error
+        out = []
+        for i, hit in enumerate(cached):
+            vector = hit if hit is not None else tickets[i].vector
+            assert vector is not None
+            out.append(vector.copy())
+        return out
 
     def status(self) -> QueryEmbeddingStatus:
         report = (

@@ -208,16 +208,16 @@ class Searcher:
     def _query_vectors(
         self, req: SearchRequest, reading: Mapping[Layer, Reading], degradations: list[str]
     ) -> tuple[Vectors | None, dict[Layer, ReadVectors]]:
-        """The query's vector, and each layer's own where the query is read otherwise there."""
-        qvec = self._query_vector(req.query, req.plan, degradations)
-        read: dict[Layer, ReadVectors] = {}
-        for layer, r in reading.items() if qvec is not None else ():
-            said, who = (self._query_vector(t, req.plan, degradations) for t in (r.text, r.who))
-            if said is not None and who is not None:
-                read[layer] = ReadVectors(said, who)
-        return qvec, read
+        """The query's vector, and each layer's own where the query is read otherwise there: one
+        call, so that the question and its reading share a forward pass."""
+        texts = [req.query, *(t for r in reading.values() for t in (r.text, r.who))]
+        vectors = self._embedded(texts, req.plan, degradations)
+        if vectors is None:
+            return None, {}
+        read = {layer: ReadVectors(vectors[1 + 2 * i], vectors[2 + 2 * i]) for i, layer in enumerate(reading)}
+        return vectors[0], read
 
-    def _query_vector(self, query: str, plan: SearchPlan, degradations: list[str]) -> Vectors | None:
+    def _embedded(self, texts: list[str], plan: SearchPlan, degradations: list[str]) -> list[Vectors] | None:
         if plan.mode == "keyword":
             return None
         queries = self._vectors.queries
@@ -228,7 +228,7 @@ class Searcher:
             degradations.append(self._vectors.note)
             return None
         try:
-            return queries.vector(query)
+            return queries.vectors(texts)
         except EmbeddingError as exc:
             log.warning("query embedding failed, searching by keyword only: %s", exc)
             degradations.append(f"query embedding failed ({exc.message}): keyword search only")

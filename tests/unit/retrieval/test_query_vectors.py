@@ -161,6 +161,29 @@ def test_a_failed_pass_raises_to_each_of_its_queries_and_the_queue_moves_on() ->
     assert queries.status().cache_entries == 2  # failures are not cached
 
 
+def test_a_call_with_several_texts_makes_them_in_one_pass_cached_ones_aside() -> None:
+    emb = GatedEmbedder()
+    queries = QueryVectors(emb)
+    queries.vector("the user")
+    got = queries.vectors(["where do I live", "where does the user live", "the user"])
+    assert emb.passes == [["the user"], ["where do I live", "where does the user live"]]
+    want = HashingEmbedder(64).embed(["where do I live", "where does the user live", "the user"])
+    for vector, expected in zip(got, want, strict=True):
+        np.testing.assert_array_equal(vector, expected)
+    st = queries.status()
+    assert (st.queries, st.cached, st.passes) == (4, 1, 2)
+
+
+def test_texts_cut_by_max_batch_all_leave_the_queue_even_when_a_pass_fails() -> None:
+    emb = GatedEmbedder(fail_on="boom")
+    queries = QueryVectors(emb, max_batch=2)
+    with pytest.raises(EmbeddingError, match="fell over"):
+        queries.vectors(["boom", "a", "b"])
+    assert emb.passes == [["boom", "a"], ["b"]]
+    assert _waiters(queries) == 0
+    assert queries.vector("after").shape == (64,)  # nobody was left holding the lead
+
+
 def test_bad_limits_are_refused() -> None:
     with pytest.raises(ValueError, match="max_batch"):
         QueryVectors(GatedEmbedder(), max_batch=0)
