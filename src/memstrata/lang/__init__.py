@@ -5,8 +5,10 @@ A consumer (search terms, recall's wording and quoting, the embedder choice, the
 asks the table (``language_of``, ``get``, ``stopwords``, ``runs``) and never names a language or
 a script itself; a test holds every module outside ``memstrata/lang`` and the engine's packs
 (``engines/offline/lang``) to that. A third language is a new pack (``memstrata/lang/<code>``, a
-``Language``) registered below, plus, for the offline engine to write it with rules of its own, an
-engine pack (``engines/offline/lang``); without one the engine writes it with the default rules.
+``Language``) registered below, and that one ``register`` is all: for the offline engine to
+extract and write it with rules of its own, the pack names the engine's pack
+(``engines={"offline": "module:attribute"}``), which the engine imports when it first meets the
+language; a pack naming none is written by the default language's rules.
 
 The bundled packs: English (``en``, the default: a text no other pack claims is English) and
 Chinese (``zh``: jieba cuts its runs).

@@ -105,4 +105,5 @@ ENGLISH = Language(
     as_said_of=as_said_of,
     nameless_user="the user",
     turn_words=("human", "assistant", "system", "user", "developer", "model", "tool", "ai", "h", "a"),
+    engines={"offline": "memstrata.engines.offline.lang.en:ENGLISH"},  # its framing words
 )

@@ -2,8 +2,9 @@
 
 A pack is data and small functions, no state: how a text is recognised as its language, its
 stopwords, how its unspaced script (if it writes one) is cut into words, how recall writes a date,
-a role and its notes in it, and how a transcript's turn markers read in it. The offline engine's
-writing rules for a language are its own facet (``engines/offline/lang``), keyed by the same code.
+a role and its notes in it, and how a transcript's turn markers read in it. What an engine does
+differently in the language (the offline engine's extraction and writing rules) lives with that
+engine; the pack names where (``engines``), so registering the pack is all a language needs.
 """
 
 from __future__ import annotations
@@ -62,3 +63,8 @@ class Language:
     # How memory names a user who gave no name ("the user"): a question's first person is read
     # as them where atoms are searched; "" for no such reading.
     nameless_user: str = ""
+    # Each engine's own rules for this language, by the engine's name, as an entry point
+    # ("module:attribute": {"offline": "memstrata.engines.offline.lang.zh:CHINESE"}). The engine
+    # imports it when it first meets the language; the seam imports nothing. An engine with no
+    # entry here uses its default rules (the default language's) for this language.
+    engines: Mapping[str, str] = field(default_factory=dict)

@@ -18,17 +18,27 @@ from functools import lru_cache
 from memstrata.errors import ConfigError
 from memstrata.lang.pack import Language
 
+# Where an engine's rules for a language live: "package.module:attribute" (an entry point's value).
+_ENTRY_POINT = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_][\w.]*")
+
 _packs: dict[str, Language] = {}
 _default: list[str] = []  # the code of the language a text is in when no pack claims it
 _generation = [0]
 
 
 def register(pack: Language, *, default: bool = False) -> None:
-    """Add ``pack``; ``default`` makes it the language of texts no other pack claims."""
+    """Add ``pack``; ``default`` makes it the language of texts no other pack claims. This is the
+    one registration a language needs: an engine with rules of its own for it finds them through
+    ``pack.engines`` (only their form is checked here; the engine imports them when first asked)."""
     if pack.code in _packs:
         raise ConfigError(f"a language pack {pack.code!r} is registered already")
     if pack.unspaced and pack.cut is None:
         raise ConfigError(f"language pack {pack.code!r} names an unspaced script but no cut")
+    for engine, where in pack.engines.items():
+        if not _ENTRY_POINT.fullmatch(where):
+            raise ConfigError(
+                f"language pack {pack.code!r} names {where!r} for engine {engine!r}, not 'module:attribute'"
+            )
     _packs[pack.code] = pack
     if default:
         _default[:] = [pack.code]

@@ -1,5 +1,7 @@
 """A minimal language pack for the seam's tests: a toy Thai (a script written without spaces, cut
-by a four-word dictionary), with its own stopword, dates, notes, role word and turn marker."""
+by a four-word dictionary), with its own stopword, dates, notes, role word and turn marker, and an
+offline engine pack of its own (``tests/unit/engines/offline/toy_rules``), named, not imported: a
+test of the seam alone never loads the engine."""
 
 from __future__ import annotations
 
@@ -29,4 +31,5 @@ TOY = lang.Language(
     roles={"user": "ผู้ใช้"},
     turn_words=("ผู้ใช้",),
     said="{who} กล่าวว่า:",
+    engines={"offline": "tests.unit.engines.offline.toy_rules:TOY_RULES"},
 )

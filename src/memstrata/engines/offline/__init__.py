@@ -6,12 +6,12 @@ l2/  OfflineSceneWriter    SceneWriter port: atoms grouped into topic scenes, re
 l3/  OfflinePersonaWriter  PersonaWriter port: the persona profile from atoms and scenes
 
 Shared by the layers: ``lexicon`` (word lists) and ``atom_text`` (readable text from atoms).
+Per language: ``packs`` (the table, found through ``memstrata.lang``'s packs) and ``lang/`` (the
+bundled engine packs, imported when a language is first met).
 The work is done by plain synchronous functions (``extract_window``, ``decide_duplicates``); the
 port classes only wrap them.
 """
 
-# The engine's language packs are registered before any of its rules runs (``lang``).
-from memstrata.engines.offline import lang as _packs  # noqa: F401
 from memstrata.engines.offline.l1.dedup import OfflineDeduplicator
 from memstrata.engines.offline.l1.dedup import decide as decide_duplicates
 from memstrata.engines.offline.l1.extract import ExtractOptions, OfflineExtractor, extract_window

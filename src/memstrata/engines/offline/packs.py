@@ -1,12 +1,15 @@
 """The offline engine's table of language packs: its writing rules per language.
 
 A language's general rules (how a text is recognised, its words, recall's wording) are its pack in
-``memstrata.lang``; what the offline engine does differently in it is the engine's pack, keyed by
-the same code and registered in ``engines/offline/lang``. A consumer here (extraction, the scene
-and persona writers, ``atom_text``) asks this table for the pack of a text or of atoms and calls
-its hooks, never a language by name. Every hook of ``Rules`` answers ``None``: "the engine's own
-rules" (those of ``l1/``, ``l2/``, ``l3/``, written for English), so a pack overrides what its
-language does differently, and a language with no engine pack is written by those rules.
+``memstrata.lang``; what the offline engine does differently in it is the engine's pack (a
+``Rules``), which the language's pack names (``engines={"offline": "module:attribute"}``). This
+table is derived from that registry: nothing registers here, the engine imports a language's
+engine pack when it first meets the language, and a pack registered anew is looked up anew. A
+consumer here (extraction, the scene and persona writers, ``atom_text``) asks this table for the
+pack of a text or of atoms and calls its hooks, never a language by name. Every hook of ``Rules``
+answers ``None``: "the engine's own rules" (those of ``l1/``, ``l2/``, ``l3/``, written for
+English), so a pack overrides what its language does differently, and a language that names no
+engine pack is written by the default language's.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib.metadata import EntryPoint
 from types import MappingProxyType
 
 from memstrata import lang
@@ -77,28 +81,48 @@ class Rules:
         return None
 
 
-_table: dict[str, Rules] = {}
+ENGINE = "offline"  # this engine's name in a language pack's ``engines``
+
+# The rules found for each language, beside the pack they were found through: a pack registered
+# anew (another object under the same code) is looked up again.
+_found: dict[str, tuple[lang.Language, Rules | None]] = {}
+_topics: list[tuple[tuple[lang.Language, ...], frozenset[str]]] = []
 
 
-def register(rules: Rules) -> None:
-    """Add an engine pack; its code must be a language of ``memstrata.lang``."""
-    if rules.code in _table:
-        raise ConfigError(f"an offline engine pack {rules.code!r} is registered already")
-    if lang.get(rules.code).code != rules.code:
-        raise ConfigError(f"no language pack {rules.code!r} in memstrata.lang for the engine pack")
-    _table[rules.code] = rules
+def _load(language: lang.Language) -> Rules | None:
+    """The engine pack ``language`` names for this engine (imported now), or None."""
+    where = language.engines.get(ENGINE)
+    if where is None:
+        return None
+    try:
+        rules = EntryPoint(language.code, where, f"memstrata.engines.{ENGINE}").load()
+    except (ImportError, AttributeError) as e:
+        raise ConfigError(
+            f"language pack {language.code!r}: no offline engine pack at {where!r} ({e})"
+        ) from e
+    if not isinstance(rules, Rules) or rules.code != language.code:
+        raise ConfigError(f"language pack {language.code!r}: {where!r} is not an offline engine pack of it")
+    return rules
 
 
-def unregister(code: str) -> Rules:
-    """Remove the engine pack of ``code`` (its language is then written by the default rules)."""
-    if code == lang.default().code or code not in _table:
-        raise ConfigError(f"no removable offline engine pack {code!r}")
-    return _table.pop(code)
+def _own(language: lang.Language) -> Rules | None:
+    """The engine pack of ``language`` itself, None when it names none."""
+    found = _found.get(language.code)
+    if found is None or found[0] is not language:
+        found = (language, _load(language))
+        _found[language.code] = found
+    return found[1]
 
 
 def pack_of(code: str) -> Rules:
     """The engine pack of a language, the default language's for one without its own."""
-    return _table.get(code) or _table[lang.default().code]
+    own = _own(lang.get(code))
+    if own is not None:
+        return own
+    home = _own(lang.default())
+    if home is None:
+        raise ConfigError(f"the default language pack {lang.default().code!r} names no offline engine pack")
+    return home
 
 
 def pack_for(text: str) -> Rules:
@@ -112,5 +136,14 @@ def pack_of_atoms(atoms: Iterable[Atom]) -> Rules:
 
 
 def topic_names() -> frozenset[str]:
-    """Every pack's scene topic names."""
-    return frozenset().union(*(p.topic_names for p in _table.values()))
+    """Every registered language's engine pack's scene topic names."""
+    languages = lang.languages()
+    if _topics and _same(_topics[0][0], languages):
+        return _topics[0][1]
+    names = frozenset[str]().union(*(pack_of(p.code).topic_names for p in languages))
+    _topics[:] = [(languages, names)]
+    return names
+
+
+def _same(a: tuple[lang.Language, ...], b: tuple[lang.Language, ...]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))

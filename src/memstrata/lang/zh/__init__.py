@@ -56,4 +56,5 @@ CHINESE = Language(
     sentence_ends="。！？",
     said="{who}说：",
     colons="：",
+    engines={"offline": "memstrata.engines.offline.lang.zh:CHINESE"},  # its extraction and wording
 )
