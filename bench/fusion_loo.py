@@ -1,9 +1,14 @@
 """Fusion constants chosen leave-one-conversation-out across the three dev sets at once (LoCoMo,
 BEAM, PrefEval): how a keyword list's weight follows its agreement with the query's meaning
 (``AGREE_TOP``, ``AGREE_FULL``, ``AGREE_POWER`` in ``memstrata.retrieval.fusion``; ``AGREE_FULL``
-0 is a static weight of 1, as search had before), the RRF k and the candidate depth.
+0 is a static weight of 1, as search had before), the RRF k, the candidate depth and whether
+findings are fused (``fusion.finding_rrf``: a message and the atoms drawn from it alone share
+their best places) or each record on its own (``rrf``), and how many of the instructions' list's
+first records weigh it (``fusion.INSTRUCTION_TOP``; 0: the list is left out).
 
     python bench/fusion_loo.py --locomo DIR --beam DIR --prefeval DIR [--limit N] [--cache FILE]
+        [--tops 3,5,10] [--fulls ...] [--powers ...] [--ks ...] [--depths ...] [--findings 0,1]
+        [--instructions 0,1,2]
 
 Each DIR is a dev set imported by its checker in ../shared/eval (``locomo_check.py``,
 ``beam_check.py``, ``prefeval_check.py`` with ``--data-dir DIR``). Every question is searched once
@@ -54,9 +59,11 @@ FULLS = (0.0, 0.6, 0.7, 0.8, 0.9, 1.0)  # 0: the keyword list always weighs 1
 POWERS = (1.0, 2.0, 3.0)
 KS = (5.0, 10.0, 20.0)
 DEPTHS = (50, 100, 200)
+FINDINGS = (0, 1)  # 1: fusion.finding_rrf, 0: rrf record by record
+INSTRUCTIONS = (0, 1, 2)  # the instructions' list's first places its weight reads (0: left out)
 LIMIT = 10
 BUDGET = 1000  # tokens, as the checkers count them (words / 0.75)
-Point = tuple[int, float, float, float, int]  # top, full, power, k, depth
+Point = tuple[int, float, float, float, int, int, int]  # top, full, power, k, depth, findings, instructions
 
 
 def _floor() -> Any:
@@ -152,13 +159,18 @@ def fused_hits(lg: dict[str, Any], point: Point, only: str | None = None) -> lis
     weighted RRF, twice the limit judged, diversified, with the default relevance floor (as
     ``chosen`` applies it: nothing when no judged candidate reaches ``search.query_floor``, else
     the hits down to ``search.min_score``); ``only`` keeps the lists of one kind."""
-    from memstrata.retrieval.fusion import rrf
+    from memstrata.retrieval.fusion import finding_rrf, rrf
     from memstrata.retrieval.legs import Legs
 
     legs = Legs(None, None, None, [], "hybrid", lg["kinds"], lg["lists"], lg["cosines"], lg["layers"])  # type: ignore[arg-type]
-    top, full, power, k, depth = point
-    weights = legs.weights(1.0, top, full, power) if full else [1.0] * len(legs.kinds)
+    top, full, power, k, depth, findings, instructions = point
+    weights = (
+        legs.weights(1.0, top, full, power, instruction_top=instructions)
+        if full
+        else [float(kind != "instruction" or instructions > 0) for kind in legs.kinds]
+    )
     lists = [found[:depth] for found in legs.lists]
+    sources = {key: got[0] for key, got in lg["info"].items()}
     if only is not None:
         weights = [w for w, kind in zip(weights, legs.kinds, strict=True) if kind == only]
         lists = [found for found, kind in zip(lists, legs.kinds, strict=True) if kind == only]
@@ -168,7 +180,8 @@ def fused_hits(lg: dict[str, Any], point: Point, only: str | None = None) -> lis
     kept: list[tuple[frozenset[str], int]] = []
     covered: set[str] = set()
     floor_met = False
-    for key, _ in rrf(lists, k, weights)[: 2 * 50]:
+    fused = finding_rrf(lists, k, weights, sources) if findings and only is None else rrf(lists, k, weights)
+    for key, _ in fused[: 2 * 50]:
         if key not in lg["info"]:
             continue
         relevance = lg["relevance"].get(key, 0.0)
@@ -221,14 +234,17 @@ def figures(
     return figure, alone
 
 
-def choose(figure: Any, alone: Any, sets_of: Sequence[Any], held_out: Any, today: int) -> int:
-    """The grid point chosen without the ``held_out`` questions (see the module docstring)."""
+def choose(
+    figure: Any, alone: Any, sets_of: Sequence[Any], held_out: Any, today: int, slack: float = 0.0
+) -> int:
+    """The grid point chosen without the ``held_out`` questions (see the module docstring); a
+    set may fall ``slack`` below today's figure (a share: 0.002 is 0.2 points)."""
     train = [mask & ~held_out for mask in sets_of if (mask & ~held_out).any()]
     if not train:  # the only conversation: nothing to choose by
         return today
     per_set = np.stack([figure[:, m].mean(axis=1) for m in train], axis=1)  # points, sets, 2
     legs = np.stack([alone[:, m].mean(axis=1) for m in train], axis=1).max(axis=0)  # sets, 2
-    floor = np.maximum(legs, per_set[today])
+    floor = np.maximum(legs, per_set[today] - slack)
     shortfall = np.clip(floor - per_set, 0.0, None).max(axis=(1, 2))
     mean = per_set.mean(axis=(1, 2))
     best = shortfall.min()  # 0 when some point keeps every set above its floor
@@ -243,8 +259,28 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=0, help="questions per set (0: all)")
     ap.add_argument("--cache", type=Path, help="keep the lists read here, and read them back on the next run")
     ap.add_argument(
-        "--default", default="3,0,1,10,100", help="today's top,full,power,k,depth (full 0: weight 1)"
+        "--default",
+        default="3,0.8,2,5,200,0,0",
+        help="today's top,full,power,k,depth,findings,instructions (full 0: weight 1; findings 1: "
+        "finding_rrf; instructions 0: no instructions' list)",
     )
+    ap.add_argument(
+        "--slack",
+        type=float,
+        default=0.0,
+        help="points a set may fall below today's figure on the other conversations (one LoCoMo "
+        "question of 760 is 0.13 points of R@10); never below its better leg alone",
+    )
+    for name, values in (
+        ("tops", TOPS),
+        ("fulls", FULLS),
+        ("powers", POWERS),
+        ("ks", KS),
+        ("depths", DEPTHS),
+        ("findings", FINDINGS),
+        ("instructions", INSTRUCTIONS),
+    ):
+        ap.add_argument(f"--{name}", default=",".join(str(v) for v in values), help="the grid's values")
     a = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sets = {
@@ -267,12 +303,29 @@ def main() -> int:
         print(f"{name}: {len(qs)} questions read", flush=True)
     if a.cache and not a.cache.exists():
         a.cache.write_bytes(pickle.dumps((questions, legs)))
-    top, full, power, k, depth = a.default.split(",")
-    today: Point = (int(top), float(full), float(power), float(k), int(depth))
+    top, full, power, k, depth, findings, instructions = a.default.split(",")
+    today: Point = (
+        int(top),
+        float(full),
+        float(power),
+        float(k),
+        int(depth),
+        int(findings),
+        int(instructions),
+    )
+    tops, powers = [int(v) for v in a.tops.split(",")], [float(v) for v in a.powers.split(",")]
     grid = [
         g
-        for g in itertools.product(TOPS, FULLS, POWERS, KS, DEPTHS)
-        if g[1] or (g[0], g[2]) == (TOPS[0], POWERS[0])  # a static weight: one point per k, depth
+        for g in itertools.product(
+            tops,
+            [float(v) for v in a.fulls.split(",")],
+            powers,
+            [float(v) for v in a.ks.split(",")],
+            [int(v) for v in a.depths.split(",")],
+            [int(v) for v in a.findings.split(",")],
+            [int(v) for v in a.instructions.split(",")],
+        )
+        if g[1] or (g[0], g[2]) == (tops[0], powers[0])  # a static weight: one point per k, depth
     ]
     if today not in grid:
         grid.insert(0, today)
@@ -284,7 +337,7 @@ def main() -> int:
     chosen = {}
     for group in dict.fromkeys(q.group for q in questions):
         held_out = np.array([q.group == group for q in questions])
-        chosen[group] = grid[choose(figure, alone, sets_of, held_out, grid.index(today))]
+        chosen[group] = grid[choose(figure, alone, sets_of, held_out, grid.index(today), a.slack / 100)]
     report(questions, figure, alone, grid, chosen, today)
     return 0
 
@@ -316,7 +369,17 @@ def report(
             f"{name} (n={int(mask.sum())}): "
             + "; ".join(f"{label} R@10 {r10:.1f} R@{BUDGET}tok {rtok:.1f}" for label, (r10, rtok) in cells)
         )
-    for i, label in enumerate(("AGREE_TOP", "AGREE_FULL", "AGREE_POWER", "rrf_k", "depth")):
+    for i, label in enumerate(
+        (
+            "AGREE_TOP",
+            "AGREE_FULL",
+            "AGREE_POWER",
+            "rrf_k",
+            "depth",
+            "findings",
+            "INSTRUCTION_TOP",
+        )
+    ):
         spread = Counter(c[i] for c in chosen.values())
         print(
             f"{label}: chosen in {len(chosen)} folds: "

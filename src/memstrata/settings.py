@@ -159,7 +159,9 @@ class RecallSettings(_Section):
     # ``candidates`` (about 30 lines), where the first places matter less than what the whole set
     # holds: on LoCoMo dev (context_check.py) search's fusion (k 5, agreement) gave 76.9 %
     # answer-token recall against 77.5 % with this (k 10 with agreement 77.1, k 5 without 77.2;
-    # lists 200 deep 77.3), and PrefEval's recall held the preference in 98.0 % either way.
+    # lists 200 deep 77.3), and PrefEval's recall held the preference in 98.0 % either way. It
+    # fuses each record on its own, without the instructions' list: search's finding fusion
+    # (``fusion.finding_rrf``) gave 77.1 % here (k 10, static weights).
     rrf_k: Annotated[float, Field(gt=0)] = 10.0
     depth: Annotated[int, Field(ge=1)] = 100  # per-list depth before fusion
 

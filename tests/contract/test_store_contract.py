@@ -88,6 +88,18 @@ def test_keyword_search_never_crosses_tenants_even_with_identical_text(empty_sto
     assert empty_store.messages.by_seq(A, [h.seq for h in hits]) == []  # B's seqs are not A's rows
 
 
+def test_ids_and_sources_by_seq_are_the_tenants_own(empty_store: Store) -> None:
+    stored = empty_store.messages.append([msg("a1", "x", A), msg("b1", "x", B), msg("a2", "y", A)])
+    seqs = [m.seq for m in stored]
+    assert empty_store.messages.ids_of(A, [*seqs, 10_000]) == {seqs[0]: "a1", seqs[2]: "a2"}
+    assert empty_store.messages.ids_of(B, seqs) == {seqs[1]: "b1"}
+    assert empty_store.messages.ids_of(A, []) == {}
+    (mine,) = empty_store.atoms.commit(A, [atom("x", "Ann likes tea")], {}, None)
+    (theirs,) = empty_store.atoms.commit(B, [atom("y", "Bob likes tea", B)], {}, None)
+    assert empty_store.atoms.sources_of(A, [mine.seq, theirs.seq]) == {mine.seq: ("m1",)}
+    assert empty_store.atoms.sources_of(A, []) == {}
+
+
 def test_vector_search_never_crosses_tenants(empty_store: Store) -> None:
     stored = empty_store.messages.append([msg("a1", "x", A), msg("b1", "x", B)])
     v = np.array([[1.0, 0.0]], dtype=np.float32)

@@ -189,7 +189,9 @@ class FacadeCore:
             r.candidates if memory_chars is None else budgets.candidates_for(memory_chars),
             MessageFilter(metadata=filters),
             AtomFilter(metadata=filters),
-            plan=args.plan("hybrid", self.settings).with_(agreement=False, rrf_k=r.rrf_k, depth=r.depth),
+            plan=args.plan("hybrid", self.settings).with_(
+                agreement=False, rrf_k=r.rrf_k, depth=r.depth, findings=False, instructions=False
+            ),
             min_score=self.settings.search.min_score,
             query_floor=self.settings.search.query_floor,
         )

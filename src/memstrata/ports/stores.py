@@ -64,6 +64,11 @@ class MessageLog(Protocol):
         """The tenant's messages with these ids, by ascending seq (unknown ids left out)."""
         ...
 
+    def ids_of(self, tenant: Tenant, seqs: Sequence[int]) -> dict[int, str]:
+        """The ids of the tenant's messages with these seqs, by seq (missing ones left out): what
+        search groups its candidates by, without reading their texts."""
+        ...
+
     def delete(
         self, tenant: Tenant, ids: Sequence[str] = (), session_keys: Sequence[str] = ()
     ) -> list[Message]:
@@ -123,6 +128,11 @@ class AtomStore(Protocol):
 
     def get(self, tenant: Tenant, ids: Sequence[str]) -> list[Atom]:
         """The tenant's atoms with these ids (current or not)."""
+        ...
+
+    def sources_of(self, tenant: Tenant, seqs: Sequence[int]) -> dict[int, tuple[str, ...]]:
+        """The ``source_message_ids`` of the tenant's atoms with these seqs, by seq (missing ones
+        left out), without reading the rest of them."""
         ...
 
     def delete(self, tenant: Tenant, ids: Sequence[str]) -> list[Atom]:

@@ -14,14 +14,17 @@ leave-one-conversation-out across LoCoMo, BEAM and PrefEval; docs/benchmarks.md)
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeVar
 
 K = TypeVar("K", bound=Hashable)
 
-AGREE_TOP = 3  # first places of each list compared
-AGREE_FULL = 0.8  # an agreement at or above this weighs the keyword list fully
+AGREE_TOP = 5  # first places of each list compared
+AGREE_FULL = 0.9  # an agreement at or above this weighs the keyword list fully
 AGREE_POWER = 2.0  # below it the weight falls as (agreement / AGREE_FULL) ** AGREE_POWER
+# The instructions' list weighs by the agreement of its first INSTRUCTION_TOP records (a tenant has
+# a few instructions, each about its own scope: the one closest to a request is the one it is under).
+INSTRUCTION_TOP = 1
 
 
 def rrf(
@@ -38,6 +41,42 @@ def rrf(
         for rank, key in enumerate(ranked, start=1):
             scores[key] = scores.get(key, 0.0) + w / (k + rank)
     return sorted(scores.items(), key=lambda kv: kv[1], reverse=True)
+
+
+def finding_rrf(
+    lists: Sequence[Sequence[K]],
+    k: float,
+    weights: Sequence[float],
+    sources: Mapping[K, frozenset[str]],
+) -> list[tuple[K, float]]:
+    """RRF over findings: a record that stands for one message (the message itself, or an atom
+    drawn from it alone: ``sources``) takes, in each list, the best place of any record naming
+    that message (an atom drawn from it and others included), so ``score(d) = sum(w / (k + place))`` over the lists holding any form of d's
+    finding. One thing said, found as the message by one list and as its atom by another, then
+    ranks as a finding that several lists agree on; plain ``rrf`` scored each form on its own
+    lists, and an atom and its message, each in the middle of its layer's lists, stood below
+    records first in one. A record drawn from several messages (or from none known) keeps its
+    own places: it would otherwise take the best of every message it names. Ties go to the
+    record's own ``rrf`` score (the form the lists rank best leads), then to first-seen order."""
+    best: list[dict[str, int]] = []
+    for ranked in lists:
+        first: dict[str, int] = {}
+        for rank, key in enumerate(ranked, start=1):
+            for source in sources.get(key, ()):
+                first.setdefault(source, rank)
+        best.append(first)
+    scores: dict[K, tuple[float, float]] = {}
+    for key, alone in rrf(lists, k, weights):
+        named = sources.get(key, frozenset())
+        if len(named) != 1:
+            scores[key] = (alone, alone)
+            continue
+        (source,) = named
+        total = sum(
+            w / (k + first[source]) for first, w in zip(best, weights, strict=True) if source in first
+        )
+        scores[key] = (total, alone)
+    return [(key, score[0]) for key, score in sorted(scores.items(), key=lambda kv: kv[1], reverse=True)]
 
 
 def agreement(keyword: Sequence[float], vector: Sequence[float]) -> float | None:

@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING
 
 from memstrata.models import Layer, Vectors
 from memstrata.retrieval.asker import ReadVectors
-from memstrata.retrieval.fusion import AGREE_FULL, AGREE_POWER, AGREE_TOP, agreed_weight, agreement
+from memstrata.retrieval.fusion import (
+    AGREE_FULL,
+    AGREE_POWER,
+    AGREE_TOP,
+    INSTRUCTION_TOP,
+    agreed_weight,
+    agreement,
+)
 from memstrata.retrieval.relevance import KeywordEvidence
 
 if TYPE_CHECKING:
@@ -38,6 +45,8 @@ class Legs:
     applied: list[float] = field(default_factory=list)  # the weights ``weights`` gave last
     read: dict[Layer, ReadVectors] = field(default_factory=dict)
     read_counted: set[tuple[Layer, int]] = field(default_factory=set)
+    # the messages each candidate stands for, where findings are fused (``fusion.finding_rrf``)
+    sources: dict[tuple[Layer, int], frozenset[str]] = field(default_factory=dict)
 
     def vector(self, layer: Layer) -> Vectors | None:
         """The query vector ``layer`` is searched by."""
@@ -72,15 +81,22 @@ class Legs:
         power: float = AGREE_POWER,
         *,
         agreed: bool = True,
+        instruction_top: int = INSTRUCTION_TOP,
     ) -> list[float]:
         """RRF weights: a vector list's 1; a keyword list's ``keyword_weight`` scaled by its
         ``agreement`` with the vector list of its layer (``fusion``), from the cosines known
-        (a first place without a vector is left out of the mean); 1 with no vector list."""
+        (a first place without a vector is left out of the mean); 1 with no vector list. The
+        instructions' list weighs 1 scaled by the agreement of its first ``instruction_top``
+        records (0: it weighs nothing), with the plan's static weight as well."""
         if not self.weighed():
             self.applied = [1.0] * len(self.kinds)
             return self.applied
         if not agreed:  # the plan's static weight
             self.applied = [keyword_weight if kind == "keyword" else 1.0 for kind in self.kinds]
+            self.applied = [
+                w * (instruction_top > 0) if kind == "instruction" else w
+                for kind, w in zip(self.kinds, self.applied, strict=True)
+            ]
             return self.applied
         vector = {
             layer: found[:top]
@@ -89,12 +105,16 @@ class Legs:
         }
         out = []
         for kind, layer, found in zip(self.kinds, self.layers, self.lists, strict=True):
-            if kind != "keyword":
+            if kind == "vector":
                 out.append(1.0)
                 continue
-            ours = [self.cosines[key] for key in found[:top] if key in self.cosines]
+            first, base = (
+                (found[:top], keyword_weight) if kind == "keyword" else (found[:instruction_top], 1.0)
+            )
+            ours = [self.cosines[key] for key in first if key in self.cosines]
             best = [self.cosines[key] for key in vector.get(layer, []) if key in self.cosines]
-            out.append(agreed_weight(agreement(ours, best), keyword_weight, full, power))
+            weighs = kind == "keyword" or instruction_top > 0
+            out.append(agreed_weight(agreement(ours, best), base, full, power) if weighs else 0.0)
         self.applied = out
         return out
 
@@ -108,22 +128,35 @@ class Legs:
                 return {"keyword_weight": round(w, 4)}
         return {}
 
-    def ceiling(self, weights: Sequence[float], k: float) -> float:
-        """The most fused score a record can have: first in every non-empty list of its layer,
-        for the layer where that is most (the share of it is the score a hit shows)."""
-        most: dict[Layer, float] = {}
+    def ceiling(self, weights: Sequence[float], k: float, *, findings: bool = False) -> float:
+        """The most fused score a record can have (the share of it is the score a hit shows):
+        first in every non-empty list of its layer, for the layer where that is most; with
+        ``findings`` (``fusion.finding_rrf``) first in every non-empty list, of any layer."""
+        most: dict[Layer | None, float] = {}
         for layer, found, w in zip(self.layers, self.lists, weights, strict=True):
             if found:
-                most[layer] = most.get(layer, 0.0) + w / (k + 1)
+                at = None if findings else layer
+                most[at] = most.get(at, 0.0) + w / (k + 1)
         return max(most.values(), default=0.0)
 
     def places(self, keys: Iterable[tuple[Layer, int]]) -> dict[tuple[Layer, int], dict[str, int]]:
         """Where each of ``keys`` stands in the lists holding it: ``{"keyword_rank": 3, "vector_rank": 1}``
-        (from 1; a kind missing: not in its list)."""
+        (from 1, the best of a kind's lists; a kind missing: not in its lists). Where findings are
+        fused (``sources``), a record standing for one message stands where its finding's best
+        record does, as its score counts it."""
         wanted = set(keys)
         out: dict[tuple[Layer, int], dict[str, int]] = {key: {} for key in wanted}
+        by_source: dict[str, list[tuple[Layer, int]]] = {}
+        for key in wanted:
+            if len(named := self.sources.get(key, frozenset())) == 1:
+                by_source.setdefault(next(iter(named)), []).append(key)
         for kind, found in zip(self.kinds, self.lists, strict=True):
             for place, key in enumerate(found, start=1):
-                if key in wanted and f"{kind}_rank" not in out[key]:
-                    out[key][f"{kind}_rank"] = place
+                targets = {key} & wanted
+                for source in self.sources.get(key, ()):
+                    targets.update(by_source.get(source, ()))
+                for target in targets:
+                    got = out[target].get(f"{kind}_rank")
+                    if got is None or place < got:
+                        out[target][f"{kind}_rank"] = place
         return out

@@ -17,6 +17,12 @@ class SearchPlan:
     # Scale it per query by the list's agreement with the query's meaning (retrieval/fusion.py);
     # False: ``keyword_weight`` as it is (recall's plan: see ``RecallSettings.rrf_k``).
     agreement: bool = True
+    # Fuse findings, not records: a record's place in each list is the best of its finding's (a
+    # message and the atoms citing it; ``fusion.finding_rrf``). False: each record on its own.
+    findings: bool = True
+    # Beside the atoms' lists, the tenant's instructions by meaning (``Searcher._instructions``),
+    # weighed by how close its first is to the query (``fusion.INSTRUCTION_TOP``). Hybrid only.
+    instructions: bool = True
     # Leave out a hit whose source messages are all covered by better hits, so an
     # atom and the message it came from do not take two places of a short result list.
     diversify: bool = True

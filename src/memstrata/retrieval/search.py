@@ -16,6 +16,7 @@ from memstrata.errors import EmbeddingError
 from memstrata.models import (
     Atom,
     AtomFilter,
+    AtomType,
     Hit,
     Layer,
     Message,
@@ -29,7 +30,7 @@ from memstrata.models import (
 from memstrata.ports import Store
 from memstrata.retrieval.asker import Askers, Reading, ReadVectors, judged_cosine
 from memstrata.retrieval.documents import atom_match_text, message_match_text
-from memstrata.retrieval.fusion import rrf
+from memstrata.retrieval.fusion import finding_rrf, rrf
 from memstrata.retrieval.keyword import keyword_top
 from memstrata.retrieval.legs import Legs
 from memstrata.retrieval.presets import HYBRID, SearchPlan
@@ -78,15 +79,33 @@ class Searcher:
         if legs.qvec is not None:  # the keyword lists' first places the vector lists did not reach
             legs.cosines.update(self._cosines(legs, legs.first_places(), legs.cosines))
         weights = legs.weights(req.plan.keyword_weight, agreed=req.plan.agreement)
-        fused = rrf(legs.lists, req.plan.rrf_k, weights)
+        k, findings = req.plan.rrf_k, req.plan.findings
+        if findings:
+            legs.sources = self._sources(req.tenant, legs)
+        fused = finding_rrf(legs.lists, k, weights, legs.sources) if findings else rrf(legs.lists, k, weights)
         # A margin beyond the limit so diversification has something to promote.
         margin = req.limit * 2 if req.plan.diversify else req.limit
-        judged = self._judged(legs, fused[:margin], legs.ceiling(weights, req.plan.rrf_k))
+        judged = self._judged(legs, fused[:margin], legs.ceiling(weights, k, findings=findings))
         hits = chosen(judged, req.limit, req.min_score, req.query_floor, diversified=req.plan.diversify)
         return SearchResult(ranked(hits), legs.strategy, tuple(legs.degradations))
 
+    def _sources(self, tenant: Tenant, legs: Legs) -> dict[tuple[Layer, int], frozenset[str]]:
+        """The messages each candidate stands for (a message: itself; an atom: its sources),
+        read without the records' texts: what ``finding_rrf`` groups them by."""
+        seqs: dict[Layer, list[int]] = {Layer.L0: [], Layer.L1: []}
+        for found in legs.lists:
+            for layer, seq in found:
+                seqs[layer].append(seq)
+        out: dict[tuple[Layer, int], frozenset[str]] = {}
+        for seq, mid in self._store.messages.ids_of(tenant, list(dict.fromkeys(seqs[Layer.L0]))).items():
+            out[(Layer.L0, seq)] = frozenset((mid,))
+        for seq, ids in self._store.atoms.sources_of(tenant, list(dict.fromkeys(seqs[Layer.L1]))).items():
+            out[(Layer.L1, seq)] = frozenset(ids)
+        return out
+
     def legs(self, req: SearchRequest) -> Legs:
-        """The ranked lists fusion reads: per layer, the keyword list then the vector list."""
+        """The ranked lists fusion reads: per layer, the keyword list then the vector list (atoms:
+        then the instructions' list, ``_instructions``)."""
         if req.atoms.at is None:
             req = replace(req, atoms=replace(req.atoms, at=self._now()))
         degradations: list[str] = []
@@ -126,7 +145,27 @@ class Searcher:
                     legs.cosines.update(self._cosines(legs, [(layer, s.seq) for s in found], {}))
                 else:
                     legs.cosines.update({(layer, s.seq): s.score for s in found})
+                if use_keyword and req.plan.instructions and isinstance(flt, AtomFilter) and flt.type is None:
+                    self._instructions(legs, flt, vec)
         return legs
+
+    def _instructions(self, legs: Legs, flt: AtomFilter, vec: Vectors) -> None:
+        """The tenant's instructions by meaning, a list of their own (``fusion.INSTRUCTION_TOP``):
+        an instruction holds for every later request within its scope ("always include semantic
+        HTML5 tags when I ask about markup"), and such a request shares few words with it and is
+        closer in meaning to the records of its topic than to the instruction itself."""
+        req = legs.request
+        found = self._store.index.vector(
+            req.tenant, replace(flt, type=AtomType.INSTRUCTION), vec, req.plan.depth
+        )
+        keys = [(Layer.L1, s.seq) for s in found]
+        legs.add("instruction", Layer.L1, keys)
+        if Layer.L1 in legs.read:
+            legs.cosines.update(self._cosines(legs, keys, legs.cosines))
+        else:
+            legs.cosines.update(
+                {key: s.score for key, s in zip(keys, found, strict=True) if key not in legs.cosines}
+            )
 
     def _judged(
         self, legs: Legs, candidates: Sequence[tuple[tuple[Layer, int], float]], ceiling: float

@@ -31,12 +31,29 @@ class _Reads:
             where, params = [*where, *fw], [*params, *fp]
         return where, params
 
+    def _by_seq(self, table: str, column: str, tenant: Tenant, seqs: Sequence[int]) -> dict[int, Any]:
+        """``column`` of the tenant's records of ``table`` with these seqs, by seq. The tenant is
+        checked here, not in the query: on SQLite a tenant condition led the planner to the
+        tenant's index (a scan of the tenant) instead of the primary key."""
+        if not seqs:
+            return {}
+        found = self._db.query(
+            f"SELECT seq, user_id, agent_id, {column} FROM {table} "
+            f"WHERE seq IN ({self._dialect.marks(len(seqs))})",
+            list(seqs),
+        )
+        mine = (tenant.user_id, tenant.agent_id)
+        return {int(r["seq"]): r[column] for r in found if (r["user_id"], r["agent_id"]) == mine}
+
     def _count(self, table: str, where: list[str], params: list[object]) -> int:
         clause = " AND ".join([*where, "1 = 1"])
         return int(self._db.query(f"SELECT COUNT(*) AS n FROM {table} WHERE {clause}", params)[0]["n"])
 
 
 class MessageReads(_Reads):
+    def ids_of(self, tenant: Tenant, seqs: Sequence[int]) -> dict[int, str]:
+        return {seq: str(v) for seq, v in self._by_seq("messages", "id", tenant, seqs).items()}
+
     def last(self, tenant: Tenant, session_key: str) -> Message | None:
         found = self._db.query(
             f"SELECT {sql.MESSAGE_COLS} FROM messages WHERE {self._in_session()} ORDER BY seq DESC LIMIT 1",
@@ -105,6 +122,12 @@ class MessageReads(_Reads):
 
 
 class AtomReads(_Reads):
+    def sources_of(self, tenant: Tenant, seqs: Sequence[int]) -> dict[int, tuple[str, ...]]:
+        return {
+            seq: tuple(str(i) for i in self._dialect.decode(v))
+            for seq, v in self._by_seq("atoms", "source_message_ids", tenant, seqs).items()
+        }
+
     def tally(self, tenant: Tenant, flt: AtomFilter) -> int:
         return self._count("atoms", *self._conditions(tenant, flt))
 

@@ -65,6 +65,8 @@ def test_the_ceiling_is_first_place_in_every_list_of_the_best_layer() -> None:
     legs.add("keyword", Layer.L0, [])  # empty: no record can be first in it
     legs.add("vector", Layer.L0, [(Layer.L0, 2)])
     assert legs.ceiling([0.5, 1.0, 1.0, 1.0], k=5) == pytest.approx(1.5 / 6)
+    # fusing findings, a message and its atom can be first in every non-empty list of both layers
+    assert legs.ceiling([0.5, 1.0, 1.0, 1.0], k=5, findings=True) == pytest.approx(2.5 / 6)
     assert legs.places([(Layer.L1, 1), (Layer.L0, 2)]) == {
         (Layer.L1, 1): {"keyword_rank": 1, "vector_rank": 1},
         (Layer.L0, 2): {"vector_rank": 1},
@@ -76,3 +78,22 @@ def test_a_plan_without_agreement_keeps_its_static_keyword_weight() -> None:
     filler = legs_of(cos, keyword=[3, 4, 5], vector=[0, 1, 2])
     assert filler.weights(0.8, agreed=False) == [0.8, 1.0]
     assert filler.weight_of(Layer.L0) == {"keyword_weight": 0.8}
+
+
+def test_fusing_findings_a_record_stands_where_its_findings_best_record_does() -> None:
+    legs = Legs(None, None, None, [], "hybrid")  # type: ignore[arg-type]
+    legs.add("keyword", Layer.L1, [(Layer.L1, 9), (Layer.L1, 1)])
+    legs.add("vector", Layer.L1, [(Layer.L1, 1)])
+    legs.add("keyword", Layer.L0, [(Layer.L0, 2)])
+    legs.add("vector", Layer.L0, [(Layer.L0, 3), (Layer.L0, 2)])
+    atom, message = (Layer.L1, 1), (Layer.L0, 2)
+    assert legs.places([atom, message]) == {
+        atom: {"keyword_rank": 2, "vector_rank": 1},
+        message: {"keyword_rank": 1, "vector_rank": 2},
+    }
+    legs.sources = {atom: frozenset({"m"}), message: frozenset({"m"}), (Layer.L1, 9): frozenset({"m", "n"})}
+    assert legs.places([atom, message]) == {  # the atom drawn from "m" and others counts for both
+        atom: {"keyword_rank": 1, "vector_rank": 1},
+        message: {"keyword_rank": 1, "vector_rank": 1},
+    }
+    assert legs.places([(Layer.L1, 9)]) == {(Layer.L1, 9): {"keyword_rank": 1}}  # its own places

@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 
 from memstrata.models import Hit, Layer, Scored
-from memstrata.retrieval.fusion import rrf
+from memstrata.retrieval.fusion import finding_rrf, rrf
 from memstrata.retrieval.keyword import PRUNE_MIN_RECORDS, prune, two_terms_first
 from memstrata.retrieval.search import chosen, ranked
 
@@ -39,6 +39,41 @@ def test_rrf_weights_scale_each_list() -> None:
 def test_rrf_of_nothing_is_empty() -> None:
     assert rrf([], k=10) == []
     assert rrf([[], []], k=10) == []
+
+
+# The lists of one search: keyword then vector for atoms (L1), then for messages (L0). Message "m"
+# is 3rd by meaning among messages and its atom "a(m)" 3rd by meaning among atoms; "kw" is first by
+# words among atoms and nowhere else.
+LISTS = [["kw", "x1"], ["x1", "x2", "a(m)"], ["y1"], ["y1", "y2", "m"]]
+SOURCES = {"kw": frozenset({"k"}), "a(m)": frozenset({"m"}), "m": frozenset({"m"}), "x1": frozenset({"x"})}
+
+
+def test_a_finding_found_as_its_message_and_as_its_atom_ranks_as_both_lists_agreeing() -> None:
+    alone = [key for key, _ in rrf(LISTS, 5.0, [1.0] * 4)]
+    assert alone.index("kw") < alone.index("a(m)")  # each form scored on its own lists
+    fused = dict(finding_rrf(LISTS, 5.0, [1.0] * 4, SOURCES))
+    assert fused["a(m)"] == pytest.approx(2 / 8) == fused["m"]  # 3rd in both vector lists
+    assert fused["a(m)"] > fused["kw"] == pytest.approx(1 / 6)
+
+
+def test_the_form_its_own_lists_rank_best_leads_a_finding() -> None:
+    lists = [["a(m)"], ["m"], ["b(m)"]]
+    sources = {key: frozenset({"m"}) for key in ("a(m)", "m", "b(m)")}
+    fused = finding_rrf(lists, 5.0, [1.0, 0.5, 1.0], sources)
+    assert [key for key, _ in fused] == ["a(m)", "b(m)", "m"]  # equal findings: by own score
+    assert [score for _, score in fused] == pytest.approx([2.5 / 6] * 3)
+
+
+def test_a_record_drawn_from_several_messages_keeps_its_own_places() -> None:
+    lists = [["m1"], ["both"], ["m2"]]
+    sources = {"m1": frozenset({"m1"}), "m2": frozenset({"m2"}), "both": frozenset({"m1", "m2"})}
+    fused = dict(finding_rrf(lists, 5.0, [1.0] * 3, sources))
+    assert fused["both"] == pytest.approx(1 / 6)  # not 3/6 from the messages it names
+    assert fused["m1"] == pytest.approx(2 / 6)  # while each message has its place: it says them
+
+
+def test_finding_rrf_without_sources_is_rrf() -> None:
+    assert finding_rrf(LISTS, 5.0, [1.0, 0.5, 1.0, 1.0], {}) == rrf(LISTS, 5.0, [1.0, 0.5, 1.0, 1.0])
 
 
 def hit(i: str, sources: tuple[str, ...]) -> Hit:
