@@ -260,12 +260,14 @@ def test_a_result_list_is_sorted_by_the_score_shown_and_explains_it(home: Path) 
                 x = {key: float(v) for key, v in h.explain.items() if v is not None}
                 assert 0 < h.score <= 1 and 0 <= x["relevance"] <= 1
                 assert x.get("keyword_rank") or x.get("vector_rank")  # found by a list
-                # what it was sorted by: its reciprocal ranks in the lists, weighed
-                w, k = x.get("keyword_weight", 1.0), mem.settings.search.rrf_k
+                # what it was sorted by: its finding's reciprocal ranks in the lists, each weighed
+                # ("message_keyword_rank": where its source message stands by words, at
+                # "message_keyword_weight"; a vector list weighs 1)
+                k = mem.settings.search.rrf_k
                 fused = sum(
-                    weight / (k + x[f"{kind}_rank"])
-                    for kind, weight in (("keyword", w), ("vector", 1.0))
-                    if x.get(f"{kind}_rank")
+                    x.get(name.removesuffix("_rank") + "_weight", 1.0) / (k + place)
+                    for name, place in x.items()
+                    if name.endswith("_rank") and name != "fused_rank"
                 )
                 assert x["fused"] == pytest.approx(fused, rel=1e-3)  # the weight is shown to 4 places
 

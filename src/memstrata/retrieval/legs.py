@@ -118,15 +118,22 @@ class Legs:
         self.applied = out
         return out
 
-    def weight_of(self, layer: Layer) -> dict[str, float]:
+    def weight_of(self, layer: Layer, shown: Iterable[str] = ()) -> dict[str, float]:
         """``{"keyword_weight": w}``: the weight ``weights`` gave the keyword list of ``layer``
-        beside a vector list; empty when it weighed nothing against one."""
+        beside a vector list; with the weight of every other list not a vector one whose place is
+        among ``shown`` (``places``' names: ``instruction_rank`` -> ``instruction_weight``). Empty
+        when no list weighed anything against a vector list."""
         if not self.weighed() or len(self.applied) != len(self.kinds):
             return {}
+        names = set(shown)
+        out: dict[str, float] = {}
         for kind, lay, w in zip(self.kinds, self.layers, self.applied, strict=True):
+            name = _rank_name(kind, lay, layer)
             if kind == "keyword" and lay == layer:
-                return {"keyword_weight": round(w, 4)}
-        return {}
+                out["keyword_weight"] = round(w, 4)
+            elif kind != "vector" and name in names:
+                out[name.removesuffix("_rank") + "_weight"] = round(w, 4)
+        return out
 
     def ceiling(self, weights: Sequence[float], k: float, *, findings: bool = False) -> float:
         """The most fused score a record can have (the share of it is the score a hit shows):
@@ -140,23 +147,35 @@ class Legs:
         return max(most.values(), default=0.0)
 
     def places(self, keys: Iterable[tuple[Layer, int]]) -> dict[tuple[Layer, int], dict[str, int]]:
-        """Where each of ``keys`` stands in the lists holding it: ``{"keyword_rank": 3, "vector_rank": 1}``
-        (from 1, the best of a kind's lists; a kind missing: not in its lists). Where findings are
-        fused (``sources``), a record standing for one message stands where its finding's best
-        record does, as its score counts it."""
+        """Where each of ``keys`` stands in the lists holding it (from 1; a list missing: not in
+        it): ``{"keyword_rank": 3, "vector_rank": 1}`` in its own layer's lists, and
+        ``instruction_rank`` among the instructions. Where findings are fused (``sources``), a
+        record standing for one message stands where its finding's best record does, as its score
+        counts it, the other layer's lists included (``message_keyword_rank``,
+        ``atom_vector_rank``, ...)."""
         wanted = set(keys)
         out: dict[tuple[Layer, int], dict[str, int]] = {key: {} for key in wanted}
         by_source: dict[str, list[tuple[Layer, int]]] = {}
         for key in wanted:
             if len(named := self.sources.get(key, frozenset())) == 1:
                 by_source.setdefault(next(iter(named)), []).append(key)
-        for kind, found in zip(self.kinds, self.lists, strict=True):
+        for kind, lay, found in zip(self.kinds, self.layers, self.lists, strict=True):
             for place, key in enumerate(found, start=1):
                 targets = {key} & wanted
                 for source in self.sources.get(key, ()):
                     targets.update(by_source.get(source, ()))
                 for target in targets:
-                    got = out[target].get(f"{kind}_rank")
-                    if got is None or place < got:
-                        out[target][f"{kind}_rank"] = place
+                    name = _rank_name(kind, lay, target[0])
+                    if place < out[target].get(name, place + 1):
+                        out[target][name] = place
         return out
+
+
+_FORM = {Layer.L0: "message", Layer.L1: "atom"}
+
+
+def _rank_name(kind: str, list_layer: Layer, layer: Layer) -> str:
+    """What a place in a ``kind`` list of ``list_layer`` is called beside a record of ``layer``."""
+    return (
+        f"{kind}_rank" if kind == "instruction" or list_layer == layer else f"{_FORM[list_layer]}_{kind}_rank"
+    )

@@ -208,7 +208,10 @@ class Searcher:
             # the cosine is the question's read as the user's (``asker.py``): why the floor passed
             read = {"read_as_user": 1} if key in legs.read_counted else {}
             yield to_hit(
-                record, shown, rank, {**e.explain(), **places[key], **legs.weight_of(key[0]), **read}
+                record,
+                shown,
+                rank,
+                {**e.explain(), **places[key], **legs.weight_of(key[0], places[key]), **read},
             )
 
     def _cosines(

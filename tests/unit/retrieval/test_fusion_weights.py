@@ -93,7 +93,10 @@ def test_fusing_findings_a_record_stands_where_its_findings_best_record_does() -
     }
     legs.sources = {atom: frozenset({"m"}), message: frozenset({"m"}), (Layer.L1, 9): frozenset({"m", "n"})}
     assert legs.places([atom, message]) == {  # the atom drawn from "m" and others counts for both
-        atom: {"keyword_rank": 1, "vector_rank": 1},
-        message: {"keyword_rank": 1, "vector_rank": 1},
+        atom: {"keyword_rank": 1, "vector_rank": 1, "message_keyword_rank": 1, "message_vector_rank": 2},
+        message: {"keyword_rank": 1, "vector_rank": 2, "atom_keyword_rank": 1, "atom_vector_rank": 1},
     }
     assert legs.places([(Layer.L1, 9)]) == {(Layer.L1, 9): {"keyword_rank": 1}}  # its own places
+    legs.weights(1.0)
+    shown = legs.weight_of(Layer.L1, legs.places([atom])[atom])
+    assert set(shown) == {"keyword_weight", "message_keyword_weight"}  # vector lists weigh 1
