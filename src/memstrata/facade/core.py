@@ -194,6 +194,7 @@ class FacadeCore:
             ),
             min_score=self.settings.search.min_score,
             query_floor=self.settings.search.query_floor,
+            standing_floor=self.settings.search.standing_floor,
         )
         sources = recall_sources(self._upper, tenant, lambda: self._searcher.search(request))
         result = await gather(sources, budgets, r.timeout_ms, text, tools=tools, memory_chars=memory_chars)

@@ -74,6 +74,22 @@ _OBJECT = re.compile(r"\b(?:I|me|myself)\b", re.IGNORECASE)
 _FIRST = re.compile(r"\b(?:I|me|my|mine|myself)\b|\bI(?:'|’)", re.IGNORECASE)
 
 
+# A request of its asker's own: it speaks to the assistant ("what would you recommend?"), asks for
+# its asker ("suggest some for me") or asks what they can or should do ("what should I try?").
+_REQUEST = re.compile(
+    r"\b(?:me|you|your|yours|yourself)\b"
+    r"|\b(?:can|could|should|may|might)\s+I\b|\bI\s+(?:can|could|should|might)\b",
+    re.IGNORECASE,
+)
+
+
+def request(text: str) -> bool:
+    """Whether ``text`` is a request of its asker's own ("what restaurants would you recommend?",
+    "what should I try in Bangkok?"); a question about the world ("what is the boiling point of
+    mercury?") or about a fact of theirs ("what is my blood type?", "where do I live?") is not."""
+    return _REQUEST.search(text) is not None
+
+
 def as_said_of(text: str, who: str) -> str | None:
     """``text`` with its first person read as ``who``: "where do I live?" -> "where does Maya
     live?", "what's my dog called?" -> "what's Maya's dog called?"; None without a first person.
@@ -103,6 +119,7 @@ ENGLISH = Language(
     stopwords=STOPWORDS,
     names_day=names_day,
     as_said_of=as_said_of,
+    request=request,
     nameless_user="the user",
     turn_words=("human", "assistant", "system", "user", "developer", "model", "tool", "ai", "h", "a"),
     engines={"offline": "memstrata.engines.offline.lang.en:ENGLISH"},  # its framing words

@@ -63,6 +63,11 @@ class Language:
     # How memory names a user who gave no name ("the user"): a question's first person is read
     # as them where atoms are searched; "" for no such reading.
     nameless_user: str = ""
+    # Whether a text is a request of its asker's own: it speaks of them or to the assistant ("what
+    # would you recommend for me?"). A user's standing preferences and instructions apply to such
+    # a request though it shares no words with them (``search.standing_floor``); False for all
+    # when the pack has no such rule.
+    request: Callable[[str], bool] = _never
     # Each engine's own rules for this language, by the engine's name, as an entry point
     # ("module:attribute": {"offline": "memstrata.engines.offline.lang.zh:CHINESE"}). The engine
     # imports it when it first meets the language; the seam imports nothing. An engine with no

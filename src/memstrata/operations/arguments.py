@@ -58,16 +58,19 @@ def limit(n: int) -> int:
     return n
 
 
-def floor(value: float | None, settings: Settings) -> tuple[float, float]:
-    """The relevance floor as ``(min_score, query_floor)``. A call that names no ``min_score`` gets
-    the store's: hits below ``search.min_score`` are left out, and a query none of whose hits reaches
-    ``search.query_floor`` finds nothing. A call that names one (a number in [0, 1]) gets just that:
-    hits below it are left out, so ``min_score=0`` shows everything fusion found."""
+def floor(value: float | None, settings: Settings) -> tuple[float, float, float | None]:
+    """The relevance floor as ``(min_score, query_floor, standing_floor)``. A call that names no
+    ``min_score`` gets the store's: hits below ``search.min_score`` are left out, and a query none
+    of whose hits reaches ``search.query_floor`` finds nothing, but a standing preference or
+    instruction whose cosine with a request of the user's own reaches ``search.standing_floor`` is
+    found. A call that names one (a number in [0, 1]) gets just that: hits below it are left out,
+    so ``min_score=0`` shows everything fusion found."""
     if value is None:
-        return settings.search.min_score, settings.search.query_floor
+        s = settings.search
+        return s.min_score, s.query_floor, s.standing_floor
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0.0 <= value <= 1.0:
         raise InputError(f"must be a number between 0 and 1, got {value!r}", item="min_score")
-    return float(value), 0.0
+    return float(value), 0.0, None
 
 
 def messages(value: object) -> list[Any]:

@@ -47,6 +47,7 @@ class Legs:
     read_counted: set[tuple[Layer, int]] = field(default_factory=set)
     # the messages each candidate stands for, where findings are fused (``fusion.finding_rrf``)
     sources: dict[tuple[Layer, int], frozenset[str]] = field(default_factory=dict)
+    standing: float | None = None  # the cosine a standing atom is a finding at (``search.standing_bar``)
 
     def vector(self, layer: Layer) -> Vectors | None:
         """The query vector ``layer`` is searched by."""

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from memstrata import lang
 from memstrata.errors import EmbeddingError
 from memstrata.models import (
     Atom,
@@ -43,6 +44,8 @@ log = logging.getLogger(__name__)
 # Query embeddings run here, beside the keyword reads of the same search (see ``Searcher.search``).
 # Most of these threads only wait for a pass to share (``QueryVectors``): two would cap a batch at two.
 _EMBEDDING = ThreadPoolExecutor(max_workers=32, thread_name_prefix="memstrata-query-embedding")
+# What a user said holds beyond its moment: how they are and want things, how the assistant is to act.
+STANDING = frozenset({AtomType.PERSONA, AtomType.INSTRUCTION})
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,9 @@ class SearchRequest:
     plan: SearchPlan = HYBRID
     min_score: float = 0.0  # hits whose relevance is below this are left out
     query_floor: float = 0.0  # when no hit's relevance reaches this, the query finds nothing
+    # A standing atom (persona, instruction) whose cosine with a request of the user's own reaches
+    # this is a finding, whatever its relevance (``standing_bar``); None: no such finding.
+    standing_floor: float | None = None
 
 
 def _wall_ms() -> int:
@@ -85,6 +91,7 @@ class Searcher:
         fused = finding_rrf(legs.lists, k, weights, legs.sources) if findings else rrf(legs.lists, k, weights)
         # A margin beyond the limit so diversification has something to promote.
         margin = req.limit * 2 if req.plan.diversify else req.limit
+        legs.standing = standing_bar(req)
         judged = self._judged(legs, fused[:margin], legs.ceiling(weights, k, findings=findings))
         hits = chosen(judged, req.limit, req.min_score, req.query_floor, diversified=req.plan.diversify)
         return SearchResult(ranked(hits), legs.strategy, tuple(legs.degradations))
@@ -207,6 +214,14 @@ class Searcher:
             shown = min(1.0, fused / ceiling) if ceiling > 0 else 0.0
             # the cosine is the question's read as the user's (``asker.py``): why the floor passed
             read = {"read_as_user": 1} if key in legs.read_counted else {}
+            stands = (
+                legs.standing is not None
+                and isinstance(record, Atom)
+                and record.type in STANDING
+                and e.cosine is not None
+                and e.cosine >= legs.standing
+            )
+            read |= {"standing": 1} if stands else {}
             yield to_hit(
                 record,
                 shown,
@@ -303,13 +318,24 @@ def ranked(hits: Sequence[Hit]) -> tuple[Hit, ...]:
     )
 
 
+def standing_bar(req: SearchRequest) -> float | None:
+    """The cosine at which a standing atom is a finding of ``req``: its ``standing_floor`` when
+    the query is a request of the user's own (the language pack's ``request``), else None. A
+    preference stated once ("I avoid gluten") applies to later requests sharing none of its words
+    ("what restaurants in Rome would you recommend?"; docs/design.md)."""
+    if req.standing_floor is None:
+        return None
+    return req.standing_floor if lang.get(lang.language_of(req.query)).request(req.query) else None
+
+
 def chosen(
     judged: Iterable[Hit], limit: int, min_score: float, query_floor: float, *, diversified: bool
 ) -> tuple[Hit, ...]:
     """The first ``limit`` of the ``judged`` hits (in fused order) whose relevance (``relevance_of``) reaches
     ``min_score``, or none at all when no judged hit reaches ``query_floor``: a query whose best
     candidate is weak is about nothing stored, while one that does find something keeps its
-    weaker hits above ``min_score``.
+    weaker hits above ``min_score``. A standing atom that reached its own floor
+    (``explain["standing"]``, ``standing_bar``) counts as reaching both.
 
     ``diversified``: a hit whose source messages are all covered by better hits is left out (an
     atom and the message it came from are one finding: the better of the two stands for both,
@@ -323,8 +349,9 @@ def chosen(
     floor_met = False
     for h in judged:
         judged_as = relevance_of(h)
-        floor_met = floor_met or judged_as >= query_floor
-        if judged_as >= min_score and len(kept) < limit:
+        standing = bool(h.explain.get("standing"))
+        floor_met = floor_met or judged_as >= query_floor or standing
+        if (judged_as >= min_score or standing) and len(kept) < limit:
             sources = set(h.source_message_ids)
             if not (diversified and sources and sources <= covered):
                 kept.append(h)

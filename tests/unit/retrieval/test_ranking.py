@@ -219,3 +219,12 @@ def test_legs_weigh_keyword_lists_only_beside_a_vector_list() -> None:
     alone = Legs(None, None, None, [], "keyword")  # type: ignore[arg-type]
     alone.add("keyword", Layer.L1, [])
     assert alone.weights(0.3) == [1.0]  # no vector list: the keyword list is the ranking
+
+
+def test_a_standing_hit_meets_the_floor_and_is_kept_under_min_score() -> None:
+    """A standing atom that reached its own floor (``explain["standing"]``) is a finding though its
+    relevance is under both floors; the other weak hits are then kept down to ``min_score``."""
+    weak = [replace(hit(f"h{i}", (f"m{i}",)), score=0.1) for i in range(3)]
+    standing = replace(hit("pref", ("p",)), score=0.0, explain={"relevance": 0.0, "standing": 1})
+    assert chosen([*weak, standing], 5, 0.05, 0.22, diversified=True) == (*weak, standing)
+    assert chosen(weak, 5, 0.05, 0.22, diversified=True) == ()
