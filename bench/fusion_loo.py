@@ -4,11 +4,12 @@ BEAM, PrefEval): how a keyword list's weight follows its agreement with the quer
 0 is a static weight of 1, as search had before), the RRF k, the candidate depth and whether
 findings are fused (``fusion.finding_rrf``: a message and the atoms drawn from it alone share
 their best places) or each record on its own (``rrf``), and how many of the instructions' list's
-first records weigh it (``fusion.INSTRUCTION_TOP``; 0: the list is left out).
+first records weigh it (``fusion.INSTRUCTION_TOP``; 0: the list is left out) and from which
+agreement with the atoms' first it weighs fully (``fusion.INSTRUCTION_FULL``).
 
     python bench/fusion_loo.py --locomo DIR --beam DIR --prefeval DIR [--limit N] [--cache FILE]
         [--tops 3,5,10] [--fulls ...] [--powers ...] [--ks ...] [--depths ...] [--findings 0,1]
-        [--instructions 0,1,2]
+        [--instructions 0,1,2] [--instruction-fulls 0.8,0.9,1.0] [--slack POINTS]
 
 Each DIR is a dev set imported by its checker in ../shared/eval (``locomo_check.py``,
 ``beam_check.py``, ``prefeval_check.py`` with ``--data-dir DIR``). Every question is searched once
@@ -61,9 +62,11 @@ KS = (5.0, 10.0, 20.0)
 DEPTHS = (50, 100, 200)
 FINDINGS = (0, 1)  # 1: fusion.finding_rrf, 0: rrf record by record
 INSTRUCTIONS = (0, 1, 2)  # the instructions' list's first places its weight reads (0: left out)
+INSTRUCTION_FULLS = (0.8, 0.9, 1.0)  # its agreement from which it weighs fully
 LIMIT = 10
 BUDGET = 1000  # tokens, as the checkers count them (words / 0.75)
-Point = tuple[int, float, float, float, int, int, int]  # top, full, power, k, depth, findings, instructions
+# top, full, power, k, depth, findings, instructions' top, instructions' full
+Point = tuple[int, float, float, float, int, int, int, float]
 
 
 def _floor() -> Any:
@@ -163,9 +166,9 @@ def fused_hits(lg: dict[str, Any], point: Point, only: str | None = None) -> lis
     from memstrata.retrieval.legs import Legs
 
     legs = Legs(None, None, None, [], "hybrid", lg["kinds"], lg["lists"], lg["cosines"], lg["layers"])  # type: ignore[arg-type]
-    top, full, power, k, depth, findings, instructions = point
+    top, full, power, k, depth, findings, instructions, instruction_full = point
     weights = (
-        legs.weights(1.0, top, full, power, instruction_top=instructions)
+        legs.weights(1.0, top, full, power, instruction_top=instructions, instruction_full=instruction_full)
         if full
         else [float(kind != "instruction" or instructions > 0) for kind in legs.kinds]
     )
@@ -260,9 +263,9 @@ def main() -> int:
     ap.add_argument("--cache", type=Path, help="keep the lists read here, and read them back on the next run")
     ap.add_argument(
         "--default",
-        default="3,0.8,2,5,200,0,0",
-        help="today's top,full,power,k,depth,findings,instructions (full 0: weight 1; findings 1: "
-        "finding_rrf; instructions 0: no instructions' list)",
+        default="3,0.8,2,5,200,0,0,1",
+        help="today's top,full,power,k,depth,findings,instructions,instruction_full (full 0: "
+        "weight 1; findings 1: finding_rrf; instructions 0: no instructions' list)",
     )
     ap.add_argument(
         "--slack",
@@ -279,6 +282,7 @@ def main() -> int:
         ("depths", DEPTHS),
         ("findings", FINDINGS),
         ("instructions", INSTRUCTIONS),
+        ("instruction-fulls", INSTRUCTION_FULLS),
     ):
         ap.add_argument(f"--{name}", default=",".join(str(v) for v in values), help="the grid's values")
     a = ap.parse_args()
@@ -303,7 +307,7 @@ def main() -> int:
         print(f"{name}: {len(qs)} questions read", flush=True)
     if a.cache and not a.cache.exists():
         a.cache.write_bytes(pickle.dumps((questions, legs)))
-    top, full, power, k, depth, findings, instructions = a.default.split(",")
+    top, full, power, k, depth, findings, instructions, instruction_full = a.default.split(",")
     today: Point = (
         int(top),
         float(full),
@@ -312,6 +316,7 @@ def main() -> int:
         int(depth),
         int(findings),
         int(instructions),
+        float(instruction_full),
     )
     tops, powers = [int(v) for v in a.tops.split(",")], [float(v) for v in a.powers.split(",")]
     grid = [
@@ -324,6 +329,7 @@ def main() -> int:
             [int(v) for v in a.depths.split(",")],
             [int(v) for v in a.findings.split(",")],
             [int(v) for v in a.instructions.split(",")],
+            [float(v) for v in a.instruction_fulls.split(",")],
         )
         if g[1] or (g[0], g[2]) == (tops[0], powers[0])  # a static weight: one point per k, depth
     ]
@@ -378,6 +384,7 @@ def report(
             "depth",
             "findings",
             "INSTRUCTION_TOP",
+            "INSTRUCTION_FULL",
         )
     ):
         spread = Counter(c[i] for c in chosen.values())

@@ -25,6 +25,11 @@ AGREE_POWER = 2.0  # below it the weight falls as (agreement / AGREE_FULL) ** AG
 # The instructions' list weighs by the agreement of its first INSTRUCTION_TOP records (a tenant has
 # a few instructions, each about its own scope: the one closest to a request is the one it is under).
 INSTRUCTION_TOP = 1
+# ... against the atoms' vector list's first as many records: it weighs fully only when its first
+# is as close to the query as the closest atom ("Maya instructed the assistant: ..." is close to
+# every question naming Maya, but closer than her facts only when it asks how to answer her), and
+# below that as (agreement / INSTRUCTION_FULL) ** AGREE_POWER.
+INSTRUCTION_FULL = 1.0
 
 
 def rrf(

@@ -14,6 +14,7 @@ from memstrata.retrieval.fusion import (
     AGREE_FULL,
     AGREE_POWER,
     AGREE_TOP,
+    INSTRUCTION_FULL,
     INSTRUCTION_TOP,
     agreed_weight,
     agreement,
@@ -83,12 +84,15 @@ class Legs:
         *,
         agreed: bool = True,
         instruction_top: int = INSTRUCTION_TOP,
+        instruction_full: float = INSTRUCTION_FULL,
     ) -> list[float]:
         """RRF weights: a vector list's 1; a keyword list's ``keyword_weight`` scaled by its
         ``agreement`` with the vector list of its layer (``fusion``), from the cosines known
         (a first place without a vector is left out of the mean); 1 with no vector list. The
         instructions' list weighs 1 scaled by the agreement of its first ``instruction_top``
-        records (0: it weighs nothing), with the plan's static weight as well."""
+        records with as many first records of the atoms' vector list (full from
+        ``instruction_full``; ``instruction_top`` 0: it weighs nothing), with the plan's static
+        weight as well."""
         if not self.weighed():
             self.applied = [1.0] * len(self.kinds)
             return self.applied
@@ -109,13 +113,15 @@ class Legs:
             if kind == "vector":
                 out.append(1.0)
                 continue
-            first, base = (
-                (found[:top], keyword_weight) if kind == "keyword" else (found[:instruction_top], 1.0)
-            )
+            if kind == "keyword":
+                first, best_of, base, at = found[:top], vector.get(layer, []), keyword_weight, full
+            else:  # the instructions' first against the layer's own first: like with like
+                first, at = found[:instruction_top], instruction_full
+                best_of, base = vector.get(layer, [])[: max(1, instruction_top)], 1.0
             ours = [self.cosines[key] for key in first if key in self.cosines]
-            best = [self.cosines[key] for key in vector.get(layer, []) if key in self.cosines]
+            best = [self.cosines[key] for key in best_of if key in self.cosines]
             weighs = kind == "keyword" or instruction_top > 0
-            out.append(agreed_weight(agreement(ours, best), base, full, power) if weighs else 0.0)
+            out.append(agreed_weight(agreement(ours, best), base, at, power) if weighs else 0.0)
         self.applied = out
         return out
 

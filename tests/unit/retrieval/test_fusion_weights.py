@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memstrata.models import Layer
-from memstrata.retrieval.fusion import AGREE_FULL, AGREE_POWER, agreed_weight, agreement
+from memstrata.retrieval.fusion import AGREE_FULL, AGREE_POWER, INSTRUCTION_FULL, agreed_weight, agreement
 from memstrata.retrieval.legs import Legs
 
 
@@ -100,3 +100,20 @@ def test_fusing_findings_a_record_stands_where_its_findings_best_record_does() -
     legs.weights(1.0)
     shown = legs.weight_of(Layer.L1, legs.places([atom])[atom])
     assert set(shown) == {"keyword_weight", "message_keyword_weight"}  # vector lists weigh 1
+
+
+def test_the_instructions_list_weighs_fully_only_when_its_first_is_as_close_as_the_closest_atom() -> None:
+    """A named user's instruction is close to every question naming them ("where does Maya live?"
+    and "Maya instructed the assistant: ..." 0.52, her facts 0.64 down to 0.54: about their mean),
+    so its first is compared with the atoms' first, not with the mean of their first places."""
+    facts = [(Layer.L1, s) for s in range(1, 6)]
+    legs = Legs(None, None, None, [], "hybrid")  # type: ignore[arg-type]
+    legs.add("keyword", Layer.L1, facts[:1])
+    legs.add("vector", Layer.L1, facts)
+    legs.add("instruction", Layer.L1, [(Layer.L1, 9)])
+    legs.cosines.update(dict(zip(facts, [0.64, 0.59, 0.55, 0.54, 0.54], strict=True)))
+    legs.cosines[(Layer.L1, 9)] = 0.52
+    assert legs.weights(1.0)[2] == pytest.approx((0.52 / 0.64 / INSTRUCTION_FULL) ** AGREE_POWER)
+    legs.cosines[(Layer.L1, 9)] = 0.66  # "how should answers to Maya be written?"
+    assert legs.weights(1.0)[2] == 1.0
+    assert legs.weights(1.0, instruction_top=0)[2] == 0.0  # no instructions' list
