@@ -1,13 +1,14 @@
 """Two versions of `memstrata import`, side by side: wall and CPU seconds of each on the same seed.
 
-    python bench/import_ab.py SEED.json --base-src /tmp/base/src [--rounds 2]
+    python bench/import_ab.py SEED.json --base-src /tmp/base/src [--also-src /tmp/mid/src] [--rounds 2]
 
 A runs the code under ``--base-src`` (``PYTHONPATH``; e.g. ``git archive <rev> src | tar -x -C
-/tmp/base``), B this tree; each round imports SEED (its pipeline included: vectors, L1, L2, L3)
-into a fresh data directory with A, then B, so both meet the same moment of the machine. CPU is
+/tmp/base``), B this tree, and each ``--also-src`` between them; each round imports SEED (its
+pipeline included: vectors, L1, L2, L3) into a fresh data directory with each in turn, so all meet
+the same moment of the machine. CPU is
 the import process's user + system time, children included: on a shared machine wall time
 follows the load (the embedding workers run at the lowest priority), CPU much less. Prints one
-line per import, then B's CPU and wall over A's. For BEAM dev, SEED is
+line per import, then each one's CPU and wall over A's. For BEAM dev, SEED is
 ``../shared/data/beam/beam-dev.json`` (or a chat of it).
 """
 
@@ -54,9 +55,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("seed", type=Path)
     ap.add_argument("--base-src", type=Path, required=True, help="the src directory of the base version")
+    ap.add_argument("--also-src", type=Path, action="append", default=[], help="another version to run too")
     ap.add_argument("--rounds", type=int, default=2)
     a = ap.parse_args()
-    sides = {"A (base)": a.base_src.resolve(), "B (this)": (HERE / "src").resolve()}
+    sides = {"A (base)": a.base_src.resolve()}
+    sides |= {f"{src.parent.name}": src.resolve() for src in a.also_src}
+    sides["B (this)"] = (HERE / "src").resolve()
     totals = {name: [0.0, 0.0] for name in sides}
     with tempfile.TemporaryDirectory(prefix="import-ab-") as tmp:
         for r in range(a.rounds):
@@ -65,8 +69,9 @@ def main() -> int:
                 totals[name][0] += wall
                 totals[name][1] += cpu
                 print(f"round {r + 1} {name}: wall {wall:.1f} s, cpu {cpu:.1f} s; {last}", flush=True)
-    (wa, ca), (wb, cb) = totals.values()
-    print(f"B over A: cpu x{cb / ca:.2f}, wall x{wb / wa:.2f} ({a.rounds} rounds)")
+    wa, ca = totals["A (base)"]
+    for name, (wb, cb) in list(totals.items())[1:]:
+        print(f"{name} over A: cpu x{cb / ca:.2f}, wall x{wb / wa:.2f} ({a.rounds} rounds)")
     return 0
 
 

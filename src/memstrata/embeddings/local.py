@@ -43,9 +43,11 @@ NAME = f"local:{LOCAL_MODEL}"  # what a store records for its vectors
 DATA_DIR = Path(__file__).resolve().parent / "data"
 _WEIGHTS = "all-MiniLM-L6-v2-int8.safetensors"
 _VOCAB = "vocab.txt"
-# A padded group holds at most _TOKEN_BUDGET tokens (matrix products still large enough for full
-# BLAS speed, activations 1.5 MB each) and at most _SCORE_BUDGET attention scores per head (texts x
-# width^2; 12 heads x 4 bytes x 2**17 = 6.3 MB), so memory per group is bounded for long texts too.
+# A group holds at most _TOKEN_BUDGET tokens (matrix products still large enough for full BLAS
+# speed, activations 1.5 MB each): a batch's own tokens (packed, no padding), a query group's
+# padded ones, and then at most _SCORE_BUDGET attention scores per head (texts x width^2; 12 heads
+# x 4 bytes x 2**17 = 6.3 MB), so memory per group is bounded for long texts too. A packed group's
+# attention runs text length by text length (at most 12 x budget x 256 scores).
 _TOKEN_BUDGET = 1024
 _SCORE_BUDGET = 1 << 17
 _MAX_GROUP = 64
@@ -119,7 +121,7 @@ class LocalEmbedder:
         if not texts:
             return out
         encoded = [tokenizer.encode(text) for text in texts]
-        groups = list(_groups(encoded, split=True))
+        groups = list(_groups(encoded, packed=True))
 
         def run(group: int) -> Vectors:
             with _passes:
@@ -163,7 +165,7 @@ class LocalEmbedder:
         # server's own passes only stand in while its query process starts or restarts.
         thin = self._process is None and blas_runs_thin_products()
         with _failures():
-            for rows in _groups(encoded, split=False):
+            for rows in _groups(encoded, packed=False):
                 out[rows] = model.encode([encoded[i] for i in rows], pair, thin=thin)
         return out
 
@@ -218,21 +220,30 @@ def _failures() -> Iterator[None]:
         raise EmbeddingError(f"local model {LOCAL_MODEL} failed to embed: {exc!r}") from exc
 
 
-def _groups(encoded: Sequence[Sequence[int]], *, split: bool) -> Iterator[list[int]]:
-    """Indexes of ``encoded`` in groups of similar length, each within the token budget; with
-    ``split``, a batch over ``_SPLIT_ABOVE`` tokens gives every core a group."""
+def _groups(encoded: Sequence[Sequence[int]], *, packed: bool) -> Iterator[list[int]]:
+    """Indexes of ``encoded`` sorted by length (longest first), in groups within the token budget
+    (a longer text alone). ``packed`` (a batch: ``MiniLM.encode`` packs its rows, no padding)
+    counts each text's own tokens, and a batch over ``_SPLIT_ABOVE`` tokens gives every core a
+    group; otherwise (queries, padded to a group's first text) the padded tokens count, with at
+    most ``_SCORE_BUDGET`` attention scores per head and ``_MAX_GROUP`` texts."""
     order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]), reverse=True)
     total = sum(len(ids) for ids in encoded)
-    spread = split and total > _SPLIT_ABOVE
+    spread = packed and total > _SPLIT_ABOVE
     budget = min(_TOKEN_BUDGET, -(-total // _WORKERS)) if spread else _TOKEN_BUDGET
     group: list[int] = []
+    rows = 0
     for i in order:
         # Sorted longest first, so the group's first item sets its padded width.
         width = len(encoded[group[0]]) if group else len(encoded[i])
         size = len(group) + 1
-        if group and (size * width > budget or size * width * width > _SCORE_BUDGET or size > _MAX_GROUP):
+        if packed:
+            full = rows + len(encoded[i]) > budget
+        else:
+            full = size * width > budget or size * width * width > _SCORE_BUDGET or size > _MAX_GROUP
+        if group and full:
             yield group
-            group = []
+            group, rows = [], 0
         group.append(i)
+        rows += len(encoded[i])
     if group:
         yield group

@@ -14,6 +14,7 @@ from memstrata import Memory
 from memstrata.blas import single_threaded_blas
 from memstrata.embeddings import local
 from memstrata.embeddings import minilm as minilm_module
+from memstrata.embeddings.halves import on_two_cores
 from memstrata.embeddings.local import LocalEmbedder, _groups
 from memstrata.errors import EmbeddingError
 from tests.unit.embeddings.local_texts import AWKWARD, locomo_texts
@@ -69,9 +70,9 @@ def test_long_text_is_truncated_to_the_model_limit(minilm: LocalEmbedder) -> Non
     np.testing.assert_allclose(huge, same, atol=1e-6)
 
 
-def test_groups_sort_by_length_and_respect_the_budget() -> None:
+def test_query_groups_sort_by_length_and_respect_the_padded_budget() -> None:
     encoded = [[0] * n for n in (3, 256, 17, 5, 256, 40, 2) * 20]
-    groups = list(_groups(encoded, split=True))
+    groups = list(_groups(encoded, packed=False))
     assert sorted(i for g in groups for i in g) == list(range(len(encoded)))
     for group in groups:
         widths = [len(encoded[i]) for i in group]
@@ -81,10 +82,32 @@ def test_groups_sort_by_length_and_respect_the_budget() -> None:
         assert len(group) <= local._MAX_GROUP
 
 
+def test_packed_groups_count_their_own_tokens() -> None:
+    encoded = [[0] * n for n in (3, 256, 17, 5, 256, 40, 2) * 20]
+    groups = list(_groups(encoded, packed=True))
+    assert sorted(i for g in groups for i in g) == list(range(len(encoded)))
+    for group in groups:
+        assert sum(len(encoded[i]) for i in group) <= local._TOKEN_BUDGET
+    # Four 256-piece texts fill a group (padded, the attention budget held them to two).
+    assert [len(encoded[i]) for i in groups[0]] == [256] * 4
+
+
+def test_a_packed_batch_gives_the_padded_batchs_vectors(minilm: LocalEmbedder) -> None:
+    """Packing (no padding rows, attention text length by text length) changes no vector: the
+    same texts padded to their longest and masked, as a query group runs, give the same rows."""
+    model, tokenizer = minilm._model()
+    batch = [tokenizer.encode(text) for text in AWKWARD]
+    batch += [tokenizer.encode(text) for text in ("one two", "six ten", "a b c")]  # runs of one length
+    packed = model.encode(batch)
+    assert sum(map(len, batch)) > minilm_module._FEW_ROWS  # so thin=True pads but takes no blocks
+    for padded in (model.encode(batch, thin=True), model.encode(batch, on_two_cores)):
+        np.testing.assert_allclose(packed, padded, atol=2e-6)
+
+
 def test_a_small_batch_is_split_across_the_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(local, "_WORKERS", 2)
-    assert len(list(_groups([[0] * 30] * 20, split=True))) == 2  # 600 tokens: one group per worker
-    assert len(list(_groups([[0] * 30] * 4, split=True))) == 1  # 120 tokens: not worth a thread
+    assert len(list(_groups([[0] * 30] * 20, packed=True))) == 2  # 600 tokens: one group per worker
+    assert len(list(_groups([[0] * 30] * 4, packed=True))) == 1  # 120 tokens: not worth a thread
 
 
 def test_concurrent_first_use_loads_once(monkeypatch: pytest.MonkeyPatch) -> None:
