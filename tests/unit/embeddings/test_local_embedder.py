@@ -104,6 +104,18 @@ def test_a_packed_batch_gives_the_padded_batchs_vectors(minilm: LocalEmbedder) -
         np.testing.assert_allclose(packed, padded, atol=2e-6)
 
 
+@pytest.mark.parametrize("scores", [1, 1 << 30])
+def test_attention_a_few_heads_at_a_time_changes_no_vector(
+    minilm: LocalEmbedder, monkeypatch: pytest.MonkeyPatch, scores: int
+) -> None:
+    """Attention runs a few (text, head) pairs at a time so the scores stay in cache: one pair
+    at a time, or a whole run at once, gives the same vectors."""
+    texts = [*AWKWARD, "alpha beta gamma " * 100]  # and one text at the model's limit
+    default = minilm.embed(texts)
+    monkeypatch.setattr(minilm_module, "_SCORES", scores)
+    np.testing.assert_allclose(minilm.embed(texts), default, atol=2e-6)
+
+
 def test_a_small_batch_is_split_across_the_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(local, "_WORKERS", 2)
     assert len(list(_groups([[0] * 30] * 20, packed=True))) == 2  # 600 tokens: one group per worker
