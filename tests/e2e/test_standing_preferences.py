@@ -24,6 +24,10 @@ OFF_TOPIC = [
     "Who won the 1954 football world cup?",
     "What is my blood type?",
     "How do I configure TLS on a Kubernetes ingress?",
+]
+# Requests of the user's own on another topic: their standing preferences apply to every request
+# of theirs, so those are what they find, and nothing else.
+OTHER_REQUESTS = [
     "Can you show me how to configure TLS on a Kubernetes ingress?",
     "Could you summarise the plot of Hamlet for me?",
 ]
@@ -47,6 +51,8 @@ def test_a_request_sharing_no_words_finds_the_standing_preference(home: Path) ->
         assert "vegan" in mem.recall(REQUEST, user_id="u").prepend_context
         for question in OFF_TOPIC:
             assert not mem.search(question, user_id="u"), question
+        for request in OTHER_REQUESTS:
+            assert all(h.explain.get("standing") for h in mem.search(request, user_id="u")), request
 
 
 def test_without_the_standing_floor_the_request_finds_nothing(home: Path) -> None:
