@@ -56,7 +56,7 @@ async def test_with_a_background_pipeline_capture_does_not_wait_for_the_model(
         assert await _unembedded(mem) == 1
         embedder.open.set()
         clock.advance(1)  # past the gathering window: the pipeline embeds it
-        for _ in range(200):
+        for _ in range(1500):  # up to 30 s on a slow machine
             if await _unembedded(mem) == 0:
                 break
             await asyncio.sleep(0.02)
@@ -108,7 +108,7 @@ async def test_after_a_failed_embedding_gathered_messages_wait_for_the_retry(
     try:
         await mem.capture([{"role": "user", "content": "First message"}])
         clock.advance(1)  # the window ends; the drain fails and arms the retry
-        for _ in range(200):
+        for _ in range(3000):  # up to 30 s on a slow machine
             if backlog.last_error:
                 break
             await asyncio.sleep(0.01)

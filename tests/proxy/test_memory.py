@@ -4,6 +4,7 @@ once, injection is bounded and stable, and the per-request switches work."""
 from __future__ import annotations
 
 import json
+import threading
 import time
 
 import anthropic
@@ -186,15 +187,19 @@ def test_a_streams_prompt_is_stored_from_its_first_chunk_on_and_before_its_end(
 ) -> None:
     """The store's work stays out of the time to first token: nothing is stored while the
     upstream has not sent its first event, and the prompt is stored before the stream ends."""
-    upstream.enqueue(Reply(text="Saturdays", delay=1.0))  # each event 1 s after the last
+    first_event = threading.Event()  # the upstream holds its first event until this is set
+    upstream.enqueue(Reply(text="Saturdays", delay=1.0, gate=first_event))  # then one event a second
     body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "When is the market?"}]}
     url = open_proxy.url + "/proxy/openai/v1/chat/completions"
     with (
         httpx.Client() as client,
         client.stream("POST", url, json=body, headers={"x-memstrata-session": "market"}) as r,
     ):
-        time.sleep(0.3)  # the status line is here, the first event 0.7 s away
-        assert open_proxy.app.state.proxy.stats.prompts_captured == 0
+        try:
+            time.sleep(0.3)  # the status line is here, the first event held: a capture now would show
+            assert open_proxy.app.state.proxy.stats.prompts_captured == 0
+        finally:
+            first_event.set()
         chunks = list(r.iter_bytes())
         assert open_proxy.app.state.proxy.stats.prompts_captured == 1  # before the stream ended
     assert b"Saturdays" in b"".join(chunks)

@@ -6,6 +6,7 @@ import hashlib
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -21,14 +22,18 @@ from memstrata import Memory
 mem = Memory.open(sys.argv[1], embedder=None)
 mem.capture([{"role": "user", "content": "I keep bees on the roof."}], session_key="s", user_id="ann")
 Path(sys.argv[2]).touch()
-time.sleep(float(sys.argv[3]))
+until = time.monotonic() + float(sys.argv[3])
+while time.monotonic() < until and not Path(sys.argv[4]).exists():
+    time.sleep(0.01)
 mem.close()
 """
 
 
 def hold_in_child(home: Path, tmp_path: Path, seconds: float) -> subprocess.Popen[bytes]:
+    """A child process holding ``home`` for ``seconds``, or until ``tmp_path/go`` exists."""
     ready = tmp_path / "ready"
-    child = subprocess.Popen([sys.executable, "-c", HOLD, str(home), str(ready), str(seconds)])
+    go = tmp_path / "go"
+    child = subprocess.Popen([sys.executable, "-c", HOLD, str(home), str(ready), str(seconds), str(go)])
     deadline = time.monotonic() + 30
     while not ready.exists():
         assert child.poll() is None, "the writer process died"
@@ -50,13 +55,31 @@ def test_a_second_writer_gets_a_clear_error_naming_the_holder(home: Path, tmp_pa
 
 
 def test_a_second_writer_may_wait_for_the_first(home: Path, tmp_path: Path) -> None:
-    child = hold_in_child(home, tmp_path, 1.0)
-    started = time.monotonic()
-    with Memory.open(home, embedder=None, wait=30) as mem:
-        waited = time.monotonic() - started
-        assert [m.content for m in mem.messages(user_id="ann")] == ["I keep bees on the roof."]
-    assert child.wait(10) == 0
-    assert waited > 0.3
+    child = hold_in_child(home, tmp_path, 60)  # until told to go: no race with a slow machine
+    seen: list[list[str]] = []
+    opened_at: list[float] = []
+
+    def second_writer() -> None:
+        with Memory.open(home, embedder=None, wait=30) as mem:
+            opened_at.append(time.monotonic())
+            seen.append([m.content for m in mem.messages(user_id="ann")])
+
+    waiting = threading.Thread(target=second_writer)
+    waiting.start()
+    try:
+        time.sleep(0.3)  # time to start waiting; it cannot open while the child holds the directory
+        assert not opened_at
+        released = time.monotonic()
+        (tmp_path / "go").touch()
+        waiting.join(30)
+        assert seen == [["I keep bees on the roof."]] and opened_at[0] > released
+        assert child.wait(10) == 0
+    finally:
+        (tmp_path / "go").touch()
+        waiting.join(30)
+        if child.poll() is None:
+            child.kill()
+            child.wait()
 
 
 def test_a_killed_writer_leaves_no_lock_behind(home: Path, tmp_path: Path) -> None:

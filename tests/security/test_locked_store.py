@@ -74,7 +74,8 @@ def test_a_locked_store_fails_writes_fast_and_says_so_everywhere(tmp_path: Path)
             assert refused.status_code == 503, refused.text
             error = refused.json()["error"]
             assert error["code"] == "store_unavailable" and "locked" in error["message"], error
-            assert took < 2.5, f"the refusal took {took:.2f} s"
+            # The writer's 1 s wait for the lock, not a reader's 10 s (room for a slow machine).
+            assert took < 6, f"the refusal took {took:.2f} s"
             time.sleep(2.1)  # past the probes' shared status
             health = admin.get("/v1/health").json()
             assert health["status"] == "degraded", health

@@ -36,7 +36,8 @@ class Reply:
     compresses the body (a stream event by event, each flushed so it can be read on arrival);
     ``cut_after`` breaks the connection off after that many events of a stream, or halfway
     through a whole body, with no proper end. A ``tool`` reply with ``text=""`` is the call
-    alone (no text part)."""
+    alone (no text part). A stream with a ``gate`` sends its first event only once the gate is
+    set (at most 30 s): a test holds the stream there for as long as it looks."""
 
     text: str = "Noted, thank you."
     status: int = 200
@@ -49,6 +50,7 @@ class Reply:
     cut_after: int | None = None
     tool_input: str = '{"city": "Paris"}'  # the tool call's arguments, JSON text
     namespace: str | None = None  # a Responses function call's tool namespace (Codex's MCP tools)
+    gate: threading.Event | None = None
 
 
 @dataclass(slots=True)
@@ -433,6 +435,8 @@ def _handler(owner: ScriptedUpstream) -> type[BaseHTTPRequestHandler]:
                         self.close_connection = True  # no last chunk: the stream broke
                         rec.finished = time.monotonic()
                         return
+                    if i == 0 and r.gate is not None:
+                        r.gate.wait(30)
                     if r.delay:
                         time.sleep(r.delay)
                     data = e.encode()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -52,18 +53,22 @@ class RetryPolicy:
 class CircuitBreaker:
     """After ``threshold`` failed calls in a row the circuit opens: calls fail at once with
     ``CircuitOpenError`` for ``reset_after`` seconds, then one trial call is let through; its
-    success closes the circuit, its failure opens it again. Thread-safe."""
+    success closes the circuit, its failure opens it again. Thread-safe. ``clock`` (seconds, only
+    differences matter) is ``time.monotonic``; a test passes its own to step past ``reset_after``."""
 
-    def __init__(self, threshold: int = 5, reset_after: float = 10.0) -> None:
+    def __init__(
+        self, threshold: int = 5, reset_after: float = 10.0, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.threshold = threshold
         self.reset_after = reset_after
+        self._clock = clock
         self._failures = 0
         self._open_until = 0.0
         self._lock = threading.Lock()
 
     def check(self) -> None:
         with self._lock:
-            now = time.monotonic()
+            now = self._clock()
             if self._failures >= self.threshold and now < self._open_until:
                 retry_at = time.time() + (self._open_until - now)
                 raise e.CircuitOpenError(
@@ -81,7 +86,7 @@ class CircuitBreaker:
                 return
             self._failures += 1
             if self._failures >= self.threshold:
-                self._open_until = time.monotonic() + self.reset_after
+                self._open_until = self._clock() + self.reset_after
 
 
 class Exchange(Generic[R]):

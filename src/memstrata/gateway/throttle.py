@@ -29,6 +29,7 @@ import hmac
 import math
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from memstrata.errors import TooManyFailuresError
@@ -59,8 +60,10 @@ class Throttled:
         most_s: float = 8.0,
         clients: int = 10_000,
         known: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,  # seconds; a test steps its own
     ) -> None:
         self._ring = ring
+        self._clock = clock
         self._free, self._window, self._base, self._most = free, window_s, base_s, most_s
         self._clients: Lru[_Record] = Lru(clients)
         self._known: Lru[bool] = Lru(known)
@@ -94,7 +97,7 @@ class Throttled:
         (once slowed) not while another of its unknown keys is being checked, so concurrent
         requests do not multiply the rate."""
         record = self._record(client)
-        left = record.wait_until - time.monotonic()
+        left = record.wait_until - self._clock()
         slowed = record.failures >= self._free and record.checking > 0
         if left > 0 or slowed:
             wait = max(1, math.ceil(left))
@@ -108,7 +111,7 @@ class Throttled:
         return self._clients.update(client, lambda record: record or _Record())  # now most recently used
 
     def _failed(self, client: str) -> None:
-        now = time.monotonic()
+        now = self._clock()
         record = self._record(client)
         if now - record.last > self._window:
             record.failures = 0

@@ -46,10 +46,15 @@ def test_a_busy_helper_leaves_both_halves_to_the_caller() -> None:
 
 def test_spread_answers_in_order_and_the_caller_does_its_share() -> None:
     callers: set[str] = set()
+    me = threading.current_thread().name
+    caller_took_one = threading.Event()
 
     def work(i: int) -> int:
         callers.add(threading.current_thread().name)
-        time.sleep(0.01)
+        if threading.current_thread().name == me:
+            caller_took_one.set()
+        else:  # a helper waits for the caller's first share: it cannot drain everything first
+            assert caller_took_one.wait(30)
         return i * i
 
     assert halves.spread(work, 8) == [i * i for i in range(8)]

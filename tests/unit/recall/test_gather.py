@@ -45,7 +45,7 @@ async def test_a_search_later_than_the_timeout_still_leaves_the_persona_and_scen
     release = threading.Event()
 
     def stuck() -> SearchResult:
-        release.wait(5)
+        release.wait(30)
         return FOUND
 
     t0 = time.perf_counter()
@@ -53,7 +53,7 @@ async def test_a_search_later_than_the_timeout_still_leaves_the_persona_and_scen
         r = await gather(_sources(memories=stuck), Budgets(), 200, "peanuts")
     finally:
         release.set()
-    assert time.perf_counter() - t0 < 1.5
+    assert time.perf_counter() - t0 < 15  # the 200 ms timeout, not the stuck search (30 s)
     assert r.degradations == ("memories not ready within 200 ms: left out",)
     assert PERSONA in r.system_context and "scene_blocks/food.md" in r.system_context
     assert r.prepend_context == "" and r.strategy == "none"
