@@ -2,7 +2,10 @@
 puts it there for ``memstrata serve`` and the workers it starts): when ``LOCKHOLD_BENCH_DIR``
 is set, each outermost ``Database.tx()`` writes one JSON line to ``<dir>/tx-<pid>.jsonl``: its
 kind (the store method that opened it and the first caller outside the stores), how long it
-waited for ``BEGIN IMMEDIATE`` and how long it held SQLite's write lock (BEGIN to COMMIT)."""
+waited for ``BEGIN IMMEDIATE`` and how long it held SQLite's write lock (BEGIN to COMMIT). Each
+hold of a JSONL mirror's lock file (``MirrorKeeper._other_writers``: the lock a capture in the
+server and a commit or sweep in the worker take in turn) writes one too, its kind
+``mirror <folder>: <keeper method><-caller``."""
 
 from __future__ import annotations
 
@@ -74,6 +77,40 @@ def _install(folder: str) -> None:
                 out.write(json.dumps(line) + "\n")
 
     dbmod.Database.tx = tx  # type: ignore[method-assign]
+
+    from memstrata.stores.sqlite import mirrored
+
+    held_mirror = mirrored.MirrorKeeper._other_writers
+
+    @contextmanager
+    def other_writers(self):  # type: ignore[no-untyped-def]
+        if self._shared is None:
+            with held_mirror(self):
+                yield
+            return
+        f = sys._getframe(2)  # past contextlib: the keeper's method
+        kind = f"mirror {self.folder.name}: {f.f_code.co_name}<-" + _kind(f).rsplit("<-", 1)[-1]
+        t0 = time.monotonic()
+        held = None
+        try:
+            with held_mirror(self):
+                held = time.monotonic()
+                yield
+        finally:
+            end = time.monotonic()
+            line = {
+                "role": role,
+                "pid": os.getpid(),
+                "kind": kind,
+                "t": time.time(),
+                "wait_ms": round(((held or end) - t0) * 1000, 3),
+                "hold_ms": round((end - held) * 1000, 3) if held is not None else None,
+                "error": "",
+            }
+            with write_lock:
+                out.write(json.dumps(line) + "\n")
+
+    mirrored.MirrorKeeper._other_writers = other_writers  # type: ignore[method-assign]
 
 
 if _DIR:

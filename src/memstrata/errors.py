@@ -21,6 +21,7 @@
     │   │   ├── ContextLengthError   the prompt does not fit the model's context window
     │   │   └── ToolsUnsupportedError the server has no tool calling (400 to ``tools``)
     │   └── ParseError           the model's reply could not be turned into the expected shape
+    ├── NotDoneError             work handed to the pipeline's workers was not done in time (kept)
     └── RemoteError              a memstrata server failed or could not be reached (HTTP client)
         └── CircuitOpenError     the client stopped calling a failing server for a while
 
@@ -228,6 +229,13 @@ class ParseError(EngineError):
         self.reply = reply
 
 
+class NotDoneError(MemstrataError):
+    """A server handed pipeline work (``end_session``, ``run_all``, an import with ``process``) to
+    its workers and they did not finish it within ``server.pipeline_wait_seconds``. Nothing is
+    lost: the messages are stored, the work stays marked due in the store and the workers go on
+    with it; calling again waits again."""
+
+
 class RemoteError(MemstrataError):
     """A memstrata server answered with a server-side failure (``status`` 5xx) or could not be
     reached (``status`` None); ``code`` is the server's stable error code when it sent one."""
@@ -324,6 +332,7 @@ WIRE: tuple[Wire, ...] = (
     Wire(InputError, 422, "validation_error", field="item", back=_input),
     Wire(ConfigError, 409, "not_configured", back=_refused),
     Wire(StoreError, 503, "store_unavailable"),
+    Wire(NotDoneError, 503, "not_done", back=lambda m, err: NotDoneError(m)),
     Wire(EmbeddingError, 503, "embedding_unavailable"),
     Wire(EngineError, 503, "engine_unavailable"),
     Wire(RemoteError, 503, "engine_unavailable"),

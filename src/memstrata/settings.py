@@ -223,6 +223,10 @@ class ServerSettings(_Section):
     # how much lower their CPU priority is than the server's (nice), so requests go first.
     workers: Annotated[int, Field(ge=0)] = 1
     worker_nice: Annotated[int, Field(ge=0, le=19)] = 10
+    # How long end_session, run_all and an import with process wait for the workers to do what
+    # they were handed (under the HTTP client's 30 s read timeout); then 503 `not_done`, nothing
+    # lost: the work stays marked due in the store, and a retry waits again.
+    pipeline_wait_seconds: Annotated[float, Field(gt=0)] = 25.0
 
 
 class TurnSettings(_Section):

@@ -6,6 +6,10 @@ workers start, and one is SIGKILLed mid-run (atoms committed, messages still beh
 other takes its work over (the dead worker's leases went with its connection) and finishes:
 every captured message stored once and extracted, no atom twice, no twin scenes (two scenes of
 one topic that concurrent L2 runs would make), a persona per tenant.
+
+An import sent with ``process`` to a server with ``--workers 0`` is done by the workers (the
+server marks it due and waits for the cursors), one of them SIGKILLed mid-run: the call answers
+once the survivor has finished, with the same checks.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -37,10 +42,10 @@ ROUNDS = 10  # 800 messages: long enough to kill a worker mid-run
 TOPICS = ["I moved to {x} last year.", "My dog {x} loves the river.", "I work as a nurse in {x}."]
 
 
-def start(*args: str, url: str) -> subprocess.Popen[str]:
+def start(*args: str, url: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "memstrata", *args],
-        env={**os.environ, **ENV, "MEMSTRATA_STORE__URL": url},
+        env={**os.environ, **ENV, **(env or {}), "MEMSTRATA_STORE__URL": url},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -151,3 +156,47 @@ def check(store: PostgresStore, captured: int) -> None:
         assert names and max(stems.values()) == 1, names  # no twin scenes
         assert personas.read(tenant) is not None
     assert total == captured  # stored once
+
+
+def test_an_import_sent_to_a_server_is_done_by_workers_one_of_them_killed(
+    postgres_url: str, processes: list[subprocess.Popen[str]]
+) -> None:
+    port = free_port()
+    env = {"MEMSTRATA_SERVER__PIPELINE_WAIT_SECONDS": "240"}
+    processes.append(start("serve", "--workers", "0", "--port", str(port), url=postgres_url, env=env))
+    base = f"http://127.0.0.1:{port}"
+    wait_up(processes[0], base)
+    doomed = start("worker", "--nice", "0", url=postgres_url)
+    processes += [doomed, start("worker", "--nice", "0", url=postgres_url)]
+    sessions = [
+        {
+            "sessionKey": session,
+            "userId": tenant,
+            "conversations": [[m for r in range(ROUNDS) for m in turn(tenant, session, r)]],
+        }
+        for tenant in TENANTS
+        for session in SESSIONS
+    ]
+    answers: list[httpx.Response] = []
+    body = {"data": {"sessions": sessions}, "process": True}
+    call = threading.Thread(
+        target=lambda: answers.append(httpx.post(base + "/v1/import", json=body, timeout=300))
+    )
+    call.start()
+    store = PostgresStore(postgres_url, read_only=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not ((now := progress(store))[0] and now[1]):
+            assert time.monotonic() < deadline and call.is_alive(), (now, answers)
+            time.sleep(0.02)
+        doomed.send_signal(signal.SIGKILL)  # mid-run, holding leases, while the server waits
+        doomed.wait(timeout=30)
+        call.join(timeout=280)
+        (answer,) = answers
+        assert answer.status_code == 200, answer.text
+        report = answer.json()
+        assert report["failed"] == 0 and report["stored"] == len(TENANTS) * len(SESSIONS) * ROUNDS * 2, report
+        assert idle(store)  # answered once every cursor reached what was captured, and L2 and L3 ran
+        check(store, report["stored"])
+    finally:
+        store.close()

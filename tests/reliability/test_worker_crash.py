@@ -1,5 +1,8 @@
 """SIGKILL of a worker, or of the server that owns the data directory, while the worker extracts a
-backlog (``memstrata serve`` on SQLite with its worker): nothing lost, nothing doubled.
+backlog (``memstrata serve`` on SQLite with its worker): nothing lost, nothing doubled. The same
+while the server waits for its worker to do an import sent with ``process`` (the handoff: the
+server marks the sessions due and waits for their cursors): a killed worker's replacement finishes
+and the call answers; a killed server's call fails, and the restarted server's worker finishes.
 
 A killed worker is started again by its server and the new one finishes the backlog (the
 window the dead one was on was never committed: its cursor did not move). A killed server
@@ -15,6 +18,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -222,4 +226,111 @@ def test_a_worker_started_by_hand_joins_a_server_that_runs_none(tmp_path: Path) 
         stop(proc)
     assert worker is not None
     worker.wait(timeout=30)  # its owner is gone: it stops by itself
+    assert_whole(home)
+
+
+HANDOFF_ENV = {
+    **ENV,
+    "MEMSTRATA_PIPELINE__L1_IDLE_TIMEOUT_SECONDS": "600",  # nothing extracted before the import asks
+    "MEMSTRATA_SERVER__PIPELINE_WAIT_SECONDS": "240",
+}
+
+
+class Importing(threading.Thread):
+    """``POST /v1/import`` with ``process`` of the same backlog as ``capture_backlog``; ``answer``
+    holds the response, or the transport error of a server that died."""
+
+    def __init__(self, base: str) -> None:
+        super().__init__(daemon=True)
+        self.base = base
+        self.answer: httpx.Response | httpx.TransportError | None = None
+
+    def run(self) -> None:
+        sessions = [
+            {
+                "sessionKey": f"trip{s}",
+                "conversations": [
+                    [
+                        {
+                            "role": "user" if i % 2 == 0 else "assistant",
+                            "content": f"In week {i} of trip {s} I hiked {i % 9 + 1} km near lake {s * 100 + i}.",
+                            "id": f"t{s}-{i}",
+                        }
+                        for i in range(PER_SESSION)
+                    ]
+                ],
+            }
+            for s in range(SESSIONS)
+        ]
+        try:
+            self.answer = httpx.post(
+                self.base + "/v1/import", json={"data": {"sessions": sessions}, "process": True}, timeout=300
+            )
+        except httpx.TransportError as exc:
+            self.answer = exc
+
+
+def stored(home: Path) -> int:
+    conn = sqlite3.connect(f"file:{home / 'memstrata.db'}?mode=ro", uri=True)
+    try:
+        return int(conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def wait_mid_handoff(home: Path, call: Importing) -> None:
+    """Until every message is stored and the worker, asked by the import, has committed atoms and
+    still has messages to extract."""
+    deadline = time.monotonic() + 120
+    while stored(home) < SESSIONS * PER_SESSION:
+        assert time.monotonic() < deadline and call.is_alive(), call.answer
+        time.sleep(0.05)
+    wait_mid_run(home)
+
+
+def test_a_worker_killed_while_the_server_waits_for_it_is_replaced_and_the_call_answers(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "data"
+    proc, base = start_serve(["--data-dir", str(home)], HANDOFF_ENV)
+    try:
+        (first,) = workers_of(proc.pid)
+        call = Importing(base)
+        call.start()
+        wait_mid_handoff(home, call)
+        os.kill(first, signal.SIGKILL)
+        call.join(timeout=280)
+        answer = call.answer
+        assert isinstance(answer, httpx.Response) and answer.status_code == 200, answer
+        report = answer.json()
+        assert report["stored"] == SESSIONS * PER_SESSION and report["failed"] == 0, report
+        assert counts(home)[1] == 0  # answered once every session's cursor reached its last message
+        (second,) = workers_of(proc.pid)
+        assert second != first
+    finally:
+        stop(proc)
+    assert_whole(home)
+
+
+def test_a_server_killed_while_it_waits_for_its_worker_loses_nothing(tmp_path: Path) -> None:
+    home = tmp_path / "data"
+    proc, base = start_serve(["--data-dir", str(home)], HANDOFF_ENV)
+    (worker,) = workers_of(proc.pid)
+    call = Importing(base)
+    call.start()
+    wait_mid_handoff(home, call)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    call.join(timeout=60)
+    assert isinstance(call.answer, httpx.TransportError), call.answer  # the caller is told it failed
+    deadline = time.monotonic() + 15
+    while Path(f"/proc/{worker}").exists() and "zombie" not in _state(worker):
+        assert time.monotonic() < deadline, "the orphaned worker kept running"
+        time.sleep(0.1)
+    assert counts(home)[1] > 0
+    proc, base = start_serve(["--data-dir", str(home)], HANDOFF_ENV)
+    try:
+        wait_all_extracted(home)  # the restarted worker resumes the backlog at once
+    finally:
+        stop(proc)
     assert_whole(home)

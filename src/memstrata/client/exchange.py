@@ -148,7 +148,7 @@ def raise_for(response: httpx.Response, call: Call[R]) -> R:
         return call.on_missing()
     wire = e.WIRE_BY_CODE.get(code)
     back = wire.back(message, err) if wire is not None and wire.back is not None else None
-    if back is not None and status < 500:
+    if back is not None:  # a 5xx has one only when it says more than "the server failed" (not_done)
         raise back
     if status < 500:
         raise e.InputError(f"{call.method} {call.path}: {status} {message}")

@@ -25,6 +25,7 @@ from memstrata.operations import arguments as args
 from memstrata.operations.base import describe
 from memstrata.pipeline.coordinator import Pipeline, RunAllReport
 from memstrata.pipeline.embedding import EmbeddingBacklog
+from memstrata.pipeline.handoff import Handoff
 from memstrata.pipeline.l1.runner import L1Runner
 from memstrata.pipeline.l1.scheduler import Scheduler
 from memstrata.pipeline.upper.scheduler import TenantScheduler
@@ -86,7 +87,6 @@ class FacadeCore:
         self._scheduler = Scheduler(
             parts.store, runner, parts.clock, p, tenants.on_l1_atoms if tenants else None
         )
-        self._scheduler.wait_for_others = not pipeline_here
         backlog = EmbeddingBacklog(parts.store, parts.vectors, parts.clock, p.retry_delay_seconds)
         sweeper = Sweeper(
             parts.store,
@@ -97,6 +97,12 @@ class FacadeCore:
         )
         self._pipeline = Pipeline(
             parts.store, self._scheduler, tenants, backlog, parts.clock, sweeper, parts.degradations
+        )
+        # A server's pipeline calls mark the work due in the store and wait for its workers.
+        self._handoff = (
+            None
+            if pipeline_here
+            else Handoff(parts.store, self._pipeline, parts.clock, p, settings.server.pipeline_wait_seconds)
         )
         self._recorder = Recorder(
             parts.store,
@@ -215,12 +221,19 @@ class FacadeCore:
         return result
 
     async def _end_session(self, tenant: Tenant, session_key: str) -> None:
-        """Extract what is pending for a session now (``end_session``, imports)."""
+        """Extract what is pending for a session now (``end_session``, imports); a server's
+        workers do it, and it waits for them."""
         self._writable("end a session")
-        await self._scheduler.flush([(tenant, args.name(session_key, "session_key"))])
+        key = args.name(session_key, "session_key")
+        if self._handoff is not None:
+            await self._handoff.end_session(tenant, key)
+        else:
+            await self._scheduler.flush([(tenant, key)])
 
     async def _run_all(self) -> RunAllReport:
         self._writable("run the pipeline")
+        if self._handoff is not None:
+            return await self._handoff.run_all()
         return await self._pipeline.run_all()
 
     async def _write_import(self, data: TdaiData) -> TdaiImportReport:

@@ -34,6 +34,9 @@ class ImportMethods(FacadeCore):
         sessions, process, on_progress = op.sessions, op.process, op.on_progress
         total = sum(len(s.messages) for s in sessions)
         report = ImportReport(sessions=len(sessions))
+        handoff = self._handoff if process else None
+        # A server's workers extract the import (they start as its sessions are captured).
+        before = await asyncio.to_thread(handoff.atom_counts, [s.tenant for s in sessions]) if handoff else {}
         done = 0
         for s in sessions:
             messages = [_with_id(s, i, m) for i, m in enumerate(s.messages)]
@@ -46,7 +49,24 @@ class ImportMethods(FacadeCore):
                 done += len(messages[i : i + CAPTURE_BATCH])
                 if on_progress:
                     on_progress("L0 capture", done, total)
-        if process:
+        if handoff is not None:
+            tally, deadline = L1Tally(), handoff.deadline()
+            keys = [(s.tenant, s.session_key) for s in sessions]
+
+            def progressed(done: int, failed: int) -> None:
+                if on_progress:
+                    on_progress("L1 extraction", done, len(sessions))
+                    if failed:
+                        on_progress("L1 extraction failed", failed, len(sessions))
+
+            await handoff.sessions(keys, tally, deadline, progressed)
+            upper = await handoff.run_all(deadline)
+            # Every imported session is extracted now, by this call or before it (a retry's).
+            extracted = len(dict.fromkeys(keys)) - tally.failed
+            report.extracted = extracted + upper.l1 - upper.l1_failed
+            report.failed = tally.failed + upper.l1_failed + upper.upper_failed
+            report.atoms = await asyncio.to_thread(handoff.atoms_since, before)
+        elif process:
             tally = await self._extract_in_lanes(sessions, on_progress)
             upper = await self._run_all()  # then L2 scenes and L3 personas of every tenant with new atoms
             report.extracted = tally.runs - tally.failed + upper.l1 - upper.l1_failed

@@ -26,6 +26,8 @@ class PipelineMethods(FacadeCore):
     @operation(ops.RunPending)
     async def run_pending(self, op: ops.RunPending) -> int:
         self._writable("run the pipeline")
+        if self._handoff is not None:  # a server's workers run it
+            return await self._handoff.run_due()
         return await self._pipeline.run_due()
 
     @operation(ops.RunAll)

@@ -20,6 +20,7 @@ RAISED = [
     e.TooManyFailuresError("too many bad keys from this client", retry_after=4),
     e.InputError("must be between 1 and 1000", item="limit"),
     e.ConfigError("reindex needs an embedder"),
+    e.NotDoneError("the pipeline's workers did not finish within 25 s: 3 sessions still to extract"),
 ]
 CONTEXT = ("kind", "key", "path", "current", "turn_id", "limit", "item", "retry_after")
 

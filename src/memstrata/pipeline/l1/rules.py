@@ -4,6 +4,8 @@ capture   pending += turns; attempts reset (new activity); fire now when pending
           threshold (warm-up: 1, 2, 4, ... up to N by completed runs), else (re)arm the idle timer
 success   pending = 0, runs += 1, timer cleared, failures cleared
 failure   attempts += 1; retry after ``retry_delay`` until ``max_attempts``, then wait for activity
+demand    a caller wants the backlog extracted now (a server's ``end_session``, ``run_all``, an
+          import: its workers run it): due now, failures forgotten (as a forced run ignores them)
 restart   a session with unprocessed messages is due at once (unless failing: backoff stays); its
           last activity is at least its last message's (a kill may have lost the capture's update)
 """
@@ -49,6 +51,13 @@ def on_failure(state: SessionState, error: str, now: int, s: PipelineSettings) -
         state.fire_at = now + round(s.retry_delay_seconds * 1000)
     else:
         state.fire_at = None  # given up until new activity; status shows the error
+    return state
+
+
+def on_demand(state: SessionState, now: int) -> SessionState:
+    state.attempts = 0
+    if state.fire_at is None or state.fire_at > now:
+        state.fire_at = now
     return state
 
 

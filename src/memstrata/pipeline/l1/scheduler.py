@@ -27,7 +27,6 @@ from memstrata.settings import PipelineSettings
 
 log = logging.getLogger(__name__)
 Key = tuple[Tenant, str]
-_CLAIM_POLL_SECONDS = 0.1  # ``_claim``: how often a session another process runs is tried again
 _HOLD_SECONDS = 5.0  # session_held: how long a session another process runs is waited for
 
 
@@ -65,7 +64,6 @@ class Scheduler:
             lambda key, change: store.pipeline.update_session(*key, change)
         )
         self.touched: set[Key] = set()
-        self.wait_for_others = False  # see ``_claim``
 
     # --- state transitions (sync: called from worker threads too) -----------------------------
 
@@ -93,6 +91,38 @@ class Scheduler:
                 tenant, key, partial(rules.on_restart, now=now, last_recorded=last.recorded_at if last else 0)
             )
         return len(backlog)
+
+    # --- a server's calls, run by its workers (``pipeline.handoff``) --------------------------------
+
+    def demand(self, tenant: Tenant, session_key: str) -> int | None:
+        """Mark the session's backlog due now, for the workers to run; the seq its cursor must
+        reach (its last message's), or None when nothing is left to extract."""
+        last = self._store.messages.last(tenant, session_key)
+        target = last.seq if last is not None else 0
+        if self._store.pipeline.session(tenant, session_key).cursor >= target:
+            return None
+        now = self._clock.now_ms()
+        self._mutate(tenant, session_key, lambda st: st.cursor < target and rules.on_demand(st, now))
+        return target
+
+    def demanded(self, tenant: Tenant, session_key: str, target: int) -> bool | None:
+        """Where a ``demand`` stands: True when the cursor reached ``target``, False when a run
+        failed since (recorded in the session's state, as a forced run's failure is), None while
+        waiting. A run that ended before the demand re-arms the rest on its idle timer: it is
+        marked due again."""
+        st = self._store.pipeline.session(tenant, session_key)
+        if st.cursor >= target:
+            return True
+        if st.attempts:
+            return False
+        now = self._clock.now_ms()
+        if st.fire_at is None or st.fire_at > now:
+            self._mutate(
+                tenant,
+                session_key,
+                lambda s: s.cursor < target and not s.attempts and rules.on_demand(s, now),
+            )
+        return None
 
     # --- running --------------------------------------------------------------------------------
 
@@ -161,7 +191,7 @@ class Scheduler:
             progress = L1Progress()
             report: L1Report | None = None
             try:
-                async with self._claim(tenant, session_key, force) as mine:
+                async with claimed(self._store.leases, lease_key("l1", tenant, session_key)) as mine:
                     if not mine:  # another process runs this session now
                         return None
                     state = await to_thread(self._store.pipeline.session, tenant, session_key)
@@ -182,19 +212,6 @@ class Scheduler:
             if progress.atoms and self._on_atoms is not None:
                 await to_thread(self._on_atoms, tenant)
             return report
-
-    @asynccontextmanager
-    async def _claim(self, tenant: Tenant, session_key: str, force: bool) -> AsyncIterator[bool]:
-        """The session's lease. A forced run (``end_session``, ``run_all``) of a memory whose
-        pipeline runs elsewhere (a server's) waits for another process's run of the session to
-        end, then runs what is left: its caller asked for the work to be done."""
-        key = lease_key("l1", tenant, session_key)
-        while True:
-            async with claimed(self._store.leases, key) as mine:
-                if mine or not (force and self.wait_for_others):
-                    yield mine
-                    return
-            await asyncio.sleep(_CLAIM_POLL_SECONDS)
 
     async def _record_failure(self, tenant: Tenant, session_key: str, exc: Exception) -> None:
         try:

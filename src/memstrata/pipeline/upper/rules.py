@@ -200,6 +200,13 @@ def _due_now(state: TenantState, now: int) -> None:
     state.l2_attempts = 0
 
 
+def on_demand(state: TenantState, now: int) -> TenantState:
+    """A caller wants the atoms after the L2 cursor consolidated now (a server's ``run_all``: its
+    workers run it): L2 due now, failures forgotten (as a forced run ignores them)."""
+    _due_now(state, now)
+    return state
+
+
 def on_removed(state: TenantState, scenes: tuple[str, ...], has_persona: bool, now: int) -> TenantState:
     """Atoms left the tenant: rewrite the ``scenes`` that held them (L2 due now) and write the next
     persona afresh (requested now when there is one)."""

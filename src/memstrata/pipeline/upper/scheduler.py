@@ -21,7 +21,7 @@ from contextlib import asynccontextmanager
 from functools import partial
 from typing import TypeVar
 
-from memstrata.models import Tenant, TenantState, TenantStatus
+from memstrata.models import AtomFilter, Tenant, TenantState, TenantStatus
 from memstrata.pipeline.keyed import KeyedRuns, StateBook, claimed, lease_key, log_failure, waited
 from memstrata.pipeline.upper import rules
 from memstrata.pipeline.upper.l2_runner import L2Report, L2Runner
@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 R = TypeVar("R")
 # How long a write to a tenant's profile waits for an L2 or L3 run another process is doing.
 HOLD_SECONDS = 30.0
+_PAGE = 1000  # atoms read at once looking for a tenant's last one
 
 
 class _Undo:
@@ -137,6 +138,52 @@ class TenantScheduler:
     def _needs_persona(self, tenant: Tenant) -> bool:
         st = self._store.pipeline.tenant(tenant)
         return st.l3_requested > st.l3_done or (st.new_atoms > 0 and st.last_l2 is not None)
+
+    # --- a server's calls, run by its workers (``pipeline.handoff``) ----------------------------
+
+    def demand_l2(self, tenant: Tenant) -> int | None:
+        """Mark the tenant's L2 due now when atoms wait past its cursor, for the workers to run;
+        the seq its cursor must reach (the last of those atoms), or None."""
+        cursor = self._store.pipeline.tenant(tenant).l2_cursor
+        flt, last = AtomFilter(at=self._clock.now_ms()), None
+        while page := self._store.atoms.list(tenant, flt, limit=_PAGE, after_seq=cursor):
+            last = cursor = page[-1].seq
+            if len(page) < _PAGE:
+                break
+        if last is None:
+            return None
+        now = self._clock.now_ms()
+        self._mutate(tenant, lambda st: rules.on_demand(st, now))
+        return last
+
+    def demanded_l2(self, tenant: Tenant, target: int) -> bool | None:
+        """Where a ``demand_l2`` stands: True when the cursor reached ``target`` (or no atom waits
+        past it), False when a run failed since, None while waiting (marked due again when a run
+        that ended meanwhile armed it later)."""
+        st = self._store.pipeline.tenant(tenant)
+        if st.l2_cursor >= target or not self.recovery.has_atoms_after(tenant, st.l2_cursor):
+            return True
+        if st.l2_attempts:
+            return False
+        now = self._clock.now_ms()
+        if st.l2_fire_at is None or st.l2_fire_at > now:
+            self._mutate(tenant, lambda s: not s.l2_attempts and rules.on_demand(s, now))
+        return None
+
+    def demand_l3(self, tenant: Tenant) -> int | None:
+        """Ask for the tenant's persona now when it has a request or atoms since the last one (as
+        ``flush``); the request count its runs must reach, or None."""
+        if not self._needs_persona(tenant):
+            return None
+        return self._mutate(tenant, lambda st: rules.flush_l3(st, "pipeline flush")).l3_requested
+
+    def demanded_l3(self, tenant: Tenant, target: int) -> bool | None:
+        """Where a ``demand_l3`` stands: True when done, False when a run failed since, None while
+        waiting."""
+        st = self._store.pipeline.tenant(tenant)
+        if st.l3_done >= target:
+            return True
+        return False if st.l3_attempts else None
 
     @asynccontextmanager
     async def hold(self, tenant: Tenant) -> AsyncIterator[None]:

@@ -54,20 +54,45 @@ def finish_interrupted(folder: Path) -> None:
 def rewrite(folder: Path, pages: Iterable[Sequence[tuple[dict[str, Any], int]]]) -> int:
     """Replace ``folder`` with the ``(line, ms)`` pages (ascending ``seq``), each line in the file of
     its ``ms`` day. Returns the lines written. Raises ``StorageError``; the old folder then stays."""
-    new, old = _new(folder), _old(folder)
+    written, _ = build(folder, pages)
+    swap_in(folder, ())
+    return written
+
+
+def build(folder: Path, pages: Iterable[Sequence[tuple[dict[str, Any], int]]]) -> tuple[int, int]:
+    """The first half of a rewrite: the new folder written beside ``folder`` (every file fsynced),
+    not swapped in yet (``swap_in``). Returns the lines written and the highest ``seq`` among them.
+    Raises ``StorageError`` (nothing left behind)."""
+    new = _new(folder)
+    written = top = 0
     try:
         shutil.rmtree(new, ignore_errors=True)
         make_dirs(new)
-        written = 0
         for page in pages:
-            by_day: dict[str, list[str]] = {}
-            for line, ms in page:
-                by_day.setdefault(utc_day(ms), []).append(encode(line))
-            for day, texts in by_day.items():
-                with open_private(new / f"{day}.jsonl", "a", encoding="utf-8") as fh:
-                    fh.write("\n".join(texts) + "\n")
+            _write_days(new, page)
             written += len(page)
+            top = int(page[-1][0]["seq"]) if page else top
         for path in mirror_files(new):
+            with open(path, "rb+") as fh:
+                os.fsync(fh.fileno())
+    except OSError as exc:
+        shutil.rmtree(new, ignore_errors=True)
+        raise storage_error(exc, folder) from exc
+    return written, top
+
+
+def swap_in(folder: Path, pages: Iterable[Sequence[tuple[dict[str, Any], int]]]) -> int:
+    """The second half: the ``(line, ms)`` pages committed since ``build`` read the table added to
+    the new folder, then the folders swapped (a crash on the way: ``finish_interrupted``). Returns
+    the lines added. Raises ``StorageError``; the old folder then stays."""
+    new, old = _new(folder), _old(folder)
+    added = 0
+    try:
+        touched: set[Path] = set()
+        for page in pages:
+            touched |= _write_days(new, page)
+            added += len(page)
+        for path in touched:
             with open(path, "rb+") as fh:
                 os.fsync(fh.fileno())
         create_private(new / DONE)
@@ -76,7 +101,18 @@ def rewrite(folder: Path, pages: Iterable[Sequence[tuple[dict[str, Any], int]]])
     except OSError as exc:
         shutil.rmtree(new, ignore_errors=True)
         raise storage_error(exc, folder) from exc
-    return written
+    return added
+
+
+def _write_days(new: Path, page: Sequence[tuple[dict[str, Any], int]]) -> set[Path]:
+    """Append each line to the file of its ``ms`` day in ``new``; returns the files written."""
+    by_day: dict[str, list[str]] = {}
+    for line, ms in page:
+        by_day.setdefault(utc_day(ms), []).append(encode(line))
+    for day, texts in by_day.items():
+        with open_private(new / f"{day}.jsonl", "a", encoding="utf-8") as fh:
+            fh.write("\n".join(texts) + "\n")
+    return {new / f"{day}.jsonl" for day in by_day}
 
 
 def _swap(folder: Path, new: Path, old: Path) -> None:

@@ -12,7 +12,8 @@ workers: the server captures messages and remembers notes, a worker commits L1's
 Its writes take a lock file beside the folder, one process at a time, and an append is a top-up
 from the mark read again from the files: a record another process committed first but has not
 mirrored yet goes out first, so the lines stay in ``seq`` order (SQLite commits one writer at a
-time, so every ``seq`` below a committed one is committed too).
+time, so every ``seq`` below a committed one is committed too). Rewrites and prunes take a second
+lock file (``.<folder>.rewrite.lock``), one at a time, before the database lock and the first.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +34,15 @@ from memstrata.stores.files.atomic import atomic_write
 from memstrata.stores.files.modes import FILE_MODE
 from memstrata.stores.sqlite.db import Database
 from memstrata.stores.sqlite.mirror import JsonlMirror, Key, Tail, mirror_files, read_tail
-from memstrata.stores.sqlite.mirror_repair import Findings, compare, count_lines, finish_interrupted, rewrite
+from memstrata.stores.sqlite.mirror_repair import (
+    Findings,
+    build,
+    compare,
+    count_lines,
+    finish_interrupted,
+    rewrite,
+    swap_in,
+)
 
 log = logging.getLogger(__name__)
 PAGE = 5000
@@ -71,6 +81,18 @@ class MirrorKeeper:
             if shared and writable
             else None
         )
+        # One rewrite at a time: this process's threads (the lock), then every process (the file).
+        self._rewriting = threading.Lock()
+        self._shared_rewrite = (
+            FileLock(
+                folder.parent / f".{folder.name}.rewrite.lock",
+                mode=FILE_MODE,
+                thread_local=False,
+                is_singleton=False,
+            )
+            if shared and writable
+            else None
+        )
         self._source = source
         self.folder = folder
         self.error: str | None = None  # the last write failure, until a write succeeds
@@ -86,7 +108,7 @@ class MirrorKeeper:
     def open_sync(self) -> None:
         """Rewrite the mirror when it disagrees with the table, else top it up. Never raises for a
         refused write: reads must keep working (the failure is kept in ``error``)."""
-        with self._db.lock, self._other_writers():
+        with self.exclusive(), self._db.lock, self._other_writers():
             reason = self._quick_disagreement(self.mirror.tail())
             if reason is not None:
                 log.warning("%s: %s; rewriting it from the database", self.folder, reason)
@@ -134,7 +156,7 @@ class MirrorKeeper:
     def repair(self) -> Findings | None:
         """Rewrite the mirror from the table when it disagrees; returns what differed (None: nothing
         to do). Raises ``StorageError`` when the rewrite cannot be written."""
-        with self._db.lock, self._other_writers():
+        with self.exclusive(), self._db.lock, self._other_writers():
             found = compare(self.folder, self._keys())
             if found.agree() and self.error is None:
                 return None
@@ -142,10 +164,48 @@ class MirrorKeeper:
             self.error = None
             return found
 
+    def removed(self) -> None:
+        """Records were deleted from the table: rewrite the mirror without them. The new folder is
+        built from the table outside the database lock and the mirror's (appends go on meanwhile);
+        under them only the records committed since are added and the folders swapped, so a
+        capture in another process waits for a few lines and two renames, not for the whole mirror
+        (``bench/lock_hold.py``). Call outside the database lock. Raises ``StorageError`` (the old
+        mirror then stays, with the deleted lines; ``repair`` rewrites it)."""
+        if not self._writable:
+            return
+        s = self._source
+        with self.exclusive():
+            _, top = build(self.folder, ([(s.line(r), s.stamp(r)) for r in page] for page in self._pages(0)))
+            with self._db.lock, self._other_writers():
+                swap_in(self.folder, ([(s.line(r), s.stamp(r)) for r in page] for page in self._pages(top)))
+                self.mirror.reset()
+                self.error = None
+
+    @contextlib.contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """No other rewrite or prune of this mirror, by any process, while the caller holds this.
+        Take it before the database lock (``removed`` takes them in that order)."""
+        with self._rewriting:
+            if self._shared_rewrite is None:
+                yield
+                return
+            try:
+                self._shared_rewrite.acquire()
+            except OSError as exc:
+                raise StorageError(
+                    str(self._shared_rewrite.lock_file), str(exc), action="cannot lock"
+                ) from exc
+            try:
+                yield
+            finally:
+                self._shared_rewrite.release()
+
     def prune(self, doomed: Callable[[dict[str, Any]], bool]) -> int:
         """Rewrite each file without the lines ``doomed`` picks (a forgotten tenant's); every
         other line keeps its bytes, its file and its place, and each file is replaced atomically
-        (a file left empty is removed). Returns the lines removed. Raises ``StorageError``."""
+        (a file left empty is removed). Returns the lines removed. Raises ``StorageError``. The
+        caller holds ``exclusive`` (a rewrite built before the tenant's rows went would bring
+        its lines back)."""
         if not self._writable:
             return 0
         removed = 0

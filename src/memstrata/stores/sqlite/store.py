@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -39,10 +40,9 @@ class _MirroredMessageLog(SqliteMessageLog):
     def delete(
         self, tenant: Tenant, ids: Sequence[str] = (), session_keys: Sequence[str] = ()
     ) -> list[Message]:
-        with self._db.lock:  # a deleted record leaves the mirror too (rewritten from the table)
-            removed = super().delete(tenant, ids, session_keys)
-            if removed:
-                self._keeper.repair()
+        removed = super().delete(tenant, ids, session_keys)
+        if removed:  # a deleted record leaves the mirror too (rewritten from the table)
+            self._keeper.removed()
         return removed
 
 
@@ -64,10 +64,9 @@ class _MirroredAtomStore(SqliteAtomStore):
         return stored
 
     def delete(self, tenant: Tenant, ids: Sequence[str]) -> list[Atom]:
-        with self._db.lock:  # a deleted record leaves the mirror too (rewritten from the table)
-            removed = super().delete(tenant, ids)
-            if removed:
-                self._keeper.repair()
+        removed = super().delete(tenant, ids)
+        if removed:  # a deleted record leaves the mirror too (rewritten from the table)
+            self._keeper.removed()
         return removed
 
 
@@ -190,7 +189,10 @@ class SqliteStore:
     def erase(self, tenant: Tenant) -> Erased:
         """Every row of the tenant in one transaction, then its lines in both mirrors (the other
         lines keep their bytes). Run again after a crash, it finishes the job."""
-        with self.db.lock:
+        with contextlib.ExitStack() as held:
+            for keeper in self._mirrors:  # no rewrite in flight brings the lines back
+                held.enter_context(keeper.exclusive())
+            held.enter_context(self.db.lock)
             erased = erasure.erase_rows(self.db, tenant)
             self.index.evict(tenant)
             who = (tenant.user_id, tenant.agent_id)
