@@ -24,6 +24,8 @@ ENV = {
     "MEMSTRATA_PIPELINE__EVERY_N_CONVERSATIONS": "1000000",
     "MEMSTRATA_PIPELINE__WARM_UP": "false",
     "MEMSTRATA_PIPELINE__L1_IDLE_TIMEOUT_SECONDS": "3600",
+    # run-all waits for the worker to extract what the drain left, however slow the machine.
+    "MEMSTRATA_SERVER__PIPELINE_WAIT_SECONDS": "540",
     "HF_HUB_OFFLINE": "1",
 }
 ADMIN = {"authorization": f"Bearer {ADMIN_KEY}"}
