@@ -14,8 +14,9 @@ after each answer (a new question each time, so the query cache never answers):
   body limit, one after another), and until the server's worker has caught
   up with what it brought (every record embedded, no L1 backlog; at most 600 s). Without
   `--process` the import only captures (`--no-process`) and the worker does the rest on its own
-  timers; with it the server runs the import's pipeline as the caller asked (`end_session` and
-  `run_all` through a server run in the server).
+  timers; with it each request answers once its sessions are extracted, consolidated and their
+  personas written: the server marks them due and waits for its worker's cursors
+  (`pipeline/handoff.py`; before it, the server ran that pipeline in its own process).
 
 Prints per pair the p50/p95 of each phase and the ratio import p95 / idle p95 (issue 51's target:
 at most 2x), and the phase lengths. DATA defaults to the BEAM dev set (`../shared/data/beam`).
@@ -174,12 +175,18 @@ def main() -> None:
     parser.add_argument("data", nargs="?", type=Path, default=DATA)
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--idle-seconds", type=float, default=20.0)
-    parser.add_argument("--process", action="store_true", help="the server runs the import's pipeline")
+    parser.add_argument(
+        "--process", action="store_true", help="each import request waits until its sessions are processed"
+    )
     parser.add_argument("--embedder", default="default", help="default (the local model) or hashing")
     args = parser.parse_args()
     env = server_env(**({} if args.embedder == "default" else {"embedding__provider": args.embedder}))
     ratios = [one_pair(n + 1, args, env) for n in range(args.pairs)]
-    mode = "with the pipeline in the server" if args.process else "capture only, the worker does the rest"
+    mode = (
+        "with process (each request waits for it)"
+        if args.process
+        else "capture only, the worker does the rest"
+    )
     print(
         f"search_during_import: {args.data.name}, {mode}, embedder {args.embedder}: search p95 during "
         f"import / idle x{', x'.join(f'{r:.2f}' for r in ratios)} (target: at most x2)"
