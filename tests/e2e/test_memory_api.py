@@ -5,12 +5,13 @@ from __future__ import annotations
 import importlib.util
 import json
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 import memstrata
-from memstrata import FakeClock, InputError, Memory
+from memstrata import FakeClock, Hit, InputError, Memory
 from memstrata.embeddings.hashing import HashingEmbedder
 from memstrata.retrieval.relevance import relevance_of
 
@@ -172,6 +173,7 @@ def test_public_api_is_pinned() -> None:
         "MissingExtraError",
         "ModelError",
         "NewMessage",
+        "NotDoneError",
         "NotFoundError",
         "ParseError",
         "PathError",
@@ -270,6 +272,21 @@ def test_a_result_list_is_sorted_by_the_score_shown_and_explains_it(home: Path) 
                     if name.endswith("_rank") and name != "fused_rank"
                 )
                 assert x["fused"] == pytest.approx(fused, rel=1e-3)  # the weight is shown to 4 places
+
+
+def test_keyword_lists_alone_rank_records_on_their_own_places(home: Path) -> None:
+    """Findings (a message and its atoms sharing their best places) are fused where vector lists
+    stand beside the keyword ones; in keyword mode each record keeps its own places."""
+
+    def borrowed(hits: Sequence[Hit]) -> set[str]:
+        return {key for h in hits for key in h.explain if key.startswith(("message_", "atom_"))}
+
+    with floored(home) as mem:
+        for query in ("where does maya live", "maya gym tuesdays"):
+            both = mem.search(query, user_id="maya", min_score=0, layers=("L1", "L0"))
+            words = mem.search(query, user_id="maya", min_score=0, layers=("L1", "L0"), mode="keyword")
+            assert borrowed(both), query  # hybrid: places borrowed across the finding
+            assert list(words) and not borrowed(words), query
 
 
 def test_the_floor_a_call_names_must_be_a_number_in_zero_to_one(home: Path) -> None:
