@@ -19,7 +19,7 @@ class SearchPlan:
     agreement: bool = True
     # Fuse findings, not records: a record's place in each list is the best of its finding's (a
     # message and the atoms citing it; ``fusion.finding_rrf``). False: each record on its own.
-    # Findings were chosen with vector lists beside the keyword ones; keyword lists alone (keyword
+    # Findings were chosen where vector lists are searched; keyword lists alone (keyword
     # mode, no embedder) keep each record's own places (zh_check's keyword top 3: 20, not 19 of 24).
     findings: bool = True
     # Beside the atoms' lists, the tenant's instructions by meaning (``Searcher._instructions``),

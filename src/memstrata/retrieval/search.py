@@ -85,7 +85,7 @@ class Searcher:
         if legs.qvec is not None:  # the keyword lists' first places the vector lists did not reach
             legs.cosines.update(self._cosines(legs, legs.first_places(), legs.cosines))
         weights = legs.weights(req.plan.keyword_weight, agreed=req.plan.agreement)
-        k, findings = req.plan.rrf_k, req.plan.findings and legs.weighed()
+        k, findings = req.plan.rrf_k, req.plan.findings and "vector" in legs.kinds
         if findings:
             legs.sources = self._sources(req.tenant, legs)
         fused = finding_rrf(legs.lists, k, weights, legs.sources) if findings else rrf(legs.lists, k, weights)
