@@ -11,7 +11,6 @@ written."""
 from __future__ import annotations
 
 import os
-import sqlite3
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ import pytest
 from memstrata import Memory, NotDoneError
 from memstrata.client import MemoryClient
 from tests.support.serve_process import serve as start_serve
+from tests.support.store_counts import counts
 
 pytest.importorskip("fastapi")
 
@@ -49,22 +49,6 @@ def seed(users: list[str], sessions: int, turns: int) -> dict[str, object]:
             ]
             out.append({"sessionKey": f"s{s}", "userId": user, "conversations": [conversation]})
     return {"sessions": out}
-
-
-def counts(home: Path) -> tuple[int, int, int]:
-    """(messages, atoms, messages after their session's cursor), read from the database file."""
-    conn = sqlite3.connect(f"file:{home / 'memstrata.db'}?mode=ro", uri=True)
-    try:
-        messages = conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
-        atoms = conn.execute("SELECT COUNT(*) FROM atoms").fetchone()[0]
-        behind = conn.execute(
-            "SELECT COUNT(*) FROM messages m LEFT JOIN pipeline_sessions p ON p.user_id = m.user_id "
-            "AND p.agent_id = m.agent_id AND p.session_key = m.session_key "
-            "WHERE m.seq > COALESCE(p.cursor, 0)"
-        ).fetchone()[0]
-    finally:
-        conn.close()
-    return int(messages), int(atoms), int(behind)
 
 
 def stop(proc: subprocess.Popen[str]) -> None:

@@ -31,6 +31,7 @@ from memstrata.stores.sqlite.store import SqliteStore
 from tests.support.serve_process import serve as start_serve
 from tests.support.serve_process import wait_up
 from tests.support.sockets import free_port
+from tests.support.store_counts import counts
 
 pytest.importorskip("fastapi")
 
@@ -79,26 +80,11 @@ def capture_backlog(base: str) -> None:
             assert reply.status_code == 200, reply.text
 
 
-def counts(home: Path) -> tuple[int, int]:
-    """(atoms committed, messages after their session's cursor), read from the database file."""
-    conn = sqlite3.connect(f"file:{home / 'memstrata.db'}?mode=ro", uri=True)
-    try:
-        atoms = conn.execute("SELECT COUNT(*) FROM atoms").fetchone()[0]
-        behind = conn.execute(
-            "SELECT COUNT(*) FROM messages m LEFT JOIN pipeline_sessions p ON p.user_id = m.user_id "
-            "AND p.agent_id = m.agent_id AND p.session_key = m.session_key "
-            "WHERE m.seq > COALESCE(p.cursor, 0)"
-        ).fetchone()[0]
-    finally:
-        conn.close()
-    return int(atoms), int(behind)
-
-
 def wait_mid_run(home: Path, timeout: float = 120.0) -> None:
     """Until the worker has committed atoms and still has messages to extract."""
     deadline = time.monotonic() + timeout
     while True:
-        atoms, behind = counts(home)
+        _, atoms, behind = counts(home)
         if atoms and behind:
             return
         assert time.monotonic() < deadline and not (atoms and not behind), (atoms, behind)
@@ -107,8 +93,8 @@ def wait_mid_run(home: Path, timeout: float = 120.0) -> None:
 
 def wait_all_extracted(home: Path, timeout: float = 240.0) -> None:
     deadline = time.monotonic() + timeout
-    while counts(home)[1]:
-        assert time.monotonic() < deadline, f"still behind: {counts(home)}"
+    while counts(home)[2]:
+        assert time.monotonic() < deadline, f"still behind: {counts(home)[1:]}"
         time.sleep(0.2)
 
 
@@ -144,7 +130,7 @@ def test_a_worker_killed_mid_run_is_replaced_and_nothing_is_lost_or_doubled(tmp_
             note = {"text": f"My locker number at the gym is {n}{n}7."}
             assert httpx.post(base + "/v1/remember", json=note, timeout=60).status_code == 200
         os.kill(first, signal.SIGKILL)  # mid-run: atoms committed, messages still behind
-        assert counts(home)[1] > 0
+        assert counts(home)[2] > 0
         wait_all_extracted(home)
         (second,) = workers_of(proc.pid)
         assert second != first  # the server started another
@@ -167,7 +153,7 @@ def test_a_killed_server_stops_its_worker_and_a_restart_finishes(tmp_path: Path)
     while Path(f"/proc/{worker}").exists() and "zombie" not in _state(worker):
         assert time.monotonic() < deadline, "the orphaned worker kept running"
         time.sleep(0.1)
-    assert counts(home)[1] > 0  # what it left is still to do
+    assert counts(home)[2] > 0  # what it left is still to do
     proc, base = serve(home)
     try:
         wait_all_extracted(home)
@@ -213,7 +199,7 @@ def test_a_worker_started_by_hand_joins_a_server_that_runs_none(tmp_path: Path) 
         assert not workers_of(proc.pid)
         capture_backlog(base)
         time.sleep(2)
-        assert counts(home) == (0, SESSIONS * PER_SESSION)  # the server extracts nothing itself
+        assert counts(home)[1:] == (0, SESSIONS * PER_SESSION)  # the server extracts nothing itself
         worker = subprocess.Popen(
             [sys.executable, "-m", "memstrata", "worker", "--data-dir", str(home)],
             env={**os.environ, **ENV},
@@ -304,7 +290,7 @@ def test_a_worker_killed_while_the_server_waits_for_it_is_replaced_and_the_call_
         assert isinstance(answer, httpx.Response) and answer.status_code == 200, answer
         report = answer.json()
         assert report["stored"] == SESSIONS * PER_SESSION and report["failed"] == 0, report
-        assert counts(home)[1] == 0  # answered once every session's cursor reached its last message
+        assert counts(home)[2] == 0  # answered once every session's cursor reached its last message
         (second,) = workers_of(proc.pid)
         assert second != first
     finally:
@@ -327,7 +313,7 @@ def test_a_server_killed_while_it_waits_for_its_worker_loses_nothing(tmp_path: P
     while Path(f"/proc/{worker}").exists() and "zombie" not in _state(worker):
         assert time.monotonic() < deadline, "the orphaned worker kept running"
         time.sleep(0.1)
-    assert counts(home)[1] > 0
+    assert counts(home)[2] > 0
     proc, base = start_serve(["--data-dir", str(home)], HANDOFF_ENV)
     try:
         wait_all_extracted(home)  # the restarted worker resumes the backlog at once
