@@ -26,6 +26,7 @@ from memstrata.pipeline.coordinator import Pipeline, RunAllReport
 from memstrata.pipeline.l1 import rules as l1_rules
 from memstrata.pipeline.l1.scheduler import L1Tally
 from memstrata.pipeline.upper import rules as upper_rules
+from memstrata.pipeline.upper.scheduler import TenantScheduler
 from memstrata.ports import Clock, Store
 from memstrata.settings import PipelineSettings
 
@@ -90,10 +91,7 @@ class Handoff:
             await self._embedded(deadline)
             return RunAllReport(tally.runs, 0, tally.failed, tally.atoms)
         known = await to_thread(self._pipeline.known_tenants)
-        l2 = await to_thread(_targets, known, upper.demand_l2)
-        await self._wait(dict(l2), upper.demanded_l2, "tenants still to consolidate (L2)", deadline)
-        l3 = await to_thread(_targets, known, upper.demand_l3)
-        await self._wait(dict(l3), upper.demanded_l3, "personas still to write (L3)", deadline)
+        l2, l3 = await self._upper(upper, known, known, deadline)
         await self._embedded(deadline)
         states = await to_thread(upper.status)
         failing = {t.tenant for t in states if t.l2_error or t.l3_error}
@@ -116,11 +114,19 @@ class Handoff:
         states = await to_thread(partial(self._store.pipeline.tenants, waiting=True))
         l2 = [s.tenant for s in states if upper_rules.l2_is_due(s, now)]
         l3 = [s.tenant for s in states if upper_rules.l3_is_due(s, now, self._s)]
+        await self._upper(upper, l2, l3, deadline)
+        return len(keys) + len(set(l2) | set(l3))
+
+    async def _upper(
+        self, upper: TenantScheduler, l2: Iterable[Tenant], l3: Iterable[Tenant], deadline: float
+    ) -> tuple[list[tuple[Tenant, int]], list[tuple[Tenant, int]]]:
+        """L2 of ``l2``'s tenants, then L3 of ``l3``'s, marked due and waited for; returns the
+        (tenant, target) pairs each waited for."""
         l2_targets = await to_thread(_targets, l2, upper.demand_l2)
         await self._wait(dict(l2_targets), upper.demanded_l2, "tenants still to consolidate (L2)", deadline)
         l3_targets = await to_thread(_targets, l3, upper.demand_l3)
         await self._wait(dict(l3_targets), upper.demanded_l3, "personas still to write (L3)", deadline)
-        return len(keys) + len(set(l2) | set(l3))
+        return l2_targets, l3_targets
 
     def atom_counts(self, tenants: Iterable[Tenant]) -> dict[Tenant, int]:
         """Each tenant's current atoms (``atoms_since`` says what a call's runs added)."""
