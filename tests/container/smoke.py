@@ -100,7 +100,11 @@ def search_and_recall(api: Api) -> None:
         # An atom and the message it was drawn from are one finding: search lists the better of the
         # two (which one depends on the atom's wording, and so on today's date in it).
         said = CONVERSATION[0]["content"]
-        lisbon = [h for h in found["hits"] if h["content"] == said or (h["layer"] == "L1" and "Lisbon" in h["content"])]
+        lisbon = [
+            h
+            for h in found["hits"]
+            if h["content"] == said or (h["layer"] == "L1" and "Lisbon" in h["content"])
+        ]
         check(bool(lisbon), f"search: nothing about Lisbon: {found}")
         hit = lisbon[0]
         say(
