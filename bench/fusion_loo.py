@@ -125,7 +125,7 @@ def lists_of(data_dir: Path, questions: Sequence[Question]) -> list[dict[str, An
     from memstrata.retrieval.documents import atom_match_text, message_match_text
     from memstrata.retrieval.presets import HYBRID
     from memstrata.retrieval.relevance import Evidence
-    from memstrata.retrieval.search import SearchRequest
+    from memstrata.retrieval.request import SearchRequest
 
     out = []
     with Memory.open(data_dir, read_only=True) as mem:

@@ -107,7 +107,7 @@ def searched(data_dir: Path, questions: Sequence[Question]) -> list[Found]:
     from memstrata import Memory
     from memstrata.models import Layer, Tenant
     from memstrata.operations import arguments
-    from memstrata.retrieval.search import SearchRequest
+    from memstrata.retrieval.request import SearchRequest
 
     out = []
     with Memory.open(data_dir, read_only=True) as mem:

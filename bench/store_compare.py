@@ -39,7 +39,8 @@ from memstrata.models import Atom, AtomFilter, AtomType, Layer, Tenant, Vectors
 from memstrata.ports import Store
 from memstrata.retrieval.documents import atom_body
 from memstrata.retrieval.presets import HYBRID, KEYWORD_ONLY, VECTOR_ONLY, SearchPlan
-from memstrata.retrieval.search import Searcher, SearchRequest
+from memstrata.retrieval.request import SearchRequest
+from memstrata.retrieval.search import Searcher
 from memstrata.retrieval.vectors import VectorState
 from memstrata.stores.postgres.search import HNSW_OPTIONS
 from memstrata.stores.postgres.store import PostgresStore

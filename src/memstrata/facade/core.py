@@ -30,7 +30,8 @@ from memstrata.pipeline.l1.runner import L1Runner
 from memstrata.pipeline.l1.scheduler import Scheduler
 from memstrata.pipeline.upper.scheduler import TenantScheduler
 from memstrata.recall import Budgets, RecallResult, gather, heated, recall_sources
-from memstrata.retrieval.search import Searcher, SearchRequest
+from memstrata.retrieval.request import SearchRequest
+from memstrata.retrieval.search import Searcher
 from memstrata.settings import Settings
 from memstrata.wiring import Parts
 

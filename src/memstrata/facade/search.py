@@ -10,7 +10,7 @@ from memstrata.facade.core import FacadeCore, operation
 from memstrata.models import AtomFilter, MessageFilter, SearchResult
 from memstrata.operations import arguments as args
 from memstrata.recall import RecallResult
-from memstrata.retrieval.search import SearchRequest
+from memstrata.retrieval.request import SearchRequest
 
 log = logging.getLogger(__name__)
 

@@ -22,7 +22,7 @@ from memstrata.retrieval.fusion import (
 from memstrata.retrieval.relevance import KeywordEvidence
 
 if TYPE_CHECKING:
-    from memstrata.retrieval.search import SearchRequest
+    from memstrata.retrieval.request import SearchRequest
 
 
 @dataclass(slots=True)

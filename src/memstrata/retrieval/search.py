@@ -7,7 +7,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -34,8 +34,9 @@ from memstrata.retrieval.documents import atom_match_text, message_match_text
 from memstrata.retrieval.fusion import finding_rrf, rrf
 from memstrata.retrieval.keyword import keyword_top
 from memstrata.retrieval.legs import Legs
-from memstrata.retrieval.presets import HYBRID, SearchPlan
+from memstrata.retrieval.presets import SearchPlan
 from memstrata.retrieval.relevance import Evidence, KeywordEvidence, relevance_of
+from memstrata.retrieval.request import SearchRequest
 from memstrata.retrieval.term_counts import TermCounts
 from memstrata.retrieval.terms import query_terms
 from memstrata.retrieval.vectors import VectorState
@@ -46,22 +47,6 @@ log = logging.getLogger(__name__)
 _EMBEDDING = ThreadPoolExecutor(max_workers=32, thread_name_prefix="memstrata-query-embedding")
 # What a user said holds beyond its moment: how they are and want things, how the assistant is to act.
 STANDING = frozenset({AtomType.PERSONA, AtomType.INSTRUCTION})
-
-
-@dataclass(frozen=True, slots=True)
-class SearchRequest:
-    tenant: Tenant
-    query: str
-    layers: tuple[Layer, ...] = (Layer.L1,)
-    limit: int = 10
-    messages: MessageFilter = field(default_factory=MessageFilter)
-    atoms: AtomFilter = field(default_factory=AtomFilter)
-    plan: SearchPlan = HYBRID
-    min_score: float = 0.0  # hits whose relevance is below this are left out
-    query_floor: float = 0.0  # when no hit's relevance reaches this, the query finds nothing
-    # A standing atom (persona, instruction) whose cosine with a request of the user's own reaches
-    # this is a finding, whatever its relevance (``standing_bar``); None: no such finding.
-    standing_floor: float | None = None
 
 
 def _wall_ms() -> int:
