@@ -2,7 +2,7 @@
 once (LoCoMo, BEAM, PrefEval), as ``fusion_loo.py`` chooses the fusion constants.
 
     python bench/constants_loo.py --locomo DIR --beam DIR --prefeval DIR --work DIR
-        [--constant previous_turn|small_talk_words|material_chars] [--limit N]
+        [--constant previous_turn|small_talk_words|material_chars|preferences_share] [--limit N]
 
 Each DIR is a dev set imported by its checker in ../shared/eval (``--data-dir DIR``); it is copied
 into ``--work`` once per value of the grid, never changed. A constant is set in this process, its
@@ -18,14 +18,20 @@ in the top 10) and R@1000tok. Figures per value are kept in ``--work`` (a rerun 
   (``engines/offline/l1/extract.MATERIAL_CHARS``) change what the offline engine extracts: each
   DIR is then an import made without the pipeline (``memstrata import --no-process``: messages
   and their vectors), and a value costs the pipeline's run on a copy (``run_all``).
+- ``preferences_share`` (``engines/offline/l3/writer.PREFERENCES_SHARE``: at most this share of a
+  person's persona room for their stated preferences) changes what ``recall`` injects, not what
+  search finds: each DIR is then a checker's import with its pipeline, a value costs the persona
+  rewritten on a copy (L3, forced, for every tenant), and every question is asked of ``recall``
+  as the checkers ask it (``_recall_figures.py``): whether the context holds the answer (LoCoMo
+  as ``context_check.py``: answer token recall; PrefEval as ``prefeval_check.py``: recall holds the
+  preference; BEAM, with no gold answers: its evidence messages among recall's hits), the figure
+  chosen on, and beside it the evidence among recall's hits (shown only: recall leaves out a hit
+  the persona already holds, so a persona that holds the preference lowers it).
 
-Search only: the persona's share for preferences (``PREFERENCES_SHARE``) changes what ``recall``
-injects, not what search finds, and is not measured here.
-
-For each conversation held out, the value with the best mean of R@10 and R@1000tok over the three
-sets (each set's questions of the other conversations, each set weighing the same) is chosen among
-the values that keep every set at least at today's figure on those conversations, and measured on
-the held-out conversation. Prints each value's figures per set, the held-out choice's, and how
+For each conversation held out, the value with the best mean (search: of R@10 and R@1000tok;
+recall: of whether it holds the answer) over the three sets (each set's questions of the other
+conversations, each set weighing the same) is chosen among the values that keep every set at
+least at today's figure on those conversations, and measured on the held-out conversation. Prints each value's figures per set, the held-out choice's, and how
 often each value was chosen (the spread).
 """
 
@@ -37,52 +43,54 @@ import os
 import shutil
 import statistics
 import sys
-from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fusion_loo import (  # a sibling script, not a package
+from _folds import (  # a sibling module, not a package
     BUDGET,
+    LOADERS,
     Question,
-    beam_questions,
-    locomo_questions,
+    held_out,
+    leave_one_out,
     measure,
     ntokens,
-    prefeval_questions,
+    set_masks,
+    spread,
+    spread_by_set,
+    trained,
 )
+from _recall_figures import FIGURES, recalled
 
-LOADERS: dict[str, Callable[[], list[Question]]] = {
-    "locomo": locomo_questions,
-    "beam": beam_questions,
-    "prefeval": prefeval_questions,
-}
+Value = int | float
 # constant -> (today's value, the grid)
-GRIDS: dict[str, tuple[int, tuple[int, ...]]] = {
+GRIDS: dict[str, tuple[Value, tuple[Value, ...]]] = {
     "previous_turn": (500, (0, 150, 300, 500, 800, 1200, 2000)),
     "small_talk_words": (4, (2, 3, 4, 5, 6)),
-    "material_chars": (600, (300, 450, 600, 900, 1500)),
+    "material_chars": (600, (300, 600, 900, 1500, 2500, 4000, 20000)),
+    "preferences_share": (1.0, (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)),
 }
+RECALLED = {"preferences_share"}  # constants judged by what recall injects, not by search
 
 
-def apply_previous_turn(data_dir: Path, value: int) -> None:
+def apply_previous_turn(data_dir: Path, value: Value) -> None:
     """Rewrite the copy's keyword texts with ``CONTEXT_FOR_CHARS = value``."""
     from memstrata import Memory
     from memstrata.retrieval import documents
     from memstrata.retrieval.reindex import rewrite_keyword_texts
 
-    documents.CONTEXT_FOR_CHARS = value
+    documents.CONTEXT_FOR_CHARS = int(value)
     with Memory.open(data_dir) as mem:
         rewrite_keyword_texts(mem._async._store, with_previous=True)
 
 
-def extracted_with(module: str, name: str) -> Callable[[Path, int], None]:
+def extracted_with(module: str, name: str) -> Callable[[Path, Value], None]:
     """Run the pipeline (L1, L2, L3 and the atoms' vectors) on the copy of an import made without
     it, with ``module.name = value``."""
 
-    def apply(data_dir: Path, value: int) -> None:
+    def apply(data_dir: Path, value: Value) -> None:
         import importlib
 
         from memstrata import Memory
@@ -96,10 +104,26 @@ def extracted_with(module: str, name: str) -> Callable[[Path, int], None]:
     return apply
 
 
-APPLY: dict[str, Callable[[Path, int], None]] = {
+def apply_preferences_share(data_dir: Path, value: Value) -> None:
+    """Rewrite every tenant's persona on the copy (L3, forced) with ``PREFERENCES_SHARE = value``."""
+    from memstrata import Memory
+    from memstrata.engines.offline.l3 import writer
+
+    writer.PREFERENCES_SHARE = float(value)
+    with Memory.open(data_dir) as mem:
+        core = mem._async
+        upper = core._pipeline.tenants
+        assert upper is not None, "the offline engine has its upper layers"
+        for tenant in core._store.tenants():
+            if mem._portal.call(upper.run_l3(tenant, force=True)) is None:
+                raise SystemExit(f"the persona of {tenant} was not rewritten on {data_dir}")
+
+
+APPLY: dict[str, Callable[[Path, Value], None]] = {
     "previous_turn": apply_previous_turn,
     "small_talk_words": extracted_with("memstrata.engines.offline.l1.classify", "SMALL_TALK_WORDS"),
     "material_chars": extracted_with("memstrata.engines.offline.l1.extract", "MATERIAL_CHARS"),
+    "preferences_share": apply_preferences_share,
 }
 
 
@@ -119,9 +143,10 @@ def searched(data_dir: Path, questions: Sequence[Question]) -> list[tuple[float,
 
 
 def figures(
-    constant: str, value: int, sets: dict[str, tuple[Path, list[Question]]], work: Path
+    constant: str, value: Value, sets: dict[str, tuple[Path, list[Question]]], work: Path
 ) -> list[tuple[float, float]]:
-    """Per question of every set, in order: (R@10, R@1000tok) with ``constant`` at ``value``."""
+    """Per question of every set, in order, its two figures with ``constant`` at ``value``: (R@10,
+    R@1000tok) of search, or what recall holds (``recall.FIGURES``)."""
     kept = work / f"{constant}-{value}.json"
     if kept.exists():
         return [(float(r), float(t)) for r, t in json.loads(kept.read_text())]
@@ -132,7 +157,7 @@ def figures(
         shutil.copytree(source, copy)
         try:
             APPLY[constant](copy, value)
-            out += searched(copy, qs)
+            out += recalled(copy, qs) if constant in RECALLED else searched(copy, qs)
         finally:
             shutil.rmtree(copy, ignore_errors=True)
         print(f"{constant}={value}: {name} done", flush=True)
@@ -141,36 +166,34 @@ def figures(
 
 
 def choose(
-    questions: Sequence[Question], grid: Sequence[int], figure: np.ndarray, today: int
-) -> dict[str, int]:
+    questions: Sequence[Question], grid: Sequence[Value], figure: np.ndarray, today: Value
+) -> dict[str, Value]:
     """The held-out choice per conversation (``fusion_loo``'s rule: no set below today's figure)."""
-    sets_of = [
-        np.array([q.dataset == n for q in questions]) for n in dict.fromkeys(q.dataset for q in questions)
-    ]
-    chosen: dict[str, int] = {}
-    for group in dict.fromkeys(q.group for q in questions):
-        out = np.array([q.group == group for q in questions])
-        rest = [figure[:, m & ~out].mean(axis=1) for m in sets_of if (m & ~out).any()]
+    sets_of, at = set_masks(questions), grid.index(today)
+
+    def pick(keep: np.ndarray) -> Value:
+        rest = [figure[:, m].mean(axis=1) for m in trained(sets_of, keep)]
         if not rest:  # nothing else to choose on (one conversation in all)
-            chosen[group] = today
-            continue
+            return today
         per_set = np.stack(rest, axis=1)
-        allowed = (per_set >= per_set[grid.index(today)] - 1e-9).all(axis=1)
+        allowed = (per_set >= per_set[at] - 1e-9).all(axis=1)
         score = np.where(allowed, per_set.mean(axis=1), -1.0)
         # ties go to today's value, then to the grid's order
-        best = score.max()
-        ties = [i for i in range(len(grid)) if score[i] >= best - 1e-12]
-        chosen[group] = grid[grid.index(today)] if grid.index(today) in ties else grid[ties[0]]
-    return chosen
+        ties = [i for i in range(len(grid)) if score[i] >= score.max() - 1e-12]
+        return today if at in ties else grid[ties[0]]
+
+    return leave_one_out(questions, pick)
 
 
 def report(
     constant: str,
     questions: Sequence[Question],
-    grid: Sequence[int],
-    raw: dict[int, list[tuple[float, float]]],
-    chosen: dict[str, int],
+    grid: Sequence[Value],
+    raw: dict[Value, list[tuple[float, float]]],
+    chosen: dict[str, Value],
 ) -> None:
+    label = " / ".join(FIGURES) if constant in RECALLED else f"R@10 / R@{BUDGET}tok"
+    held = held_out(questions, raw, chosen)
     for name in dict.fromkeys(q.dataset for q in questions):
         idx = [i for i, q in enumerate(questions) if q.dataset == name]
         cells = [
@@ -178,27 +201,16 @@ def report(
             f"{100 * statistics.mean(raw[v][i][1] for i in idx):.1f}"
             for v in grid
         ]
-        held = [raw[chosen[questions[i].group]][i] for i in idx]
+        mine = [h for h in (held[i] for i in idx) if h is not None]
         print(
-            f"{name} (n={len(idx)}) R@10 / R@{BUDGET}tok per value: "
+            f"{name} (n={len(idx)}) {label} per value: "
             + "; ".join(cells)
-            + f"; held-out choice {100 * statistics.mean(h[0] for h in held):.1f} / "
-            f"{100 * statistics.mean(h[1] for h in held):.1f}"
+            + f"; held-out choice {100 * statistics.mean(h[0] for h in mine):.1f} / "
+            f"{100 * statistics.mean(h[1] for h in mine):.1f}"
         )
-    spread = Counter(chosen.values())
-    print(
-        f"{constant}: chosen in {len(chosen)} folds: "
-        + ", ".join(f"{v} x{n}" for v, n in sorted(spread.items()))
-    )
-    set_of = {q.group: q.dataset for q in questions}
-    by_set: dict[str, Counter[int]] = {}
-    for group, value in chosen.items():
-        by_set.setdefault(set_of[group], Counter())[value] += 1
-    for name, c in by_set.items():
-        print(
-            f"  folds holding out a {name} conversation: "
-            + ", ".join(f"{v} x{n}" for v, n in sorted(c.items()))
-        )
+    print(f"{constant}: chosen in {len(chosen)} folds: {spread(chosen.values())}")
+    for line in spread_by_set(questions, chosen):
+        print(line)
 
 
 def main() -> int:
@@ -208,7 +220,7 @@ def main() -> int:
     ap.add_argument("--work", type=Path, required=True, help="copies and kept figures go here")
     ap.add_argument("--constant", choices=sorted(GRIDS), default="previous_turn")
     ap.add_argument("--limit", type=int, default=0, help="questions per set (0: all)")
-    ap.add_argument("--only", type=int, help="compute this value's figures, keep them and stop")
+    ap.add_argument("--only", type=float, help="compute this value's figures, keep them and stop")
     a = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     a.work.mkdir(parents=True, exist_ok=True)
@@ -223,10 +235,13 @@ def main() -> int:
     questions = [q for _, qs in sets.values() for q in qs]
     today, grid = GRIDS[a.constant]
     if a.only is not None:  # one value per run keeps each run short; the last run reads them all
-        figures(a.constant, a.only, sets, a.work)
+        figures(a.constant, type(today)(a.only), sets, a.work)
         return 0
     raw = {v: figures(a.constant, v, sets, a.work) for v in grid}
-    figure = np.array([[sum(raw[v][i]) / 2 for i in range(len(questions))] for v in grid])
+    # search: the mean of R@10 and R@1000tok; recall: whether it holds the answer (a hit's
+    # evidence already in the persona is left out of recall's hits: that figure is shown only)
+    both = a.constant not in RECALLED
+    figure = np.array([[(f[0] + f[1]) / 2 if both else f[0] for f in raw[v]] for v in grid])
     report(a.constant, questions, grid, raw, choose(questions, grid, figure, today))
     return 0
 

@@ -36,24 +36,28 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import os
 import pickle
 import sys
-from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-# ../shared beside the clone (a worktree of it: one level further up)
-SHARED = next(
-    (p / "shared" for p in REPO.parents if (p / "shared" / "eval").is_dir()), REPO.parent / "shared"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _folds import (  # a sibling module, not a package
+    BUDGET,
+    LOADERS,
+    Question,
+    held_out,
+    leave_one_out,
+    measure,
+    ntokens,
+    set_masks,
+    spread,
+    trained,
 )
-sys.path.insert(0, str(SHARED / "eval"))
 
 TOPS = (3, 5, 10)
 FULLS = (0.0, 0.6, 0.7, 0.8, 0.9, 1.0)  # 0: the keyword list always weighs 1
@@ -63,8 +67,6 @@ DEPTHS = (50, 100, 200)
 FINDINGS = (0, 1)  # 1: fusion.finding_rrf, 0: rrf record by record
 INSTRUCTIONS = (0, 1, 2)  # the instructions' list's first places its weight reads (0: left out)
 INSTRUCTION_FULLS = (0.8, 0.9, 1.0)  # its agreement from which it weighs fully
-LIMIT = 10
-BUDGET = 1000  # tokens, as the checkers count them (words / 0.75)
 # top, full, power, k, depth, findings, instructions' top, instructions' full
 Point = tuple[int, float, float, float, int, int, int, float]
 
@@ -76,45 +78,6 @@ def _floor() -> Any:
 
 
 FLOOR = _floor()  # the default relevance floor, as the checkers search
-
-
-@dataclass(frozen=True)
-class Question:
-    dataset: str
-    group: str  # the conversation (tenant) it belongs to
-    text: str
-    evidence: frozenset[str]  # message ids
-
-
-def ntokens(text: str) -> int:
-    return max(1, round(len(text.split()) / 0.75))
-
-
-def locomo_questions() -> list[Question]:
-    from locomo_common import load  # type: ignore[import-not-found]
-
-    out = []
-    for sid, _, _, _, qs in load(str(SHARED / "data" / "locomo" / "locomo-dev.json")):
-        out += [Question("locomo", sid, q.question, frozenset(f"{sid}/{e}" for e in q.evidence)) for q in qs]
-    return out
-
-
-def beam_questions() -> list[Question]:
-    qs = json.loads((SHARED / "data" / "beam" / "questions-dev.json").read_text())
-    return [
-        Question("beam", q["user"], q["question"], frozenset(f"{q['user']}/{e}" for e in q["evidence"]))
-        for q in qs
-    ]
-
-
-def prefeval_questions() -> list[Question]:
-    from prefeval_check import build  # type: ignore[import-not-found]
-
-    src = SHARED / "data" / "prefeval"
-    _, qs = build(
-        json.loads((src / "explicit.json").read_text()), json.loads((src / "filler.json").read_text())
-    )
-    return [Question("prefeval", q["user"], q["question"], frozenset([q["id"]])) for q in qs]
 
 
 def lists_of(data_dir: Path, questions: Sequence[Question]) -> list[dict[str, Any]]:
@@ -199,21 +162,6 @@ def fused_hits(lg: dict[str, Any], point: Point, only: str | None = None) -> lis
     return kept if floor_met else []
 
 
-def measure(q: Question, hits: list[tuple[frozenset[str], int]]) -> tuple[float, float]:
-    top: set[str] = set().union(*[s for s, _ in hits[:LIMIT]]) if hits else set()
-    got: set[str] = set()
-    used = 0
-    for sources, size in hits:
-        used += size
-        if used > BUDGET:
-            break
-        got |= sources
-    n = len(q.evidence)
-    if q.dataset == "prefeval":
-        return float(bool(q.evidence & top)), float(bool(q.evidence & got))
-    return len(q.evidence & top) / n, len(q.evidence & got) / n
-
-
 def figures(
     questions: Sequence[Question], legs: Sequence[dict[str, Any]], grid: Sequence[Point], cache: Path | None
 ) -> Any:
@@ -237,12 +185,10 @@ def figures(
     return figure, alone
 
 
-def choose(
-    figure: Any, alone: Any, sets_of: Sequence[Any], held_out: Any, today: int, slack: float = 0.0
-) -> int:
-    """The grid point chosen without the ``held_out`` questions (see the module docstring); a
-    set may fall ``slack`` below today's figure (a share: 0.002 is 0.2 points)."""
-    train = [mask & ~held_out for mask in sets_of if (mask & ~held_out).any()]
+def choose(figure: Any, alone: Any, sets_of: Sequence[Any], keep: Any, today: int, slack: float = 0.0) -> int:
+    """The grid point chosen on the questions ``keep`` keeps (see the module docstring); a set may
+    fall ``slack`` below today's figure (a share: 0.002 is 0.2 points)."""
+    train = trained(sets_of, keep)
     if not train:  # the only conversation: nothing to choose by
         return today
     per_set = np.stack([figure[:, m].mean(axis=1) for m in train], axis=1)  # points, sets, 2
@@ -256,9 +202,8 @@ def choose(
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--locomo", type=Path)
-    ap.add_argument("--beam", type=Path)
-    ap.add_argument("--prefeval", type=Path)
+    for name in LOADERS:
+        ap.add_argument(f"--{name}", type=Path)
     ap.add_argument("--limit", type=int, default=0, help="questions per set (0: all)")
     ap.add_argument("--cache", type=Path, help="keep the lists read here, and read them back on the next run")
     ap.add_argument(
@@ -288,13 +233,7 @@ def main() -> int:
     a = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sets = {
-        name: (where, questions_of())
-        for name, where, questions_of in (
-            ("locomo", a.locomo, locomo_questions),
-            ("beam", a.beam, beam_questions),
-            ("prefeval", a.prefeval, prefeval_questions),
-        )
-        if where is not None
+        name: (getattr(a, name), load()) for name, load in LOADERS.items() if getattr(a, name) is not None
     }
     questions: list[Question] = []
     legs: list[dict[str, Any]] = []
@@ -336,14 +275,10 @@ def main() -> int:
     if today not in grid:
         grid.insert(0, today)
     figure, alone = figures(questions, legs, grid, a.cache)
-    sets_of = [
-        np.array([q.dataset == name for q in questions])
-        for name in dict.fromkeys(q.dataset for q in questions)
-    ]
-    chosen = {}
-    for group in dict.fromkeys(q.group for q in questions):
-        held_out = np.array([q.group == group for q in questions])
-        chosen[group] = grid[choose(figure, alone, sets_of, held_out, grid.index(today), a.slack / 100)]
+    sets_of, at = set_masks(questions), grid.index(today)
+    chosen = leave_one_out(
+        questions, lambda keep: grid[choose(figure, alone, sets_of, keep, at, a.slack / 100)]
+    )
     report(questions, figure, alone, grid, chosen, today)
     return 0
 
@@ -358,8 +293,7 @@ def report(
 ) -> None:
     """Per set the figures of the keyword lists alone, the vector lists alone, today's point and
     each conversation's held-out choice; then the spread of each constant over the folds."""
-    row_of = {g: i for i, g in enumerate(grid)}
-    held = np.array([figure[row_of[chosen[q.group]], j] for j, q in enumerate(questions)])
+    held = np.array(held_out(questions, dict(zip(grid, figure, strict=True)), chosen))
     for name in dict.fromkeys(q.dataset for q in questions):
         mask = np.array([q.dataset == name for q in questions])
         cells = [
@@ -367,7 +301,7 @@ def report(
             for label, got in (
                 ("keyword only", alone[0]),
                 ("vector only", alone[1]),
-                ("defaults", figure[row_of[today]]),
+                ("defaults", figure[grid.index(today)]),
                 ("held-out choice", held),
             )
         ]
@@ -387,11 +321,7 @@ def report(
             "INSTRUCTION_FULL",
         )
     ):
-        spread = Counter(c[i] for c in chosen.values())
-        print(
-            f"{label}: chosen in {len(chosen)} folds: "
-            + ", ".join(f"{v} x{n}" for v, n in sorted(spread.items()))
-        )
+        print(f"{label}: chosen in {len(chosen)} folds: {spread(c[i] for c in chosen.values())}")
 
 
 if __name__ == "__main__":

@@ -37,10 +37,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from fusion_loo import (  # a sibling script, not a package
+from _folds import (  # a sibling module, not a package
     SHARED,
     Question,
     beam_questions,
+    held_out,
+    leave_one_out,
     locomo_questions,
     measure,
     ntokens,
@@ -210,31 +212,25 @@ def main() -> int:
         print(
             f"standing_floor {v:5.2f}: {shown}; off-topic newly finding {leaks(v, every)}; cross-topic finding {crossed:.1f}%"
         )
-    chosen: Counter[float] = Counter()
-    held_out: list[tuple[float, float] | None] = [None] * len(rows)
-    conversations = sorted({(q.dataset, q.group) for q, _ in rows if q.dataset in sets})
-    for dataset, group in conversations:
-        keep = [not (q.group == group and q.dataset in (dataset, "off", "cross")) for q, _ in rows]
-        allowed = [v for v in GRID if leaks(v, keep) == 0]
+    questions = [q for q, _ in rows]
 
-        def merit(v: float, keep: list[bool] = keep) -> float:
+    def pick(keep: Sequence[bool]) -> float:
+        def merit(v: float) -> float:
             fig = figures(v, keep)
             return sum((r + t) / 2 for r, t in fig.values()) / len(fig)
 
-        best = max(allowed, key=merit)
-        chosen[best] += 1
-        for i, (q, _) in enumerate(rows):
-            if q.dataset == dataset and q.group == group:
-                held_out[i] = score[best][i]
+        return max((v for v in GRID if leaks(v, keep) == 0), key=merit)
+
+    chosen = leave_one_out(questions, pick, datasets=sets)
+    held = held_out(questions, score, chosen)
     for name in sets:
-        got = [s for (q, _), s in zip(rows, held_out, strict=True) if q.dataset == name and s is not None]
+        got = [s for q, s in zip(questions, held, strict=True) if q.dataset == name and s is not None]
         n = max(1, len(got))
         print(
             f"held out: {name} {100 * sum(r for r, _ in got) / n:.1f} / {100 * sum(t for _, t in got) / n:.1f}"
         )
-    print(
-        "spread: " + ", ".join(f"{v} in {c} of {len(conversations)} folds" for v, c in sorted(chosen.items()))
-    )
+    counts = sorted(Counter(chosen.values()).items())
+    print("spread: " + ", ".join(f"{v} in {c} of {len(chosen)} folds" for v, c in counts))
     return 0
 
 
