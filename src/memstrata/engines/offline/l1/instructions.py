@@ -2,10 +2,14 @@
 
 Only sentences addressed to the assistant count (in a conversation between two people "don't
 worry" is not an instruction to anyone's assistant); the caller decides that. Only standing rules
-count: a one-off task ("Explain X", "Write a poem about Y") is not an instruction, while an
-imperative that says it lasts ("from now on", "in future") or is about how answers look
-("in French", "short", "bullet points") is. Absolute rules ("always ...", "never ...", "don't
-ever ...") are strict global instructions, priority -1; the rest get priority 90.
+count: a one-off task ("Explain X", "Write a poem about Y", "can you help me finish this function")
+is not an instruction, while one that says it lasts ("always", "whenever", "from now on", "every
+time", a condition on later answers: "when you show me HTML") or is about how answers look ("in
+French", "short", "bullet points") is. The rule must be what the sentence opens with: "I want you
+to ...", "Use ...", "I prefer short answers"; the same words deep in a run-on request ("I'm trying
+to ..., I want to make sure that ..., I've never ..., can you ...") are the user's own goals, not
+rules for the assistant. Absolute rules ("always ...", "never ...", "don't ever ...") are strict
+global instructions, priority -1; the rest get priority 90.
 """
 
 from __future__ import annotations
@@ -44,11 +48,49 @@ _IMPERATIVE = re.compile(
     r"prefer)\b",
     _I,
 )
+# A request that opens the sentence and speaks to the assistant ("I want you to ...", "Make sure
+# to ..."); "I want to make sure that my code ..." or "I'll make sure to ..." is the user's own aim.
 _REQUEST = re.compile(
-    r"\b(?:i want you to|i'd like you to|i would like you to|i need you to|you should|you must|"
-    r"make sure (?:to|you|that)|i prefer)\b",
+    _LEAD + r"(?:i want you to|i'd like you to|i would like you to|i need you to|you should|you must|"
+    r"make sure (?:to|you|that))\b",
     _I,
 )
+# A preference the sentence opens with: a rule for the assistant when it is about answers or says it
+# lasts ("I prefer short answers", "I prefer X whenever possible"); otherwise a persona preference.
+_PREFER = re.compile(
+    _LEAD + r"(?:i|we)(?:'d|\s+would)?\s+(?:(?:really|generally|usually|much|always)\s+)?(?:prefer|rather)\b",
+    _I,
+)
+# A condition on the assistant's later answers: "when I ask about ...", "whenever you show me code",
+# "if you suggest ...". Present tense: "when I asked you yesterday" is an event.
+_FUTURE_ANSWER = re.compile(
+    r"\b(?:when|whenever|if|every time|each time|any ?time)\s+(?:i|you)\s+(?:\w+\s+)?(?:ask|asks|request|"
+    r"show|give|write|explain|send|answer|reply|respond|suggest|recommend|provide|share|talk|help|mention|"
+    r"generate|create|list|describe|quote|cite|refer)\b",
+    _I,
+)
+# A conditional rule that opens the sentence: "Whenever I ask about code, use TypeScript".
+_WHEN_THEN = re.compile(
+    _LEAD + r"(?:when|whenever|if|every time|each time|any ?time)\s+(?:i|you)\s+[^,;]{1,80}[,;]\s*"
+    r"(?:(?:please|always|also)\s+)*(?:never\s+|don't\s+|do not\s+)?(?:answer|respond|reply|write|speak|talk|"
+    r"use|keep|avoid|format|include|add|give|show|provide|mention|list|explain|cite|start|end|put|stick|"
+    r"assume|be|remind|tell|ask)\b",
+    _I,
+)
+# What makes a request this turn's: "can you ...", "help me ...", "I need help ...", "this time".
+_ONE_OFF = re.compile(
+    r"\b(?:can|could|would|will) you\b|\bhelp me\b|\bi need (?:some )?help\b|\bthis (?:time|once)\b|"
+    r"\bfor (?:this|that) (?:one|answer|reply|question|task|problem|example)\b|\bright now\b",
+    _I,
+)
+# Where a rule gives way to the rest of a run-on sentence: "..., can you help me ...", "..., so ...".
+_TURN = re.compile(
+    r"[,;:]\s+(?:and\s+|but\s+|so\s+|then\s+)?(?:can you|could you|would you|will you|help me|"
+    r"i'm|i am|i've|i have|i was|i need|i want to|which|so that)\b|\s[-–—]\s",
+    _I,
+)
+# "never" about the user's own past ("I've never completed ...") is no rule for the assistant.
+_ALWAYS = re.compile(r"(?<!i've )(?<!i have )(?<!i had )(?<!i )\b(?:always|never)\b", _I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,11 +113,16 @@ def detect(sentence: str, speaker: str) -> Instruction | None:
     if remember and _ABOUT_ME.search(remember.group(1)):  # "Note: regularization is on" is a doc's
         fact = rewrite(remember.group(1), speaker, ASSISTANT).text
         return Instruction(f"{speaker} asked the assistant to remember: {fact}", PRIORITY)
-    asks = bool(_IMPERATIVE.match(s) or _REQUEST.search(s))
-    strict = bool(_STRICT.match(s)) or (asks and re.search(r"\b(?:always|never)\b", s, _I) is not None)
-    lasting = bool(_LASTING.search(s) or _STYLE.search(s))
-    if not (strict or _NEGATIVE.match(s) or (asks and lasting)):
-        return None  # "Explain X" or "Write a poem" is a task for now, not a standing rule
+    head = _TURN.split(s, maxsplit=1)[0]  # the rule, without the run-on request that may follow it
+    prefers = _PREFER.match(s) is not None
+    asks = bool(_IMPERATIVE.match(s) or _REQUEST.match(s))
+    strict = bool(_STRICT.match(s)) or ((asks or prefers) and _ALWAYS.search(head) is not None)
+    lasting = bool(_LASTING.search(head) or _FUTURE_ANSWER.search(head))
+    styled = bool(_STYLE.search(head)) and not _ONE_OFF.search(s)
+    if not (
+        strict or _NEGATIVE.match(s) or _WHEN_THEN.match(s) or ((asks or prefers) and (lasting or styled))
+    ):
+        return None  # "Explain X", "Write a poem", "can you help me ...": a task for now, not a rule
     text = rewrite(s, speaker, ASSISTANT).text
     return Instruction(f"{speaker} instructed the assistant: {text}", STRICT_PRIORITY if strict else PRIORITY)
 
