@@ -63,18 +63,18 @@ _PREFER = re.compile(
 )
 # A condition on the assistant's later answers: "when I ask about ...", "whenever you show me code",
 # "if you suggest ...". Present tense: "when I asked you yesterday" is an event.
-_FUTURE_ANSWER = re.compile(
+_WHEN = (
     r"\b(?:when|whenever|if|every time|each time|any ?time)\s+(?:i|you)\s+(?:\w+\s+)?(?:ask|asks|request|"
     r"show|give|write|explain|send|answer|reply|respond|suggest|recommend|provide|share|talk|help|mention|"
-    r"generate|create|list|describe|quote|cite|refer)\b",
-    _I,
+    r"generate|create|list|describe|quote|cite|refer)\b"
 )
-# A conditional rule that opens the sentence: "Whenever I ask about code, use TypeScript".
+_FUTURE_ANSWER = re.compile(_WHEN, _I)
+# A conditional rule that opens the sentence: "Whenever I ask about code, use TypeScript" (not "When I
+# run the tests, keep getting errors": the condition must be on asking or answering).
 _WHEN_THEN = re.compile(
-    _LEAD + r"(?:when|whenever|if|every time|each time|any ?time)\s+(?:i|you)\s+[^,;]{1,80}[,;]\s*"
-    r"(?:(?:please|always|also)\s+)*(?:never\s+|don't\s+|do not\s+)?(?:answer|respond|reply|write|speak|talk|"
-    r"use|keep|avoid|format|include|add|give|show|provide|mention|list|explain|cite|start|end|put|stick|"
-    r"assume|be|remind|tell|ask)\b",
+    _LEAD + _WHEN + r"[^,;]{0,80}[,;]\s*(?:(?:please|always|also)\s+)*(?:never\s+|don't\s+|do not\s+)?"
+    r"(?:answer|respond|reply|write|speak|talk|use|keep|avoid|format|include|add|give|show|provide|mention|"
+    r"list|explain|cite|start|end|put|stick|assume|be|remind|tell|ask)\b",
     _I,
 )
 # What makes a request this turn's: "can you ...", "help me ...", "I need help ...", "this time".
