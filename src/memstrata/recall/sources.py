@@ -1,4 +1,5 @@
-"""Where a tenant's recall reads from: its persona without navigation, its scene index, one search,
+"""Where a tenant's recall reads from: its persona without navigation (its sections: the file's
+title and lead are for a person opening the file, ``persona_doc.profile``), its scene index, one search,
 and a scene body on demand (for the excerpt). The facade hands in the search; the rest comes from
 the L2/L3 stores (nothing when the memory has none)."""
 
@@ -15,7 +16,7 @@ from memstrata.recall.gather import Sources
 def recall_sources(upper: UpperLayers | None, tenant: Tenant, search: Callable[[], SearchResult]) -> Sources:
     def persona() -> str | None:
         found = upper.persona.read(tenant) if upper is not None else None
-        return persona_doc.strip_navigation(found[0]) if found else None
+        return persona_doc.profile(persona_doc.strip_navigation(found[0])) if found else None
 
     def scenes() -> list[SceneEntry]:
         return upper.scenes.index(tenant) if upper is not None else []

@@ -183,3 +183,28 @@ def test_a_body_cannot_fake_the_navigation() -> None:
     text = persona_doc.compose(hostile, [SceneEntry("a.md", "A", 1, T0, T0)])
     assert text.count(persona_doc.NAV_MARKER) == 1
     assert "fake" not in text and "passwd" not in text and "scene_blocks/a.md" in text
+
+
+@pytest.mark.parametrize(
+    ("body", "shown"),
+    [
+        (
+            "# Persona\n\nWhat these memories say about Ann, most telling first.\n\n## Ann\n\n- Home: Leeds.",
+            "## Ann\n\n- Home: Leeds.",
+        ),
+        (
+            "# 用户画像\n\n以下是记忆中关于用户的信息。\n\n## 用户\n\n- 健康：对花生过敏",
+            "## 用户\n\n- 健康：对花生过敏",
+        ),
+        ("# Persona\n## Ann\n- Home: Leeds.", "## Ann\n- Home: Leeds."),
+        # other shapes are shown whole: no sections, no title, a preface that may hold facts
+        ("# Persona\nAlice teaches piano.", "# Persona\nAlice teaches piano."),
+        ("Ann is a nurse.\n\n## Ann\n- Home: Leeds.", "Ann is a nurse.\n\n## Ann\n- Home: Leeds."),
+        (
+            "# Ann\n\nAnn is a nurse.\nShe lives in Leeds.\n\n## Plans\n- Lisbon",
+            "# Ann\n\nAnn is a nurse.\nShe lives in Leeds.\n\n## Plans\n- Lisbon",
+        ),
+    ],
+)
+def test_the_profile_a_prompt_reads_leaves_out_the_files_title_and_lead(body: str, shown: str) -> None:
+    assert persona_doc.profile(body) == shown

@@ -43,6 +43,23 @@ def strip_navigation(text: str) -> str:
     return split(text)[0]
 
 
+def profile(body: str) -> str:
+    """The persona body as a prompt reads it: its sections, without the file's preface (a ``# ``
+    title and at most one line naming whom the memories are about, before the first ``## ``
+    section: the shape every persona writer gives it). In recall the ``<user-persona>`` block says
+    what it is and each section's heading whom it is about, so the preface carries nothing a
+    request can use and would only spend the budget the memories share. A body of another shape
+    (no title, no section, or a preface of more than one line, which may hold facts) is whole."""
+    text = body.strip()
+    lines = text.splitlines()
+    first = next((i for i, line in enumerate(lines) if line.startswith("## ")), None)
+    if first is None or not lines[0].startswith("# "):
+        return text
+    if sum(1 for line in lines[1:first] if line.strip()) > 1:
+        return text
+    return "\n".join(lines[first:])
+
+
 def render_navigation(entries: Sequence[SceneEntry]) -> str:
     """One block per scene, hottest first (then by name): path, heat, updated, summary."""
     lines = [
