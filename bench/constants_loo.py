@@ -7,8 +7,8 @@ once (LoCoMo, BEAM, PrefEval), as ``fusion_loo.py`` chooses the fusion constants
 Each DIR is a dev set imported by its checker in ../shared/eval (``--data-dir DIR``); it is copied
 into ``--work`` once per value of the grid, never changed. A constant is set in this process, its
 effect made on the copy, and every question searched as the checkers search (limit 50, default
-layers and settings); each question scores its evidence R@10 (PrefEval: the preference's message
-in the top 10) and R@1000tok. Figures per value are kept in ``--work`` (a rerun reads them back).
+layers and settings; PrefEval's top 10 with limit 10); each question scores its evidence R@10
+(PrefEval: the preference's message in the top 10) and R@1000tok. Figures per value are kept in ``--work`` (a rerun reads them back).
 
 - ``previous_turn`` (``retrieval/documents.CONTEXT_FOR_CHARS``: a message of at most this many
   characters is keyword-indexed with the start of the turn before it). Only the keyword texts
@@ -45,6 +45,7 @@ import statistics
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -128,17 +129,23 @@ APPLY: dict[str, Callable[[Path, Value], None]] = {
 
 
 def searched(data_dir: Path, questions: Sequence[Question]) -> list[tuple[float, float]]:
+    """Per question: R@10 and R@1000tok as its checker searches (limit 50; PrefEval's top 10 from
+    ``search(limit=10)``, as ``prefeval_check.py`` asks: fewer candidates are judged, and with many
+    atoms its top 10 differs from a limit-50 search's)."""
     from memstrata import Memory
+
+    def found(hits: Sequence[Any]) -> list[tuple[frozenset[str], int]]:
+        return [
+            (frozenset(str(i) for i in (h.source_message_ids or ())), ntokens(str(h.content))) for h in hits
+        ]
 
     out = []
     with Memory.open(data_dir, read_only=True) as mem:
         for q in questions:
-            hits = mem.search(q.text, user_id=q.group, limit=50)
-            found = [
-                (frozenset(str(i) for i in (h.source_message_ids or ())), ntokens(str(h.content)))
-                for h in hits
-            ]
-            out.append(measure(q, found))
+            got = measure(q, found(mem.search(q.text, user_id=q.group, limit=50)))
+            if q.dataset == "prefeval":
+                got = (measure(q, found(mem.search(q.text, user_id=q.group, limit=10)))[0], got[1])
+            out.append(got)
     return out
 
 
