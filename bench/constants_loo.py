@@ -2,7 +2,8 @@
 once (LoCoMo, BEAM, PrefEval), as ``fusion_loo.py`` chooses the fusion constants.
 
     python bench/constants_loo.py --locomo DIR --beam DIR --prefeval DIR --work DIR
-        [--constant previous_turn|small_talk_words|material_chars|preferences_share] [--limit N]
+        [--constant previous_turn|small_talk_words|material_chars|preferences_share|recall_diversify]
+        [--limit N] [--best-mean]
 
 Each DIR is a dev set imported by its checker in ../shared/eval (``--data-dir DIR``); it is copied
 into ``--work`` once per value of the grid, never changed. A constant is set in this process, its
@@ -27,6 +28,10 @@ layers and settings; PrefEval's top 10 with limit 10); each question scores its 
   preference; BEAM, with no gold answers: its evidence messages among recall's hits), the figure
   chosen on, and beside it the evidence among recall's hits (shown only: recall leaves out a hit
   the persona already holds, so a persona that holds the preference lowers it).
+
+- ``recall_diversify`` (``facade.core.RECALL_DIVERSIFY``: whether recall's search leaves out an
+  atom or message whose finding a better hit already stands for) changes what recall injects; a
+  value costs nothing but the questions asked of recall, as for ``preferences_share``.
 
 For each conversation held out, the value with the best mean (search: of R@10 and R@1000tok;
 recall: of whether it holds the answer) over the three sets (each set's questions of the other
@@ -72,8 +77,9 @@ GRIDS: dict[str, tuple[Value, tuple[Value, ...]]] = {
     "small_talk_words": (4, (2, 3, 4, 5, 6)),
     "material_chars": (600, (300, 600, 900, 1500, 2500, 4000, 20000)),
     "preferences_share": (1.0, (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)),
+    "recall_diversify": (1, (0, 1)),
 }
-RECALLED = {"preferences_share"}  # constants judged by what recall injects, not by search
+RECALLED = {"preferences_share", "recall_diversify"}  # constants judged by what recall injects, not by search
 
 
 def apply_previous_turn(data_dir: Path, value: Value) -> None:
@@ -120,11 +126,20 @@ def apply_preferences_share(data_dir: Path, value: Value) -> None:
                 raise SystemExit(f"the persona of {tenant} was not rewritten on {data_dir}")
 
 
+def apply_recall_diversify(data_dir: Path, value: Value) -> None:
+    """Recall's search diversified (1) or not (0): ``facade.core.RECALL_DIVERSIFY``; the copy is
+    not changed."""
+    from memstrata.facade import core
+
+    core.RECALL_DIVERSIFY = bool(value)
+
+
 APPLY: dict[str, Callable[[Path, Value], None]] = {
     "previous_turn": apply_previous_turn,
     "small_talk_words": extracted_with("memstrata.engines.offline.l1.classify", "SMALL_TALK_WORDS"),
     "material_chars": extracted_with("memstrata.engines.offline.l1.extract", "MATERIAL_CHARS"),
     "preferences_share": apply_preferences_share,
+    "recall_diversify": apply_recall_diversify,
 }
 
 
@@ -173,9 +188,15 @@ def figures(
 
 
 def choose(
-    questions: Sequence[Question], grid: Sequence[Value], figure: np.ndarray, today: Value
+    questions: Sequence[Question],
+    grid: Sequence[Value],
+    figure: np.ndarray,
+    today: Value,
+    *,
+    floor: bool = True,
 ) -> dict[str, Value]:
-    """The held-out choice per conversation (``fusion_loo``'s rule: no set below today's figure)."""
+    """The held-out choice per conversation (``fusion_loo``'s rule: no set below today's figure;
+    without ``floor``, the best mean over the sets whatever one set loses)."""
     sets_of, at = set_masks(questions), grid.index(today)
 
     def pick(keep: np.ndarray) -> Value:
@@ -183,7 +204,7 @@ def choose(
         if not rest:  # nothing else to choose on (one conversation in all)
             return today
         per_set = np.stack(rest, axis=1)
-        allowed = (per_set >= per_set[at] - 1e-9).all(axis=1)
+        allowed = (per_set >= per_set[at] - 1e-9).all(axis=1) | (not floor)
         score = np.where(allowed, per_set.mean(axis=1), -1.0)
         # ties go to today's value, then to the grid's order
         ties = [i for i in range(len(grid)) if score[i] >= score.max() - 1e-12]
@@ -227,6 +248,7 @@ def main() -> int:
     ap.add_argument("--work", type=Path, required=True, help="copies and kept figures go here")
     ap.add_argument("--constant", choices=sorted(GRIDS), default="previous_turn")
     ap.add_argument("--limit", type=int, default=0, help="questions per set (0: all)")
+    ap.add_argument("--best-mean", action="store_true", help="also choose by the best mean alone")
     ap.add_argument("--only", type=float, help="compute this value's figures, keep them and stop")
     a = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -250,6 +272,9 @@ def main() -> int:
     both = a.constant not in RECALLED
     figure = np.array([[(f[0] + f[1]) / 2 if both else f[0] for f in raw[v]] for v in grid])
     report(a.constant, questions, grid, raw, choose(questions, grid, figure, today))
+    if a.best_mean:
+        print("without the rule that no set falls below today's figure (the best mean over the sets):")
+        report(a.constant, questions, grid, raw, choose(questions, grid, figure, today, floor=False))
     return 0
 
 

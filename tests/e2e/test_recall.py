@@ -91,28 +91,6 @@ def test_recall_shows_the_persona_as_its_sections_without_the_files_title_and_le
     assert "# Persona" not in system and "What these memories say" not in system
 
 
-def test_recall_shows_a_message_raw_when_its_atom_ranked_above_it_says_less_than_half(
-    home: Path, clock: FakeClock
-) -> None:
-    """Recall decides per message whether it is shown raw or as its atoms, and must see both: a
-    search that left the message out behind its better-ranked atom showed the atom alone, and
-    what the atom left out (the vet near Leeds) was lost."""
-    said = (
-        "Thanks so much! We adopted a rescue greyhound called Pixel. Do you know a good vet near "
-        "Leeds who treats greyhounds, ideally open on Sundays?"
-    )
-    with Memory.open(home, clock=clock, embedder=None) as mem:
-        capture(mem, "ann", "Ann", [said])
-        mem.run_all()
-        atoms = mem.atoms(user_id="ann")
-        assert [a.content for a in atoms] == ["Ann said: We adopted a rescue greyhound called Pixel."]
-        hits = mem.search("What dog did Ann adopt?", user_id="ann", layers=("L1", "L0"), limit=2)
-        assert hits[0].layer.value == "L1"  # the atom ranks first
-        r = mem.recall("What dog did Ann adopt?", user_id="ann")
-    lines = r.prepend_context.splitlines()[2:-1]
-    assert len(lines) == 1 and "Ann: Thanks so much!" in lines[0] and "vet near Leeds" in lines[0]
-
-
 def test_recall_for_one_tenant_never_shows_another(memory_with_two_tenants: Memory) -> None:
     r = memory_with_two_tenants.recall("Nightingale typewriters Prague secret project", user_id="maya")
     everything = r.system_context + r.prepend_context
