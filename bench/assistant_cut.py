@@ -1,6 +1,7 @@
-"""What embedding an assistant's message from its first words would save: the messages' vector
-texts as an import embeds them (``message_vector_text``), whole, against the same texts with an
-assistant's cut to its first ``--words`` words (speaker and date included), alternated.
+"""What embedding an assistant's message from its first words saves: the messages' texts whole
+(``message_text``, their vector texts before index version 4) against the same texts with an
+assistant's cut to its first ``--words`` words (``ASSISTANT_VECTOR_WORDS`` by default, speaker and
+date included: ``message_vector_text``), alternated.
 
     python bench/assistant_cut.py [--data SEED.json] [--words 60] [--sessions N] [--rounds 2]
 
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import time
 from collections.abc import Callable
@@ -24,18 +24,9 @@ from memstrata.blas import single_threaded_blas
 from memstrata.embeddings.local import LocalEmbedder, _groups
 from memstrata.interchange.seed import parse_seed
 from memstrata.models import Message, Role, Tenant
-from memstrata.retrieval.documents import message_vector_text
+from memstrata.retrieval.documents import ASSISTANT_VECTOR_WORDS, first_words, message_text
 
 BEAM = Path(__file__).resolve().parents[2] / "shared" / "data" / "beam" / "beam-dev.json"
-_WORD_STARTS = re.compile(r"\S+")
-
-
-def first_words(text: str, n: int) -> str:
-    """``text`` up to its ``n``-th whitespace-separated word (all of it when it has no more)."""
-    for i, w in enumerate(_WORD_STARTS.finditer(text)):
-        if i == n:
-            return text[: w.start()].rstrip()
-    return text
 
 
 def sessions(data: Path) -> list[list[Message]]:
@@ -54,17 +45,17 @@ def sessions(data: Path) -> list[list[Message]]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", type=Path, default=BEAM)
-    ap.add_argument("--words", type=int, default=60)
+    ap.add_argument("--words", type=int, default=ASSISTANT_VECTOR_WORDS)
     ap.add_argument("--sessions", type=int, default=4)
     ap.add_argument("--rounds", type=int, default=2)
     a = ap.parse_args()
     model, tokenizer = LocalEmbedder()._model()
 
     def cut(m: Message) -> str:
-        text = message_vector_text(m)
+        text = message_text(m)
         return first_words(text, a.words) if m.role == Role.ASSISTANT else text
 
-    ways: dict[str, Callable[[Message], str]] = {"cut": cut, "whole": message_vector_text}
+    ways: dict[str, Callable[[Message], str]] = {"cut": cut, "whole": message_text}
     every = sessions(a.data)
     pieces = {way: dict.fromkeys(Role, 0) for way in ways}
     for messages in every:

@@ -26,7 +26,7 @@ def test_keyword_texts_are_rewritten(empty_store: Store) -> None:
 
 
 def test_a_new_store_is_of_the_current_index_version(empty_store: Store) -> None:
-    assert empty_store.index.index_version() == INDEX_VERSION == 3
+    assert empty_store.index.index_version() == INDEX_VERSION == 4
     assert stale_index(empty_store.index) is None
     empty_store.index.set_index_version(2)
     assert empty_store.index.index_version() == 2

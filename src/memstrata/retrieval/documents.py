@@ -109,9 +109,9 @@ def atom_match_text(a: Atom) -> str:
 
 
 def message_match_text(m: Message) -> str:
-    """What a message's keyword match quality is judged on: its vector text, made of as much of
-    its content as ``judged`` reads (segmenting all of a long message was most of a search's time)."""
-    return message_vector_text(m if len(m.content) <= JUDGED_CHARS else replace(m, content=judged(m.content)))
+    """What a message's keyword match quality is judged on: its text (``message_text``), made of as
+    much of its content as ``judged`` reads (segmenting all of a long message was most of a search's time)."""
+    return message_text(m if len(m.content) <= JUDGED_CHARS else replace(m, content=judged(m.content)))
 
 
 def atom_vector_text(a: Atom) -> str:
@@ -120,8 +120,33 @@ def atom_vector_text(a: Atom) -> str:
     return a.content
 
 
+# An assistant's message is embedded from its first ASSISTANT_VECTOR_WORDS words, speaker and date
+# included (a user's from as many as the embedder reads: MiniLM, 256 word pieces). An assistant's
+# replies in technical chats are long (BEAM dev: median 470 words, 497 of 516 past MiniLM's 256
+# pieces; PrefEval's fillers 193) and were 54 % of the word pieces a BEAM import embeds; their
+# vectors' start says what the reply is about, and what it says further in is found by keyword.
+# Measured with memstrata's own checkers, fresh imports (docs/benchmarks.md, issue 49).
+ASSISTANT_VECTOR_WORDS = 60
+_WORD_STARTS = re.compile(r"\S+")
+
+
 def message_vector_text(m: Message) -> str:
-    """What a message's vector is made from, and what search judges a message's keyword match on:
+    """What a message's vector is made from: its text (``message_text``), an assistant's cut to its
+    first ``ASSISTANT_VECTOR_WORDS`` words."""
+    text = message_text(m)
+    return first_words(text, ASSISTANT_VECTOR_WORDS) if m.role == Role.ASSISTANT else text
+
+
+def first_words(text: str, n: int) -> str:
+    """``text`` up to its ``n``-th whitespace-separated word (all of it when it has no more)."""
+    for i, w in enumerate(_WORD_STARTS.finditer(text)):
+        if i == n:
+            return text[: w.start()].rstrip()
+    return text
+
+
+def message_text(m: Message) -> str:
+    """What search judges a message's keyword match on, and its vector's text before any cut:
     speaker, date and the message as indexed (``said``), without the previous turn (measured on
     LoCoMo: the same recall at half the cost). An embedder reads its first few hundred word pieces
     (MiniLM: 256); one vector per passage of 120 words of a long message, scored by its best,

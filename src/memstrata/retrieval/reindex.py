@@ -6,6 +6,7 @@ changed (``retrieval/documents.py``).
 the previous turn for short messages only and indexes code blocks as their words; a nameless
 speaker's first person is left as said in both texts and the vector (not renamed "User").
 Version 3: a message of up to 500 characters (was 300) keeps the previous turn in its keyword text.
+Version 4: an assistant's message is embedded from its first words (``ASSISTANT_VECTOR_WORDS``).
 ``memstrata reindex`` rewrites every message's keyword text and, on a store older than
 ``MESSAGE_VECTORS_SINCE``, re-embeds every message (an atom's vector text is the same in all);
 until then the older texts and vectors are searched as they are, and ``status`` asks for it
@@ -18,8 +19,8 @@ from memstrata.models import Layer, MessageFilter
 from memstrata.ports import SearchIndex, Store
 from memstrata.retrieval.documents import message_body
 
-INDEX_VERSION = 3
-MESSAGE_VECTORS_SINCE = 2  # the version that last changed what a message's vector is made from
+INDEX_VERSION = 4
+MESSAGE_VECTORS_SINCE = 4  # the version that last changed what a message's vector is made from
 _PAGE = 500
 
 

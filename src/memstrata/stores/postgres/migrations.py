@@ -328,6 +328,16 @@ def m011_index_version_3(db: psycopg.Connection[Any]) -> None:
     )
 
 
+@migration
+def m012_index_version_4(db: psycopg.Connection[Any]) -> None:
+    """Index version 4 (``retrieval/reindex.py``: an assistant's message is embedded from its first
+    words) for a store that holds no messages yet; one that does keeps its version, so ``status``
+    asks for ``memstrata reindex``."""
+    _ddl(
+        db, "UPDATE meta SET value = '4' WHERE key = 'index_version' AND NOT EXISTS (SELECT 1 FROM messages)"
+    )
+
+
 def _ddl(db: psycopg.Connection[Any], script: str) -> None:
     for statement in script.split(";"):
         if statement.strip():

@@ -274,6 +274,16 @@ def m013_index_version_3(db: sqlite3.Connection) -> None:
     )
 
 
+@migration
+def m014_index_version_4(db: sqlite3.Connection) -> None:
+    """Index version 4 (``retrieval/reindex.py``: an assistant's message is embedded from its first
+    words) for a store that holds no messages yet; one that does keeps its version, so ``status``
+    asks for ``memstrata reindex``."""
+    _ddl(
+        db, "UPDATE meta SET value = '4' WHERE key = 'index_version' AND NOT EXISTS (SELECT 1 FROM messages)"
+    )
+
+
 def _ddl(db: sqlite3.Connection, script: str) -> None:
     # One execute per statement: executescript() would commit the surrounding transaction.
     for statement in script.split(";"):
