@@ -180,3 +180,35 @@ def test_a_duration_in_the_past_is_no_since() -> None:
 
 def test_for_a_month_name_may_be_a_person() -> None:
     assert resolve("I baked a cake for June", ANCHOR).start is None
+
+
+@pytest.mark.parametrize(
+    ("text", "rewritten", "day"),
+    [
+        # a preposition that also opens a month ("by June", "until June") must not take the month
+        # away from its day: the rewrite would read "by June 2023 12, 2023"
+        ("We need the draft by June 12, 2023 at the latest.", "by June 12, 2023 at", "2023-06-12"),
+        ("The lease runs until July 3rd, so we pack soon.", "until July 3rd 2023,", "2023-07-03"),
+        ("My visa is valid since March 20, 2023 and I'm staying.", "since March 20, 2023 and", "2023-03-20"),
+        ("The launch has a deadline of August 1, so I'm busy.", "of August 1 2023,", "2023-08-01"),
+        ("I'll be back in June 30th for the wedding.", "in June 30th 2023 for", "2023-06-30"),
+    ],
+)
+def test_a_month_followed_by_its_day_is_a_day(text: str, rewritten: str, day: str) -> None:
+    r = resolve(text, ANCHOR)
+    assert rewritten in r.text
+    assert (r.start, r.end) == (D(day), D(day))
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("Napoleon died on Saint Helena on May 5, 1821.", "1821-05-05", "1821-05-05"),
+        ("By April 1821 he could not keep any food down.", "1821-04-01", "1821-04-30"),
+        ("The treaty was signed in June 1919 at Versailles.", "1919-06-01", "1919-06-30"),
+    ],
+)
+def test_an_old_year_after_a_month_is_kept(text: str, start: str, end: str) -> None:
+    r = resolve(text, ANCHOR)
+    assert r.text == text
+    assert (r.start, r.end) == (D(start), D(end))

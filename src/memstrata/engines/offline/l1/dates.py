@@ -59,6 +59,12 @@ _MONTH = "|".join(m.capitalize() for m in MONTHS if m != "may") + "|May"
 _MON = _MONTH + r"|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?"
 _NUM = r"\d{1,3}|" + "|".join(sorted((re.escape(k) for k in NUMBER_WORDS), key=len, reverse=True))
 _YEAR = r"(?:19[5-9]\d|20[0-9]\d)"
+# A month word followed by its day ("by April 15") is a day, left to the month-day rules: read as
+# a month, its rewrite ("by April 2024") would strand the day ("by April 2024 15, 2024").
+_NO_DAY = r"(?! \d{1,2}(?:st|nd|rd|th)?\b)"
+# The year written after a month ("May 5, 1821"): any, since it stands right after the month; a bare
+# number is read as a year only from 1950 on (_YEAR).
+_STATED = r"(?:1[0-9]\d\d|20\d\d)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,23 +338,23 @@ _RULES: tuple[tuple[re.Pattern[str], _Handler], ...] = (
         _weekday,
     ),
     (
-        re.compile(rf"\b(?P<month>{_MON}) (?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (?P<year>{_YEAR})\b)?"),
+        re.compile(rf"\b(?P<month>{_MON}) (?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (?P<year>{_STATED})\b)?"),
         _month_day,
     ),
     (
         re.compile(
-            rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<month>{_MON})\b(?:,? (?P<year>{_YEAR})\b)?"
+            rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)? (?:of )?(?P<month>{_MON})\b(?:,? (?P<year>{_STATED})\b)?"
         ),
         _month_day,
     ),
     (
         re.compile(
             rf"\b(?P<pre>(?i:in|last|this|next|early|late|mid|since|during|until|till|by|of) )"
-            rf"(?P<month>{_MONTH})\b(?:,? (?P<year>{_YEAR})\b)?"
+            rf"(?P<month>{_MONTH})\b{_NO_DAY}(?:,? (?P<year>{_STATED})\b)?"
         ),
         _month_only,
     ),
-    (re.compile(rf"\b(?P<month>{_MONTH}),? (?P<year>{_YEAR})\b"), _month_only),
+    (re.compile(rf"\b(?P<month>{_MONTH}),? (?P<year>{_STATED})\b"), _month_only),
     (re.compile(rf"\b{_YEAR}\b"), _year_only),
 )
 
