@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime
 
 from memstrata import lang
 from memstrata.engines.offline.draft import Form, core_text, form_of, lang_of
-from memstrata.engines.offline.lexicon import GENERIC, MONTHS, STOPWORDS, WEEKDAYS
+from memstrata.engines.offline.lexicon import ADVERBS, DISCOURSE, GENERIC, MONTHS, STOPWORDS, WEEKDAYS
 from memstrata.engines.offline.packs import pack_of
 from memstrata.layers.l1.metadata_dates import metadata_day
 from memstrata.models import Atom, AtomType
@@ -104,14 +104,23 @@ def people(atoms: Iterable[Atom], limit: int = 4) -> list[str]:
         if isinstance(a.metadata.get("speaker"), str) and a.metadata["speaker"].lower() not in _ROLES
     )
     if not speakers:
-        speakers = Counter(
-            m.group()
-            for a in atoms
-            if (m := _NAME.match(statement(a))) and m.group().lower() not in _DULL | _ROLES
-        )
+        speakers = Counter(name for a in atoms if (name := _opening_name(statement(a))) is not None)
         floor = max(2, len(atoms) // 10)
         speakers = Counter({k: v for k, v in speakers.items() if v >= floor})
     return [name for name, _ in speakers.most_common(limit)]
+
+
+def _opening_name(text: str) -> str | None:
+    """The capitalised word that opens ``text`` when it can be a person's name: not a function word,
+    sentence adverb or connective of any language pack ("However", "Also", "Actually", "Thanks"), and
+    not set off by a comma ("However, the user ..."; "Sam, ..." addresses a listener)."""
+    m = _NAME.match(text)
+    if m is None or text[m.end() : m.end() + 1] == ",":
+        return None
+    word = m.group().lower()
+    if word in _DULL or word in ADVERBS or word in DISCOURSE or word in lang.stopwords():
+        return None
+    return m.group()
 
 
 def subject(a: Atom, names: Sequence[str]) -> str | None:

@@ -53,6 +53,20 @@ ADVERBS = word_set(
     """
 )
 
+# Sentence adverbs and connectives that open a statement ("However, ...", "Unfortunately the ...");
+# capitalised there, they are never a name.
+DISCOURSE = word_set(
+    """
+    however although though whereas while meanwhile moreover furthermore additionally besides also
+    anyway anyhow otherwise therefore thus hence consequently nevertheless nonetheless instead still
+    again plus overall basically essentially ultimately eventually initially originally currently
+    recently lately finally lastly first firstly second secondly third thirdly next then afterwards
+    alternatively specifically similarly likewise notably importantly interestingly surprisingly
+    unfortunately fortunately luckily sadly hopefully ideally apparently obviously clearly naturally
+    admittedly frankly honestly actually thankfully regardless accordingly
+    """
+)
+
 # Third-person forms that are not "+s": the common irregulars and auxiliaries.
 IRREGULAR_3SG = {
     "am": "is",
