@@ -3,7 +3,10 @@ stated once reaches recall for a later request that shares no word with it."""
 
 from __future__ import annotations
 
+import pytest
+
 from memstrata import Memory
+from memstrata.pipeline.upper import l3_runner
 
 T0 = 1_780_000_000_000
 MINUTE = 60_000
@@ -94,3 +97,40 @@ def test_a_nameless_user_who_gives_a_name_is_called_by_it(empty_memory: Memory) 
     body = persona.body.split("<!--")[0]
     assert "## Ana" in body and "Ana lives in Porto" in body and "Ana has a cat called Miso" in body
     assert "User" not in body and "name is Ana" not in body
+
+
+def test_a_name_given_in_a_request_still_names_the_user(empty_memory: Memory) -> None:
+    # The naming message is a request and leaves no memory of its own: the name must survive it.
+    _say(
+        empty_memory,
+        "dolores",
+        "s",
+        [
+            ("user", "I'm Dolores, a bakery owner, and I'm pricing my sourdough - can you help?", None),
+            ("assistant", "Of course, Dolores! Let's start with your costs.", None),
+            ("user", "I live in Tucson with my brother.", None),
+            ("user", "I use rye flour from a local mill.", None),
+        ],
+    )
+    empty_memory.run_all()
+    persona = empty_memory.persona(user_id="dolores")
+    assert persona is not None
+    body = persona.body.split("<!--")[0]
+    assert "## Dolores" in body and "Dolores lives in Tucson" in body and "User" not in body
+
+
+def test_the_given_name_reaches_the_persona_past_the_writers_cut(
+    empty_memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The persona writer sees the top atoms only: the one carrying the name ranks below the cut.
+    monkeypatch.setattr(l3_runner, "TOP_ATOMS", 2)
+    monkeypatch.setattr(l3_runner, "TOP_EVENTS", 1)
+    named = "I'm Dolores, a bakery owner, and I'm pricing my sourdough - can you help?"
+    _say(empty_memory, "dolores", "a", [("user", named, None), ("user", "I bake with rye flour.", None)])
+    later = ["I live in Tucson with my brother.", "I work as a baker downtown.", "I have a cat called Pip."]
+    _say(empty_memory, "dolores", "b", [("user", fact, None) for fact in later])
+    empty_memory.run_all()
+    persona = empty_memory.persona(user_id="dolores")
+    assert persona is not None
+    body = persona.body.split("<!--")[0]
+    assert "## Dolores" in body and "User" not in body

@@ -19,6 +19,7 @@ from memstrata.ports import Clock, PersonaRequest, Store, UpperLayers
 TOP_ATOMS = 80  # persona and instruction atoms shown to the writer
 TOP_EVENTS = 30  # episodic atoms shown to the writer
 _PAGE = 2000
+_NAMED = "user_name"  # metadata key of the name a nameless user gave (docs/design.md, L1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +79,7 @@ class L3Runner:
 
     def _top(self, tenant: Tenant, kinds: tuple[AtomType, ...], limit: int, now: int) -> list[Atom]:
         """Current atoms of ``kinds`` (not expired): strict instructions first, then by priority,
-        newer first."""
+        newer first; the best atom carrying a name the user gave is kept past ``limit``."""
         found: list[Atom] = []
         for kind in kinds:
             after = 0
@@ -87,4 +88,9 @@ class L3Runner:
                 found += page
                 after = page[-1].seq
         found.sort(key=lambda a: (a.priority != -1, -a.priority, -a.seq))
-        return found[:limit]
+        top = found[:limit]
+        # The name a nameless user gave (``user_name``, set at extraction) is who the whole persona
+        # is about: the best atom carrying it comes along even when it ranks below the cut.
+        if not any(_NAMED in a.metadata for a in top):
+            top += [a for a in found[limit:] if _NAMED in a.metadata][:1]
+        return top

@@ -239,6 +239,22 @@ def _one_name(context: Sequence[Message]) -> tuple[Message, ...]:
     )
 
 
+def _given_names(context: Sequence[Message]) -> dict[str, str]:
+    """The name a nameless user gave, for each of their messages from the one giving it onwards.
+
+    The naming message itself often leaves no atom ("I'm Ana, a nurse, can you help me ...?" is a
+    request), and the persona reads only the top atoms: every later nameless-user message of the
+    window carries the name too, so the name survives whichever of its atoms are kept.
+    """
+    out: dict[str, str] = {}
+    name: str | None = None
+    for m in context:
+        name = introduced_name(m) or name
+        if name is not None and m.role == Role.USER and not (m.name and m.name.strip()):
+            out[m.id] = name
+    return out
+
+
 def extract_window(window: ExtractionWindow, options: ExtractOptions | None = None) -> list[AtomDraft]:
     """Atom drafts for the window's new messages, in message order, without duplicate texts.
 
@@ -248,14 +264,14 @@ def extract_window(window: ExtractionWindow, options: ExtractOptions | None = No
     context = _one_name((*window.background, *window.new))
     # A name a nameless user gives ("my name is Ana") is a participant's name too: never a scene's
     # label word ("ana-live"), a vocative is dropped ("Thanks, Ana!").
-    given = {m.id: name for m in context if (name := introduced_name(m)) is not None}
+    given = _given_names(context)
     names = participant_names(context) | {n.lower() for n in given.values()}
     new_ids = frozenset(m.id for m in window.new)
     seen: set[str] = set()
     out: list[AtomDraft] = []
     for i in range(len(window.background), len(context)):
         for draft in _message_atoms(context, i, names, new_ids, opts):
-            if context[i].id in given:  # the persona names the user after it (l3.writer)
+            if context[i].id in given:  # the persona names the user after it (user.user_name)
                 draft = replace(draft, metadata={**draft.metadata, "user_name": given[context[i].id]})
             key = normalise(draft.content)
             if key not in seen:
