@@ -28,6 +28,9 @@ MAY_8 = 1_683_554_160_000  # 2023-05-08
         ),
         ("The user's name is Ana and the user lives in Porto.", "Ana lives in Porto."),
         ("The user's name is Ana.", ""),  # the heading names her already
+        ("The user is Ana, a nurse at the clinic.", "Ana is a nurse at the clinic."),
+        ("The user is Ana, and the user needs help with a rota.", "Ana needs help with a rota."),
+        ("The user is Ana.", ""),
         ("The user keeps the user experience simple.", "Ana keeps the user experience simple."),
         ("The user table has an id.", "The user table has an id."),
     ],

@@ -18,12 +18,18 @@ _THE_USER = re.compile(
 def named(text: str, name: str) -> str:
     """``text`` with "the user" read as ``name``: "The user lives in Porto" -> "Ana lives in Porto";
     the name itself goes ("The user's name is Ana and the user lives in Porto" -> "Ana lives in
-    Porto": the profile is headed by the name already), leaving "" when nothing else is said."""
+    Porto": the profile is headed by the name already), leaving "" when nothing else is said;
+    "The user is Ana, a nurse in Porto" -> "Ana is a nurse in Porto" (not "Ana is Ana, ...")."""
     gave = re.match(
-        rf"^the user's name is {re.escape(name)}\b(?:\s*(?:,|and|so)\s*)*(?P<rest>.*)$", text, re.I
+        rf"^the user(?P<is>'s name)? is {re.escape(name)}\b(?!['’])"
+        r"(?P<sep>(?:\s*(?:,|and\b|so\b)\s*)*)(?P<rest>.*)$",
+        text,
+        re.I,
     )
-    if gave is not None:
+    if gave is not None and (gave["is"] or gave["sep"] or not gave["rest"][1:]):  # not "is Ana Lee"
         text = gave.group("rest").strip()
+        if not gave.group("is") and "," in gave.group("sep") and not _THE_USER.match(text):
+            text = f"{name} is {text}"  # an apposition: "The user is Ana, a nurse ..."
         text = text[:1].upper() + text[1:] if len(text.split()) > 1 else ""
     return _THE_USER.sub(name, text)
 
