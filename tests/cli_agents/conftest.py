@@ -13,10 +13,12 @@ Where the CLIs are not installed the tests skip, saying how to install them; und
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shlex
 import shutil
+import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -188,6 +190,37 @@ def interactive(
         return _wait_screen(tmux, shows, 10)
     finally:
         subprocess.run([*tmux, "kill-server"], check=False)
+        _reap(cli.home)
+
+
+def _reap(home: Path, seconds: float = 5) -> None:
+    """End what the TUI left running from its home (Codex's TUI starts an app-server daemon that
+    leaves the terminal's session, so killing tmux leaves it behind)."""
+    mark = str(home).encode()
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and mark in (proc / "cmdline").read_bytes():
+                pids.append(int(proc.name))
+        except OSError:
+            continue  # gone meanwhile, or not ours to read
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+        deadline = time.monotonic() + seconds
+        while pids and time.monotonic() < deadline:
+            pids = [pid for pid in pids if Path(f"/proc/{pid}").exists() and not _zombie(pid)]
+            time.sleep(0.05)
+        if not pids:
+            return
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _wait_screen(tmux: list[str], shows: str, seconds: float) -> str:
