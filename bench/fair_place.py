@@ -84,6 +84,7 @@ class Turns:
 
 def fused(lg: dict[str, Any], turns: Turns, family: str, value: float) -> list[tuple[Any, float]]:
     """``finding_rrf`` at today's constants, with ``family`` at ``value`` (0: today's)."""
+    from memstrata.retrieval.fusion import source_places
     from memstrata.retrieval.legs import Legs
 
     legs = Legs(None, None, None, [], "hybrid", lg["kinds"], lg["lists"], lg["cosines"], lg["layers"])  # type: ignore[arg-type]
@@ -93,13 +94,7 @@ def fused(lg: dict[str, Any], turns: Turns, family: str, value: float) -> list[t
     )
     lists = [found[:depth] for found in legs.lists]
     sources = {key: got[0] for key, got in lg["info"].items()}
-    best: list[dict[str, int]] = []
-    for ranked in lists:
-        first: dict[str, int] = {}
-        for rank, key in enumerate(ranked, start=1):
-            for source in sources.get(key, ()):
-                first.setdefault(source, rank)
-        best.append(first)
+    best = source_places(lists, sources)
     own_layer = {
         kind: i
         for i, (kind, layer) in enumerate(zip(legs.kinds, legs.layers, strict=True))

@@ -63,13 +63,7 @@ def finding_rrf(
     records first in one. A record drawn from several messages (or from none known) keeps its
     own places: it would otherwise take the best of every message it names. Ties go to the
     record's own ``rrf`` score (the form the lists rank best leads), then to first-seen order."""
-    best: list[dict[str, int]] = []
-    for ranked in lists:
-        first: dict[str, int] = {}
-        for rank, key in enumerate(ranked, start=1):
-            for source in sources.get(key, ()):
-                first.setdefault(source, rank)
-        best.append(first)
+    best = source_places(lists, sources)
     scores: dict[K, tuple[float, float]] = {}
     for key, alone in rrf(lists, k, weights):
         named = sources.get(key, frozenset())
@@ -82,6 +76,18 @@ def finding_rrf(
         )
         scores[key] = (total, alone)
     return [(key, score[0]) for key, score in sorted(scores.items(), key=lambda kv: kv[1], reverse=True)]
+
+
+def source_places(lists: Sequence[Sequence[K]], sources: Mapping[K, frozenset[str]]) -> list[dict[str, int]]:
+    """Per list, each source message's best place: the first rank of any record naming it."""
+    best: list[dict[str, int]] = []
+    for ranked in lists:
+        first: dict[str, int] = {}
+        for rank, key in enumerate(ranked, start=1):
+            for source in sources.get(key, ()):
+                first.setdefault(source, rank)
+        best.append(first)
+    return best
 
 
 def agreement(keyword: Sequence[float], vector: Sequence[float]) -> float | None:
