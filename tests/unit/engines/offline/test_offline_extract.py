@@ -420,6 +420,25 @@ def test_thanks_is_no_answer(window: WindowFactory) -> None:
     assert extract_window(window(turns)) == []
 
 
+def test_thanks_that_tell_nothing_of_the_speaker_make_no_atom(window: WindowFactory) -> None:
+    turns = [
+        (None, "Here is the refactored parser with the edge cases covered.", "assistant"),
+        (None, "Thanks for the detailed walkthrough of the parser!", "user"),
+        (None, "Thank you for the clear examples and the reminder about tests.", "user"),
+    ]
+    assert extract_window(window(turns)) == []
+
+
+def test_thanks_that_tell_something_or_congratulations_still_make_atoms(window: WindowFactory) -> None:
+    turns = [
+        ("Bo", "Thank you for coming to my pottery show, it meant a lot to me."),
+        ("Ann", "Congrats on the new job at the bakery!"),
+    ]
+    found = contents(extract_window(window(turns)))
+    assert any("pottery show" in c for c in found), found
+    assert any("new job at the bakery" in c for c in found), found
+
+
 # The demo conversation's sentences, said on 9 March 2026 (the assistant asks, Maya answers).
 MARCH_9 = 1_773_050_400_000  # 2026-03-09 10:00 UTC
 

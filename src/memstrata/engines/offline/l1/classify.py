@@ -100,6 +100,8 @@ _REACTION_WORDS = frozenset(("sounds", "sound", "looks", "seems", "must", "wow",
 _LEAD_NAME = re.compile(r"^([A-Z][a-z]+)\s*[,!.:]+\s*")
 _TRAIL_NAME = re.compile(r",\s*([A-Z][a-z]+)\s*([!.?]*)$")
 _THANKS = re.compile(r"^(?:thanks|thank you|thank u|thx|ty|congrats|congratulations|aw+|wow)\b", _I)
+# Thanks alone: congratulations and reactions name what happened to the other ("Congrats on the job!").
+_THANKED = re.compile(r"^(?:thanks|thank you|thank u|thx)\b", _I)
 
 
 # A check-in rather than a question about a fact: "How is the first week going?", "How are you?",
@@ -234,7 +236,11 @@ def _weight(word: str) -> int:
 
 
 def worth_keeping(sentence: str, names: Collection[str], *, dated: bool) -> bool:
-    """False for greetings, thanks, reactions and other sentences with too few content words."""
+    """False for greetings, thanks, reactions and other sentences with too few content words, and
+    for thanks that tell nothing of the speaker ("Thanks for the detailed review!"; "Thank you for
+    coming to my party" and a dated one still tell something)."""
+    if _THANKED.match(sentence.strip()) and not dated and not is_first_person(sentence):
+        return False
     n = sum(_weight(w) for w in content_words(sentence, names))
     if n >= 2:
         return True
