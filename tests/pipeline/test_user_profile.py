@@ -134,3 +134,22 @@ def test_the_given_name_reaches_the_persona_past_the_writers_cut(
     assert persona is not None
     body = persona.body.split("<!--")[0]
     assert "## Dolores" in body and "User" not in body
+
+
+def test_a_callers_user_name_metadata_does_not_rename_the_user(empty_memory: Memory) -> None:
+    """``user_name`` is the engine's key: a caller's message metadata of that name stays on the
+    message and is not carried onto atoms, so it never decides who the persona is about."""
+    empty_memory.capture(
+        [
+            {"role": "user", "content": "I have a cat called Miso.", "metadata": {"user_name": "Zed"}},
+            {"role": "user", "content": "I live in Porto.", "metadata": {"user_name": "Zed", "app": "crm"}},
+        ],
+        session_key="s",
+        user_id="ana",
+    )
+    empty_memory.run_all()
+    atoms = empty_memory.atoms(user_id="ana")
+    assert atoms and all("user_name" not in a.metadata for a in atoms)
+    assert any(a.metadata.get("app") == "crm" for a in atoms)  # the caller's other keys still carry
+    persona = empty_memory.persona(user_id="ana")
+    assert persona is not None and "Zed" not in persona.body

@@ -29,6 +29,7 @@ from memstrata.models.keys import ApiKey, IssuedKey, Reach
 from memstrata.models.records import (
     DEFAULT,
     ENGINE_KEYS,
+    USER_NAME,
     Atom,
     AtomType,
     Layer,
@@ -64,6 +65,7 @@ __all__ = [
     "DEFAULT",
     "DEFAULT_LAYERS",
     "ENGINE_KEYS",
+    "USER_NAME",
     "ApiKey",
     "Atom",
     "AtomDraft",

@@ -61,6 +61,10 @@ class Layer(StrEnum):
     L2 = "L2"  # scene documents
 
 
+# The metadata key of the name a nameless user gave ("I'm Ana"), set on the atom at extraction:
+# the persona and the scenes call "the user" by it (docs/design.md, L1).
+USER_NAME = "user_name"
+
 # Metadata keys memstrata itself writes and reads on records (when a memory happened or was said,
 # who said it, the offline engine's parts, retention marks, a hit's message fields). A caller's
 # keys of these names stay on its message but are not carried onto the atoms made from it or into
@@ -69,6 +73,7 @@ ENGINE_KEYS = frozenset(
     {
         "message_time", "mentioned_at", "activity_start", "activity_end", "speaker", "form", "lang",
         "asker", "statement", "sources_swept", "timestamp", "name", "role", "session_key", "session_id",
+        USER_NAME,
     }
 )  # fmt: skip
 

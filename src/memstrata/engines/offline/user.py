@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from memstrata.engines.offline.draft import Form, form_of
 from memstrata.engines.offline.l1.context import ROLE_LABELS
-from memstrata.models import Atom
+from memstrata.models import USER_NAME, Atom
 
 _USER_LABELS = frozenset({"the user", "user"})
 
@@ -39,7 +39,5 @@ def user_name(atoms: Sequence[Atom], people: Sequence[str]) -> str | None:
         return people[0]
     if people:
         return None  # two named people and a nameless user: no telling which one it is
-    given = Counter(
-        str(a.metadata["user_name"]) for a in atoms if isinstance(a.metadata.get("user_name"), str)
-    )
+    given = Counter(str(a.metadata[USER_NAME]) for a in atoms if isinstance(a.metadata.get(USER_NAME), str))
     return given.most_common(1)[0][0] if given else None

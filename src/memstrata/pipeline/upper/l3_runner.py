@@ -13,13 +13,12 @@ from dataclasses import dataclass
 from memstrata.errors import EngineError
 from memstrata.layers.l2.scene_file import format_time
 from memstrata.layers.l3 import persona_doc
-from memstrata.models import Atom, AtomFilter, AtomType, Tenant, TenantState
+from memstrata.models import USER_NAME, Atom, AtomFilter, AtomType, Tenant, TenantState
 from memstrata.ports import Clock, PersonaRequest, Store, UpperLayers
 
 TOP_ATOMS = 80  # persona and instruction atoms shown to the writer
 TOP_EVENTS = 30  # episodic atoms shown to the writer
 _PAGE = 2000
-_NAMED = "user_name"  # metadata key of the name a nameless user gave (docs/design.md, L1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,8 +88,8 @@ class L3Runner:
                 after = page[-1].seq
         found.sort(key=lambda a: (a.priority != -1, -a.priority, -a.seq))
         top = found[:limit]
-        # The name a nameless user gave (``user_name``, set at extraction) is who the whole persona
+        # The name a nameless user gave (``USER_NAME``, set at extraction) is who the whole persona
         # is about: the best atom carrying it comes along even when it ranks below the cut.
-        if not any(_NAMED in a.metadata for a in top):
-            top += [a for a in found[limit:] if _NAMED in a.metadata][:1]
+        if not any(USER_NAME in a.metadata for a in top):
+            top += [a for a in found[limit:] if USER_NAME in a.metadata][:1]
         return top

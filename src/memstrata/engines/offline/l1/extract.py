@@ -47,7 +47,7 @@ from memstrata.engines.offline.l1.instructions import detect as detect_instructi
 from memstrata.engines.offline.l1.references import places, resolve_it, resolve_place, thing_before
 from memstrata.engines.offline.l1.sentences import split_message, words
 from memstrata.engines.offline.packs import Found, Rules, pack_for
-from memstrata.models import AtomDraft, AtomType, ExtractionWindow, Message, Role
+from memstrata.models import USER_NAME, AtomDraft, AtomType, ExtractionWindow, Message, Role
 
 __all__ = ["ExtractOptions", "OfflineExtractor", "extract_window"]
 
@@ -272,7 +272,7 @@ def extract_window(window: ExtractionWindow, options: ExtractOptions | None = No
     for i in range(len(window.background), len(context)):
         for draft in _message_atoms(context, i, names, new_ids, opts):
             if context[i].id in given:  # the persona names the user after it (user.user_name)
-                draft = replace(draft, metadata={**draft.metadata, "user_name": given[context[i].id]})
+                draft = replace(draft, metadata={**draft.metadata, USER_NAME: given[context[i].id]})
             key = normalise(draft.content)
             if key not in seen:
                 seen.add(key)
