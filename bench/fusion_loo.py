@@ -9,7 +9,7 @@ agreement with the atoms' first it weighs fully (``fusion.INSTRUCTION_FULL``).
 
     python bench/fusion_loo.py --locomo DIR --beam DIR --prefeval DIR [--limit N] [--cache FILE]
         [--tops 3,5,10] [--fulls ...] [--powers ...] [--ks ...] [--depths ...] [--findings 0,1]
-        [--instructions 0,1,2] [--instruction-fulls 0.8,0.9,1.0] [--slack POINTS]
+        [--instructions 0,1,2] [--instruction-fulls 0.8,0.9,1.0] [--slack POINTS] [--first-seen-ties]
 
 Each DIR is a dev set imported by its checker in ../shared/eval (``locomo_check.py``,
 ``beam_check.py``, ``prefeval_check.py`` with ``--data-dir DIR``). Every question is searched once
@@ -78,6 +78,9 @@ def _floor() -> Any:
 
 
 FLOOR = _floor()  # the default relevance floor, as the checkers search
+# --first-seen-ties: findings the lists tie break by first-seen order, as search did before it broke
+# them by the finding's cosine (``fusion.finding_rrf``)
+FIRST_SEEN_TIES = False
 
 
 def lists_of(data_dir: Path, questions: Sequence[Question]) -> list[dict[str, Any]]:
@@ -146,7 +149,12 @@ def fused_hits(lg: dict[str, Any], point: Point, only: str | None = None) -> lis
     kept: list[tuple[frozenset[str], int]] = []
     covered: set[str] = set()
     floor_met = False
-    fused = finding_rrf(lists, k, weights, sources) if findings and only is None else rrf(lists, k, weights)
+    closeness = None if FIRST_SEEN_TIES else lg["cosines"]  # ties between findings, as search breaks them
+    fused = (
+        finding_rrf(lists, k, weights, sources, closeness)
+        if findings and only is None
+        else rrf(lists, k, weights)
+    )
     for key, _ in fused[: 2 * 50]:
         if key not in lg["info"]:
             continue
@@ -230,7 +238,14 @@ def main() -> int:
         ("instruction-fulls", INSTRUCTION_FULLS),
     ):
         ap.add_argument(f"--{name}", default=",".join(str(v) for v in values), help="the grid's values")
+    ap.add_argument(
+        "--first-seen-ties",
+        action="store_true",
+        help="findings the lists tie: first seen leads (before: the closer finding)",
+    )
     a = ap.parse_args()
+    global FIRST_SEEN_TIES
+    FIRST_SEEN_TIES = a.first_seen_ties
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sets = {
         name: (getattr(a, name), load()) for name, load in LOADERS.items() if getattr(a, name) is not None

@@ -88,6 +88,17 @@ def test_keyword_search_never_crosses_tenants_even_with_identical_text(empty_sto
     assert empty_store.messages.by_seq(A, [h.seq for h in hits]) == []  # B's seqs are not A's rows
 
 
+def test_beside_a_vector_list_a_word_every_record_holds_is_no_keyword_evidence(empty_store: Store) -> None:
+    # Every backend counts the word in every record, so the shared pruning drops it alike.
+    empty_store.messages.append([msg("m1", "Maya moved to Lisbon"), msg("m2", "Maya's sister visits")])
+    index = empty_store.index
+    assert index.document_counts(Layer.L0, ["maya"]) == {"maya": index.size(Layer.L0)}
+    assert keyword_top(index, A, MessageFilter(), ["maya"], 10, informative=True) == []
+    assert len(keyword_top(index, A, MessageFilter(), ["maya"], 10)) == 2  # alone, it still finds
+    found = keyword_top(index, A, MessageFilter(), ["maya", "lisbon"], 10, informative=True)
+    assert [m.id for m in empty_store.messages.by_seq(A, [h.seq for h in found])] == ["m1"]
+
+
 def test_ids_and_sources_by_seq_are_the_tenants_own(empty_store: Store) -> None:
     stored = empty_store.messages.append([msg("a1", "x", A), msg("b1", "x", B), msg("a2", "y", A)])
     seqs = [m.seq for m in stored]

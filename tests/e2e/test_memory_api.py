@@ -79,6 +79,21 @@ def test_hybrid_search_with_the_hashing_embedder(empty_memory: Memory) -> None:
     assert "apple pie" in result[0].content
 
 
+def test_a_word_every_record_holds_ranks_nothing_beside_the_vector_list(empty_memory: Memory) -> None:
+    # Each message's indexed text names its speaker, Ann: the word tells none of them apart.
+    empty_memory.capture(chat("I moved to Lisbon", "My sister visits soon", "I like tea"), session_key="s")
+    result = empty_memory.search_conversations("where does Ann live?", min_score=0)
+    assert result.strategy == "hybrid" and len(result) == 3
+    assert not any("keyword_rank" in h.explain for h in result)  # the vector list alone ranks
+    keyword = empty_memory.search_conversations("where does Ann live?", mode="keyword", min_score=0)
+    assert len(keyword) == 3  # alone, the keyword list still finds by it
+
+
+def test_a_word_every_record_holds_still_finds_without_an_embedder(keyword_memory: Memory) -> None:
+    keyword_memory.capture(chat("I moved to Lisbon", "I like tea"), session_key="s")
+    assert len(keyword_memory.search_conversations("Ann", min_score=0)) == 2
+
+
 def test_search_is_scoped_to_the_tenant(keyword_memory: Memory) -> None:
     keyword_memory.capture(chat("my bank PIN is 4321"), session_key="s", user_id="alice")
     keyword_memory.capture(chat("my bank PIN is 4321"), session_key="s", user_id="bob")
@@ -114,6 +129,8 @@ def test_reindex_after_an_embedder_change(home: Path, clock: FakeClock) -> None:
         stale = mem.search_conversations("seashells")
         assert stale.strategy == "keyword"
         assert any("reindex" in d for d in stale.degradations)
+        # the keyword list alone ranks, so a word every record holds ("Ann", the speaker) still finds
+        assert len(mem.search_conversations("Ann", min_score=0)) == 1
         assert mem.reindex() == 2  # the message and the atom extracted from it on close
         fresh = mem.search_conversations("seashells")
         assert fresh.strategy == "hybrid" and fresh.degradations == ()

@@ -14,7 +14,7 @@ leave-one-conversation-out across LoCoMo, BEAM and PrefEval; docs/benchmarks.md)
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 K = TypeVar("K", bound=Hashable)
@@ -53,6 +53,7 @@ def finding_rrf(
     k: float,
     weights: Sequence[float],
     sources: Mapping[K, frozenset[str]],
+    closeness: Mapping[K, float] | None = None,
 ) -> list[tuple[K, float]]:
     """RRF over findings: a record that stands for one message (the message itself, or an atom
     drawn from it alone: ``sources``) takes, in each list, the best place of any record naming
@@ -61,8 +62,15 @@ def finding_rrf(
     ranks as a finding that several lists agree on; plain ``rrf`` scored each form on its own
     lists, and an atom and its message, each in the middle of its layer's lists, stood below
     records first in one. A record drawn from several messages (or from none known) keeps its
-    own places: it would otherwise take the best of every message it names. Ties go to the
-    record's own ``rrf`` score (the form the lists rank best leads), then to first-seen order."""
+    own places: it would otherwise take the best of every message it names.
+
+    Ties go to the finding closer in meaning to the query (``closeness``: cosines; a finding's is
+    its records' best, a record without one: last), then to the record's own ``rrf`` score (of
+    one finding's forms, the one the lists rank best leads), then to first-seen order. A finding
+    first in one layer's vector list and second in the other's ties with one placed the other way
+    round, and which layer's list was read first said nothing of which is closer: the README's
+    "where does Maya live?" put the sister's visit (best cosine 0.65) above "I moved to Lisbon"
+    (0.68) so."""
     best = source_places(lists, sources)
     scores: dict[K, tuple[float, float]] = {}
     for key, alone in rrf(lists, k, weights):
@@ -75,7 +83,28 @@ def finding_rrf(
             w / (k + first[source]) for first, w in zip(best, weights, strict=True) if source in first
         )
         scores[key] = (total, alone)
-    return [(key, score[0]) for key, score in sorted(scores.items(), key=lambda kv: kv[1], reverse=True)]
+    near = nearness(scores, sources, closeness or {})
+    ordered = sorted(scores.items(), key=lambda kv: (kv[1][0], near[kv[0]], kv[1][1]), reverse=True)
+    return [(key, score[0]) for key, score in ordered]
+
+
+def nearness(
+    keys: Iterable[K], sources: Mapping[K, frozenset[str]], closeness: Mapping[K, float]
+) -> dict[K, float]:
+    """Each key's finding's cosine with the query: the best of the records standing for its one
+    message (``finding_rrf``'s grouping), or a record's own when it names several or none; -2
+    (below any cosine) when none is known."""
+    keys = list(keys)
+    best: dict[str, float] = {}
+    for key in keys:
+        if len(named := sources.get(key, frozenset())) == 1 and key in closeness:
+            (source,) = named
+            best[source] = max(best.get(source, -2.0), closeness[key])
+    out: dict[K, float] = {}
+    for key in keys:
+        named = sources.get(key, frozenset())
+        out[key] = best.get(next(iter(named)), -2.0) if len(named) == 1 else closeness.get(key, -2.0)
+    return out
 
 
 def source_places(lists: Sequence[Sequence[K]], sources: Mapping[K, frozenset[str]]) -> list[dict[str, int]]:

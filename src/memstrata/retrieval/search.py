@@ -73,7 +73,11 @@ class Searcher:
         k, findings = req.plan.rrf_k, req.plan.findings and "vector" in legs.kinds
         if findings:
             legs.sources = self._sources(req.tenant, legs)
-        fused = finding_rrf(legs.lists, k, weights, legs.sources) if findings else rrf(legs.lists, k, weights)
+        fused = (
+            finding_rrf(legs.lists, k, weights, legs.sources, legs.cosines)
+            if findings
+            else rrf(legs.lists, k, weights)
+        )
         # A margin beyond the limit so diversification has something to promote.
         margin = req.limit * 2 if req.plan.diversify else req.limit
         legs.standing = standing_bar(req)
@@ -113,14 +117,16 @@ class Searcher:
         # The terms' record counts are read once per layer: the keyword query prunes by them and
         # the relevance of every candidate weighs its matched terms by them.
         evidence = KeywordEvidence(self._store.index, query_terms(req.query), self._term_counts)
+        # Beside a vector list a keyword list drops the terms every record holds (``keyword.prune``).
+        beside = req.plan.mode == "hybrid" and self._vectors.queries is not None
         keyword = (
-            {layer: self._keyword(req, flt, terms, evidence) for layer, flt in filters}
+            {layer: self._keyword(req, flt, terms, evidence, beside) for layer, flt in filters}
             if keyword_wanted
             else {}
         )
         qvec, read = pending.result()
         use_keyword = keyword_wanted or qvec is None
-        if use_keyword and not keyword:  # a vector-only request whose query could not be embedded
+        if use_keyword and (not keyword or (beside and qvec is None)):  # the keyword lists alone
             terms = query_terms(req.query)
             keyword = {layer: self._keyword(req, flt, terms, evidence) for layer, flt in filters}
         strategy = (
@@ -238,13 +244,16 @@ class Searcher:
         return out
 
     def _keyword(
-        self, req: SearchRequest, flt: MessageFilter | AtomFilter, terms: list[str], evidence: KeywordEvidence
+        self,
+        req: SearchRequest,
+        flt: MessageFilter | AtomFilter,
+        terms: list[str],
+        ev: KeywordEvidence,
+        beside: bool = False,
     ) -> list[tuple[Layer, int]]:
-        layer = layer_of(flt)
-        counts = evidence.counts(layer) if terms == evidence.terms else None
-        found = keyword_top(
-            self._store.index, req.tenant, flt, terms, req.plan.depth, counts, evidence.size(layer)
-        )
+        layer, index, depth = layer_of(flt), self._store.index, req.plan.depth
+        counts = ev.counts(layer) if terms == ev.terms else None
+        found = keyword_top(index, req.tenant, flt, terms, depth, counts, ev.size(layer), informative=beside)
         return [(layer, s.seq) for s in found]
 
     def _query_vectors(

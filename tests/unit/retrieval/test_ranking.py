@@ -10,7 +10,7 @@ import pytest
 
 from memstrata.models import Hit, Layer, Scored
 from memstrata.retrieval.fusion import finding_rrf, rrf
-from memstrata.retrieval.keyword import PRUNE_MIN_RECORDS, prune, two_terms_first
+from memstrata.retrieval.keyword import PRUNE_MIN_RECORDS, prune, two_terms_first, uninformative
 from memstrata.retrieval.search import chosen, ranked
 
 
@@ -62,6 +62,29 @@ def test_the_form_its_own_lists_rank_best_leads_a_finding() -> None:
     fused = finding_rrf(lists, 5.0, [1.0, 0.5, 1.0], sources)
     assert [key for key, _ in fused] == ["a(m)", "b(m)", "m"]  # equal findings: by own score
     assert [score for _, score in fused] == pytest.approx([2.5 / 6] * 3)
+
+
+def test_findings_the_lists_tie_go_to_the_record_closer_in_meaning() -> None:
+    # The README's quickstart: the Lisbon message first in the messages' vector list and its atom
+    # second in the atoms'; the sister's visit the other way round. Which layer was read first
+    # used to decide; the cosine does.
+    lists = [["visit(a)", "moved(a)"], ["moved", "visit"]]
+    sources = {"visit(a)": frozenset({"v"}), "visit": frozenset({"v"})}
+    sources |= {"moved(a)": frozenset({"m"}), "moved": frozenset({"m"})}
+    closeness = {"visit(a)": 0.60, "moved(a)": 0.598, "moved": 0.68, "visit": 0.65}
+    assert next(key for key, _ in finding_rrf(lists, 5.0, [1.0, 1.0], sources)) == "visit(a)"
+    fused = finding_rrf(lists, 5.0, [1.0, 1.0], sources, closeness)
+    assert [key for key, _ in fused] == ["moved", "moved(a)", "visit(a)", "visit"]
+    assert fused[0][1] == fused[2][1]  # the lists cannot tell the findings apart: the same score
+
+
+def test_the_cosine_does_not_choose_among_one_findings_forms() -> None:
+    # The demo: "Maya moved to Lisbon from Porto ..." first among the atoms, its message ("I moved
+    # here from Porto ...") first among the messages and closer: the atom, seen first, still leads.
+    lists = [["moved(a)"], ["moved"]]
+    sources = {"moved(a)": frozenset({"m"}), "moved": frozenset({"m"})}
+    fused = finding_rrf(lists, 5.0, [1.0, 1.0], sources, {"moved(a)": 0.64, "moved": 0.70})
+    assert [key for key, _ in fused] == ["moved(a)", "moved"]
 
 
 def test_a_record_drawn_from_several_messages_keeps_its_own_places() -> None:
@@ -189,6 +212,23 @@ def test_prune_keeps_the_rarest_term_when_every_term_is_common() -> None:
     total = 10 * PRUNE_MIN_RECORDS
     counts = {"went": total // 2, "day": total // 3}
     assert prune(["went", "day"], total, counts) == ["day"]
+
+
+def test_beside_a_vector_list_a_term_every_record_holds_is_dropped_the_last_one_too() -> None:
+    # The README's quickstart: three messages, each naming Maya; "live" is in none of them.
+    assert prune(["maya", "live"], 3, {"maya": 3, "live": 0}, informative=True) == ["live"]
+    assert prune(["maya"], 3, {"maya": 3}, informative=True) == []  # nothing to rank by
+    assert prune(["maya", "ana"], 3, {"maya": 3, "ana": 1}, informative=True) == ["ana"]
+    assert prune(["maya", "ana"], 3, {"maya": 2, "ana": 1}, informative=True) == ["maya", "ana"]
+    # alone, the keyword list is the ranking: the term stays
+    assert prune(["maya"], 3, {"maya": 3}) == ["maya"]
+    assert prune(["maya", "live"], 3, {"maya": 3, "live": 0}) == ["maya", "live"]
+
+
+def test_a_term_is_uninformative_only_when_every_record_holds_it() -> None:
+    assert uninformative("maya", 3, {"maya": 3})
+    assert not uninformative("maya", 4, {"maya": 3})
+    assert not uninformative("maya", 0, {})  # an empty index
 
 
 def test_prune_drops_blank_terms() -> None:
