@@ -24,7 +24,7 @@ from memstrata import lang
 from memstrata.engines.offline.draft import Parts, language_of_atoms
 from memstrata.engines.offline.l1.classify import Kind
 from memstrata.engines.offline.l1.context import Speech
-from memstrata.engines.offline.l1.dates import Resolved
+from memstrata.engines.offline.l1.dates.span import Resolved
 from memstrata.errors import ConfigError
 from memstrata.models import Atom, Message
 from memstrata.ports import PersonaRequest

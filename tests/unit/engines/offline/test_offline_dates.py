@@ -6,8 +6,9 @@ from datetime import date
 
 import pytest
 
-from memstrata.engines.offline.l1.dates import is_past, resolve
-from memstrata.engines.offline.l1.daymath import next_weekday, previous_weekday, season_span
+from memstrata.engines.offline.l1.dates.daymath import next_weekday, previous_weekday, season_span
+from memstrata.engines.offline.l1.dates.resolve import resolve
+from memstrata.engines.offline.l1.tense import is_past
 
 ANCHOR = date(2023, 5, 8)  # a Monday
 D = date.fromisoformat

@@ -19,8 +19,8 @@ from memstrata.engines.offline.l1.classify import (
     strip_filler,
 )
 from memstrata.engines.offline.l1.context import Speech, speaker_label, speech
-from memstrata.engines.offline.l1.dates import is_past
 from memstrata.engines.offline.l1.sentences import split_message, words
+from memstrata.engines.offline.l1.tense import is_past
 from memstrata.models import Message
 
 _NEW_TOPIC = re.compile(

@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from memstrata.engines.offline.draft import Form, Parts
 from memstrata.engines.offline.l1.builder import Builder
 from memstrata.engines.offline.l1.classify import Kind, classify, is_question, worth_keeping
-from memstrata.engines.offline.l1.dates import is_past, resolve
+from memstrata.engines.offline.l1.dates.resolve import resolve
 from memstrata.engines.offline.l1.subject import rewrite
+from memstrata.engines.offline.l1.tense import is_past
 
 _ADVICE = re.compile(
     r"\b(?:should|could|might|may|can|try|consider|recommend|suggest|let me|let's|if you|here's|here is|"

@@ -10,10 +10,12 @@ from typing import Any
 from memstrata.engines.offline.draft import Parts, parts_metadata
 from memstrata.engines.offline.l1.classify import Kind, strip_filler
 from memstrata.engines.offline.l1.context import Speech
-from memstrata.engines.offline.l1.dates import Resolved, is_past, resolve
+from memstrata.engines.offline.l1.dates.resolve import resolve
+from memstrata.engines.offline.l1.dates.span import Resolved
 from memstrata.engines.offline.l1.labels import INSTRUCTION_SCENE, scene_name
 from memstrata.engines.offline.l1.references import drop_fillers
 from memstrata.engines.offline.l1.subject import rewrite
+from memstrata.engines.offline.l1.tense import is_past
 from memstrata.engines.offline.lang.en import ENGLISH
 from memstrata.engines.offline.packs import Rules
 from memstrata.models import AtomDraft, AtomType

@@ -40,12 +40,12 @@ from memstrata.engines.offline.l1.classify import (
     worth_keeping,
 )
 from memstrata.engines.offline.l1.context import Speech, introduced_name, participant_names, speech
-from memstrata.engines.offline.l1.dates import is_past
 from memstrata.engines.offline.l1.dedup import normalise
 from memstrata.engines.offline.l1.instructions import STRICT_PRIORITY, Instruction, is_task
 from memstrata.engines.offline.l1.instructions import detect as detect_instruction
 from memstrata.engines.offline.l1.references import places, resolve_it, resolve_place, thing_before
 from memstrata.engines.offline.l1.sentences import split_message, words
+from memstrata.engines.offline.l1.tense import is_past
 from memstrata.engines.offline.packs import Found, Rules, pack_for
 from memstrata.models import USER_NAME, AtomDraft, AtomType, ExtractionWindow, Message, Role
 

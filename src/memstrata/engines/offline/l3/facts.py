@@ -19,7 +19,7 @@ from datetime import date
 
 from memstrata.engines.offline import atom_text as st
 from memstrata.engines.offline.draft import Form, core_text, form_of
-from memstrata.engines.offline.l1.daymath import month_text
+from memstrata.engines.offline.l1.dates.daymath import month_text
 from memstrata.engines.offline.lexicon import GENERIC, STOPWORDS
 from memstrata.models import Atom, AtomType
 

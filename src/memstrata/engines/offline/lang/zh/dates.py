@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from memstrata.engines.offline.l1.dates import Resolved
-from memstrata.engines.offline.l1.daymath import add_months, month_end, next_weekday, previous_weekday
+from memstrata.engines.offline.l1.dates.daymath import add_months, month_end, next_weekday, previous_weekday
+from memstrata.engines.offline.l1.dates.span import Resolved
 
 _DIGIT = {
     "零": 0,

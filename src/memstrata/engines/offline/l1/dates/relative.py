@@ -1,0 +1,130 @@
+"""Date words whose day follows from the message day alone: "yesterday", "tonight", "last week",
+"this weekend", "next month", "last summer", "on Friday", "last Tues."."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from memstrata.engines.offline.l1.dates.daymath import (
+    add_months,
+    day_text,
+    month_end,
+    month_text,
+    next_weekday,
+    previous_weekday,
+    season_span,
+)
+from memstrata.engines.offline.l1.dates.span import Context, Found, Rule, on_day
+from memstrata.engines.offline.lexicon import WEEKDAYS
+
+_HABIT = re.compile(r"\b(?:every|each)\s*$", re.IGNORECASE)
+_WD = "|".join(WEEKDAYS)
+_WD_ABBREV = {
+    "Mon": 0,
+    "Tue": 1,
+    "Tues": 1,
+    "Wed": 2,
+    "Thu": 3,
+    "Thur": 3,
+    "Thurs": 3,
+    "Fri": 4,
+    "Sat": 5,
+    "Sun": 6,
+}
+# phrase -> (days from the message day, the words that replace it)
+_DAYS: dict[str, tuple[int, str]] = {
+    "the day before yesterday": (-2, "on {}"),
+    "the day after tomorrow": (2, "on {}"),
+    "yesterday": (-1, "on {}"),
+    "today": (0, "on {}"),
+    "tonight": (0, "on the night of {}"),
+    "last night": (-1, "on the night of {}"),
+    "tomorrow": (1, "on {}"),
+    "this morning": (0, "on the morning of {}"),
+    "this afternoon": (0, "on the afternoon of {}"),
+    "this evening": (0, "on the evening of {}"),
+    "earlier today": (0, "earlier on {}"),
+}
+
+
+def _simple_days(m: re.Match[str], c: Context) -> Found | None:
+    offset, template = _DAYS[" ".join(m.group(0).lower().split())]
+    return on_day(c.anchor + timedelta(days=offset), template)
+
+
+def _week(m: re.Match[str], c: Context) -> Found | None:
+    which = m.group(1).lower()
+    a = c.anchor
+    if which == "last":
+        return Found(f"in the week before {day_text(a)}", a - timedelta(days=7), a - timedelta(days=1))
+    if which == "next":
+        return Found(f"in the week after {day_text(a)}", a + timedelta(days=1), a + timedelta(days=7))
+    monday = a - timedelta(days=a.weekday())
+    return Found(f"in the week of {day_text(a)}", monday, monday + timedelta(days=6))
+
+
+def _weekend(m: re.Match[str], c: Context) -> Found | None:
+    which = m.group(1).lower()
+    a = c.anchor
+    if which == "last" or (which == "this" and c.past and a.weekday() < 5):
+        saturday = a - timedelta(days=a.weekday() + 2)
+        label = f"on the weekend before {day_text(a)}"
+    else:
+        saturday = a + timedelta(days=(5 - a.weekday()) % 7)
+        if which == "next" and saturday <= a:
+            saturday += timedelta(days=7)
+        label = "on the weekend of"
+    sunday = saturday + timedelta(days=1)
+    span = f"{saturday.day}-{day_text(sunday)}" if saturday.month == sunday.month else day_text(saturday)
+    text = f"{label} ({span})" if "before" in label else f"{label} {span}"
+    return Found(text, saturday, sunday)
+
+
+def _month_rel(m: re.Match[str], c: Context) -> Found | None:
+    shift = {"last": -1, "this": 0, "next": 1}[m.group(1).lower()]
+    first = add_months(c.anchor.replace(day=1), shift)
+    return Found(f"in {month_text(first)}", first, month_end(first))
+
+
+def _year_rel(m: re.Match[str], c: Context) -> Found | None:
+    shift = {"last": -1, "this": 0, "next": 1}[m.group(1).lower()]
+    year = c.anchor.year + shift
+    return Found(f"in {year}", date(year, 1, 1), date(year, 12, 31))
+
+
+def _season(m: re.Match[str], c: Context) -> Found | None:
+    which, season = m.group(1).lower(), m.group(2).lower()
+    start, end, label = season_span(season, which, c.anchor, c.past)
+    return Found(f"in {label}", start, end)
+
+
+def _weekday(m: re.Match[str], c: Context) -> Found | None:
+    which = (m.group(1) or "").lower().split()
+    if _HABIT.search(m.string[: m.start()]):
+        return None  # a habit, not a date
+    name = m.group(2)
+    wd = _WD_ABBREV[name.rstrip(".")] if name.rstrip(".") in _WD_ABBREV else WEEKDAYS.index(name.lower())
+    if "last" in which or "past" in which or ("next" not in which and "coming" not in which and c.past):
+        d = previous_weekday(c.anchor, wd)
+    else:
+        d = next_weekday(c.anchor, wd)
+    return Found(f"on {WEEKDAYS[wd].capitalize()}, {day_text(d)}", d, d)
+
+
+_I = re.IGNORECASE
+RULES: tuple[Rule, ...] = (
+    (re.compile(rf"\b(?:{'|'.join(_DAYS)})\b", _I), _simple_days),
+    (re.compile(r"\b(last|next|this) week\b", _I), _week),
+    (re.compile(r"\b(last|next|this) weekend\b", _I), _weekend),
+    (re.compile(r"\b(last|next|this) month\b", _I), _month_rel),
+    (re.compile(r"\b(last|next|this) year\b", _I), _year_rel),
+    (re.compile(r"\b(last|next|this) (summer|winter|spring|fall|autumn)\b", _I), _season),
+    (re.compile(rf"\b(?:on )?(last|next|this|this past|this coming)? ?\b({_WD})\b(?!s)", _I), _weekday),
+    (
+        re.compile(
+            rf"\b(?:on )?((?i:last|next|this|this past|this coming)) ({'|'.join(_WD_ABBREV)})\b(?![a-z])"
+        ),
+        _weekday,
+    ),
+)
