@@ -213,3 +213,84 @@ def test_an_old_year_after_a_month_is_kept(text: str, start: str, end: str) -> N
     r = resolve(text, ANCHOR)
     assert r.text == text
     assert (r.start, r.end) == (D(start), D(end))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a count of something in a span is a rate or a measure, not a day to come
+        "There are 365 days in a year.",
+        "There are 7 days in a week",
+        "There are not enough hours in a day",
+        "I go to the gym three times in a week",
+        "I do it once in a month",
+        "I read 20 books in a year",
+        "We have had ups and downs in 3 years of marriage",
+        # a stretch up to now
+        "I haven't seen him in a year",
+        "I havent been there in 5 years",
+        "It is the first time in 10 years",
+        # how long something takes or how often it happens, "now"
+        "The build takes 3 days now",
+        "I water them every 2 days now",
+        "The build takes 3 days",
+    ],
+)
+def test_a_count_of_days_is_no_date(text: str) -> None:
+    r = resolve(text, ANCHOR)
+    assert (r.text, r.start, r.end) == (text, None, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("I fly out in 3 days", "2023-05-11", "2023-05-11"),
+        ("I have 3 exams in 2 weeks", "2023-05-22", "2023-05-22"),
+        ("I'm running a marathon in a month", "2023-06-01", "2023-06-30"),
+        ("I'll see you in a week from now", "2023-05-15", "2023-05-15"),
+        # counted from the day it names, not from the message day
+        ("What day will it be in a week from March 3, 2024?", "2024-03-03", "2024-03-03"),
+    ],
+)
+def test_in_n_days_to_come_is_dated(text: str, start: str, end: str) -> None:
+    r = resolve(text, ANCHOR)
+    assert (r.start, r.end) == (D(start), D(end))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "My last year at school was great",
+        "I spent the last month of the year in Goa",
+        "Every last weekend of the month we hike",
+    ],
+)
+def test_the_last_one_of_something_is_no_date(text: str) -> None:
+    r = resolve(text, ANCHOR)
+    assert (r.text, r.start, r.end) == (text, None, None)
+
+
+def test_the_last_month_is_the_stretch_up_to_the_message_day() -> None:
+    r = resolve("So much has happened in the last month", ANCHOR)
+    assert r.text == "So much has happened in the last month (8 April 2023 to 8 May 2023)"
+    assert (r.start, r.end) == (D("2023-04-08"), ANCHOR)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("This week's episode was great", "2023-05-08", "2023-05-14"),
+        ("We gave it our all during last week's scrimmage", "2023-05-01", "2023-05-07"),
+    ],
+)
+def test_a_period_before_s_keeps_its_words(text: str, start: str, end: str) -> None:
+    r = resolve(text, ANCHOR)
+    assert (r.text, r.start, r.end) == (text, D(start), D(end))
+
+
+def test_a_bare_weekday_keeps_the_space_before_it() -> None:
+    assert resolve("I saw her Friday", ANCHOR).text == "I saw her on Friday, 5 May 2023"
+
+
+def test_a_duration_after_a_verb_of_need_is_still_since() -> None:
+    assert "(since around 2020)" in resolve("I've needed glasses for 3 years", ANCHOR).text

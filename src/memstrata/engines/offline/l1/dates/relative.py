@@ -15,7 +15,7 @@ from memstrata.engines.offline.l1.dates.daymath import (
     previous_weekday,
     season_span,
 )
-from memstrata.engines.offline.l1.dates.span import Context, Found, Rule, on_day
+from memstrata.engines.offline.l1.dates.span import Context, Found, Handler, Rule, on_day
 from memstrata.engines.offline.lexicon import WEEKDAYS
 
 _HABIT = re.compile(r"\b(?:every|each)\s*$", re.IGNORECASE)
@@ -54,7 +54,7 @@ def _simple_days(m: re.Match[str], c: Context) -> Found | None:
 
 
 def _week(m: re.Match[str], c: Context) -> Found | None:
-    which = m.group(1).lower()
+    which = m.group("which").lower()
     a = c.anchor
     if which == "last":
         return Found(f"in the week before {day_text(a)}", a - timedelta(days=7), a - timedelta(days=1))
@@ -65,7 +65,7 @@ def _week(m: re.Match[str], c: Context) -> Found | None:
 
 
 def _weekend(m: re.Match[str], c: Context) -> Found | None:
-    which = m.group(1).lower()
+    which = m.group("which").lower()
     a = c.anchor
     if which == "last" or (which == "this" and c.past and a.weekday() < 5):
         saturday = a - timedelta(days=a.weekday() + 2)
@@ -82,21 +82,61 @@ def _weekend(m: re.Match[str], c: Context) -> Found | None:
 
 
 def _month_rel(m: re.Match[str], c: Context) -> Found | None:
-    shift = {"last": -1, "this": 0, "next": 1}[m.group(1).lower()]
+    shift = {"last": -1, "this": 0, "next": 1}[m.group("which").lower()]
     first = add_months(c.anchor.replace(day=1), shift)
     return Found(f"in {month_text(first)}", first, month_end(first))
 
 
 def _year_rel(m: re.Match[str], c: Context) -> Found | None:
-    shift = {"last": -1, "this": 0, "next": 1}[m.group(1).lower()]
+    shift = {"last": -1, "this": 0, "next": 1}[m.group("which").lower()]
     year = c.anchor.year + shift
     return Found(f"in {year}", date(year, 1, 1), date(year, 12, 31))
 
 
 def _season(m: re.Match[str], c: Context) -> Found | None:
-    which, season = m.group(1).lower(), m.group(2).lower()
+    which, season = m.group("which").lower(), m.group("season").lower()
     start, end, label = season_span(season, which, c.anchor, c.past)
     return Found(f"in {label}", start, end)
+
+
+# Lengths of "the last week / month / year": the stretch up to the message day, not the calendar's.
+_STRETCH_DAYS = {"week": 7, "month": 30, "year": 365}
+# "my last year at school", "every last weekend": the final one of something, not the one before now
+# ("her" is left out: "I met her last week" is a date).
+_OWNER_BEFORE = re.compile(r"\b(?:my|our|his|their|your|its|every|each)\s+$", re.IGNORECASE)
+_OF_AFTER = re.compile(r"\s+of\b", re.IGNORECASE)
+
+
+def _stretch(m: re.Match[str], c: Context) -> Found | None:
+    """ "the last month": the month up to the message day; "the next week": the week after it."""
+    unit, which = m.group("unit").lower(), m.group("which").lower()
+    if unit not in _STRETCH_DAYS or which == "this":
+        return None
+    length = timedelta(days=_STRETCH_DAYS[unit])
+    start, end = (c.anchor - length, c.anchor) if which == "last" else (c.anchor, c.anchor + length)
+    return Found(f"{m.group(0)} ({day_text(start)} to {day_text(end)})", start, end)
+
+
+def _period(rule: Handler) -> Handler:
+    """A "last / next / this <period>" rule, read against the words around the phrase: after an
+    owner ("my last year at school") it is no date; with "the" and "of" ("the last week of June")
+    it is a part of another period, no date either; "the last month" without "of" is the stretch
+    up to the message day ("so much has happened in the last month"), "the next week" the one
+    after it; before "'s" ("this week's episode") its words stay, since a rewrite would read
+    "in the week of 8 May 2023's episode"."""
+
+    def read(m: re.Match[str], c: Context) -> Found | None:
+        if _OWNER_BEFORE.search(m.string, 0, m.start()):
+            return None
+        if m.group("the") and _OF_AFTER.match(m.string, m.end()):
+            return None
+        found = _stretch(m, c) if m.group("the") else None
+        found = found or rule(m, c)
+        if found is not None and m.string.startswith("'s", m.end()):
+            return Found(None, found.start, found.end)
+        return found
+
+    return read
 
 
 def _weekday(m: re.Match[str], c: Context) -> Found | None:
@@ -113,14 +153,17 @@ def _weekday(m: re.Match[str], c: Context) -> Found | None:
 
 
 _I = re.IGNORECASE
+_WHICH = r"\b(?P<the>the )?(?P<which>last|next|this)"
 RULES: tuple[Rule, ...] = (
     (re.compile(rf"\b(?:{'|'.join(_DAYS)})\b", _I), _simple_days),
-    (re.compile(r"\b(last|next|this) week\b", _I), _week),
-    (re.compile(r"\b(last|next|this) weekend\b", _I), _weekend),
-    (re.compile(r"\b(last|next|this) month\b", _I), _month_rel),
-    (re.compile(r"\b(last|next|this) year\b", _I), _year_rel),
-    (re.compile(r"\b(last|next|this) (summer|winter|spring|fall|autumn)\b", _I), _season),
-    (re.compile(rf"\b(?:on )?(last|next|this|this past|this coming)? ?\b({_WD})\b(?!s)", _I), _weekday),
+    (re.compile(rf"{_WHICH} (?P<unit>week)\b", _I), _period(_week)),
+    (re.compile(rf"{_WHICH} (?P<unit>weekend)\b", _I), _period(_weekend)),
+    (re.compile(rf"{_WHICH} (?P<unit>month)\b", _I), _period(_month_rel)),
+    (re.compile(rf"{_WHICH} (?P<unit>year)\b", _I), _period(_year_rel)),
+    (re.compile(rf"{_WHICH} (?P<unit>(?P<season>summer|winter|spring|fall|autumn))\b", _I), _period(_season)),
+    # the qualifier and its space are one optional group: were the space optional alone, the match
+    # would start at the space before a bare weekday and "was Friday" be rewritten "wason Friday"
+    (re.compile(rf"\b(?:on )?(?:(last|next|this|this past|this coming) )?\b({_WD})\b(?!s)", _I), _weekday),
     (
         re.compile(
             rf"\b(?:on )?((?i:last|next|this|this past|this coming)) ({'|'.join(_WD_ABBREV)})\b(?![a-z])"
