@@ -53,8 +53,8 @@ ADVERBS = word_set(
     """
 )
 
-# Sentence adverbs and connectives that open a statement ("However, ...", "Unfortunately the ...");
-# capitalised there, they are never a name.
+# Sentence adverbs, connectives and politeness words that open a statement ("However, ...",
+# "Unfortunately the ...", "Please compare ..."); capitalised there, they are never a name.
 DISCOURSE = word_set(
     """
     however although though whereas while meanwhile moreover furthermore additionally besides also
@@ -63,7 +63,7 @@ DISCOURSE = word_set(
     recently lately finally lastly first firstly second secondly third thirdly next then afterwards
     alternatively specifically similarly likewise notably importantly interestingly surprisingly
     unfortunately fortunately luckily sadly hopefully ideally apparently obviously clearly naturally
-    admittedly frankly honestly actually thankfully regardless accordingly
+    admittedly frankly honestly actually thankfully regardless accordingly please kindly
     """
 )
 

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from memstrata.engines.offline.atom_text import people
+from memstrata.engines.offline.l2.writer import OfflineSceneWriter
+from memstrata.engines.offline.l3.facts import candidates
 from memstrata.engines.offline.l3.writer import OfflinePersonaWriter
 from memstrata.engines.offline.lang.en import named
-from memstrata.models import Atom, AtomType, Tenant
-from memstrata.ports import PersonaRequest
+from memstrata.models import USER_NAME, Atom, AtomType, Tenant
+from memstrata.ports import ConsolidationRequest, PersonaRequest
 from memstrata.stores.files.folder import DirectoryFolder
 
 T = Tenant("beam")
@@ -57,6 +60,10 @@ _OPENERS = [
     "Additionally the user wants every image to have alt text.",
     "Thanks to the CDN, the user's homepage now loads in 1.2 seconds.",
     "Sure, the user will share the Lighthouse report tomorrow.",
+    # PrefEval dev: 14 of 101 personas were about "Please" (one-off requests kept as memories)
+    "Please compare the two phone plans for the user.",
+    "Please suggest a vegan recipe for the user's dinner.",
+    "Please recommend a hotel near the beach.",
 ]
 
 
@@ -83,3 +90,67 @@ async def test_the_persona_of_a_nameless_user_is_about_the_user(tmp_path: Path) 
     assert body.startswith("# Persona\n\nWhat these memories say about the user")
     assert "However" not in body.split("\n", 3)[2]
     assert "## However" not in body and "However is" not in body and "However's" not in body
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # BEAM dev beam5's persona: "Thanks for walking the user through these examples" under Craig
+        (
+            "Thanks for walking the user through these examples.",
+            "Thanks for walking Ana through these examples.",
+        ),
+        ("Can the assistant help the user figure it out?", "Can the assistant help Ana figure it out?"),
+        ("The user asked the assistant to let the user know.", "Ana asked the assistant to let Ana know."),
+        ("Send it to the user and the user replies.", "Send it to Ana and Ana replies."),
+        ("The user loading logic is slow.", "The user loading logic is slow."),
+    ],
+)
+def test_the_user_as_an_object_is_read_as_their_name(text: str, expected: str) -> None:
+    assert named(text, "Ana") == expected
+
+
+def _pages(folder: Path) -> str:
+    return "\n".join(p.read_text() for p in sorted(folder.glob("*.md")))
+
+
+async def test_a_scene_reads_a_nameless_users_facts_with_the_name_they_gave(tmp_path: Path) -> None:
+    # BEAM dev beam5's scene said "The user is Craig, a 44-year-old colour technologist, and the user
+    # is trying ..." and "What the user said about ..." though the user goes by Craig.
+    texts = [
+        "The user is Craig, a colour technologist, and the user is trying to learn probability basics.",
+        "The user's name is Craig.",
+        "The user wants help with probability of dice rolls.",
+        "The user is trying to understand probability as a ratio of dice outcomes.",
+    ]
+    atoms = [
+        replace(_said(n, t), metadata={**_said(n, t).metadata, USER_NAME: "Craig"})
+        for n, t in enumerate(texts)
+    ]
+    request = ConsolidationRequest(
+        T, DirectoryFolder(tmp_path), tuple(atoms), (), {}, {}, 15, True, NOW, len(atoms)
+    )
+    await OfflineSceneWriter().consolidate(request)
+    page = _pages(tmp_path)
+    assert "Craig is a colour technologist, and Craig is trying to learn probability basics." in page
+    assert "Craig wants help with probability" in page
+    assert "What Craig said about" in page and "(Craig; " in page
+    assert "The user" not in page and "the user" not in page
+
+
+def test_the_user_before_an_adverb_or_a_negation_is_read_as_their_name() -> None:
+    said = "The user wants charts, but the user also wants speed; the user hasn't missed anything."
+    assert named(said, "Ana") == "Ana wants charts, but Ana also wants speed; Ana hasn't missed anything."
+    assert (
+        named("The user tried, but the user made a mistake.", "Ana") == "Ana tried, but Ana made a mistake."
+    )
+
+
+def test_a_statement_announcing_what_followed_it_is_no_persona_fact() -> None:
+    # BEAM dev beam3's persona: "Also: For instance, if the user has a button like this: (January 2024)"
+    atoms = [
+        _said(1, "For instance, if the user has a button like this:"),
+        _said(2, "The user keeps the portfolio's buttons accessible with aria labels."),
+    ]
+    texts = [f.text for f in candidates(atoms, [], frozenset())]
+    assert texts == ["The user keeps the portfolio's buttons accessible with aria labels"]

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from memstrata.engines.offline import atom_text as st
+from memstrata.engines.offline import user
+from memstrata.engines.offline.lang.en import named
 from memstrata.engines.offline.packs import pack_of_atoms
 from memstrata.models import Atom, AtomType
 
@@ -41,15 +43,29 @@ def _top(atoms: Sequence[Atom], keep: Callable[[Atom], bool], limit: int) -> lis
     return out
 
 
-def summary(name: str, members: Sequence[Atom], vocab: st.Vocabulary) -> str:
+def said(a: Atom, alias: str | None) -> str:
+    """The atom's statement as the scene shows it: a nameless user's statement read with the
+    name they go by (``alias``: "Craig is trying ...", not "The user is Craig, ... the user is
+    trying ..."); "" when it only gave the name, which the scene's lead says already."""
+    text = st.statement(a)
+    if alias is None or not user.about_nameless_user(a):  # named() reads English "the user" only
+        return text
+    return named(text, alias)
+
+
+def _who(members: Sequence[Atom], limit: int, alias: str | None) -> str:
+    return st.join_names(st.people(members, limit)) or alias or "the user"
+
+
+def summary(name: str, members: Sequence[Atom], vocab: st.Vocabulary, alias: str | None = None) -> str:
     """One line: title, distinctive words, who, how many memories over which months (in the
-    language most of the scene's memories are in)."""
+    language most of the scene's memories are in); ``alias`` is the name a nameless user goes by."""
     words = vocab.keywords(members, SUMMARY_KEYWORDS, _title_words(name))
     written = pack_of_atoms(members).scene_summary(name, members, words)
     if written is not None:
         return written
     days = sorted(st.said_on(a) for a in members)
-    who = st.join_names(st.people(members, 2)) or "the user"
+    who = _who(members, 2, alias)
     span = (
         f"{days[0]:%b %Y}"
         if days[0].replace(day=1) == days[-1].replace(day=1)
@@ -59,16 +75,17 @@ def summary(name: str, members: Sequence[Atom], vocab: st.Vocabulary) -> str:
     return f"{topic} ({who}; {len(members)} memories, {span})"
 
 
-def body(name: str, members: Sequence[Atom], vocab: st.Vocabulary) -> str:
-    """The scene's Markdown body."""
-    facts = _top(members, lambda a: a.type == AtomType.PERSONA and not st.is_preference(a), MAX_FACTS)
-    prefs = _top(members, st.is_preference, MAX_PREFERENCES)
-    events = _top(members, lambda a: a.type == AtomType.EPISODIC, MAX_EVENTS)
-    rules = _top(members, lambda a: a.type == AtomType.INSTRUCTION, MAX_INSTRUCTIONS)
+def body(name: str, members: Sequence[Atom], vocab: st.Vocabulary, alias: str | None = None) -> str:
+    """The scene's Markdown body (``alias``: the name a nameless user goes by, see ``said``)."""
+    shown = [a for a in members if said(a, alias)]
+    facts = _top(shown, lambda a: a.type == AtomType.PERSONA and not st.is_preference(a), MAX_FACTS)
+    prefs = _top(shown, st.is_preference, MAX_PREFERENCES)
+    events = _top(shown, lambda a: a.type == AtomType.EPISODIC, MAX_EVENTS)
+    rules = _top(shown, lambda a: a.type == AtomType.INSTRUCTION, MAX_INSTRUCTIONS)
     pack = pack_of_atoms(members)
     headings = pack.scene_headings
     opening = pack.scene_opening(name, members, vocab.keywords(members, 6, _title_words(name)))
-    title, lead = opening or (title_of(name), _lead(name, members, vocab))
+    title, lead = opening or (title_of(name), _lead(name, members, vocab, alias))
     lines = [f"# {title}", "", lead]
     for heading, chosen in (("Profile", facts), ("Preferences", prefs), ("Instructions", rules)):
         if chosen:
@@ -76,18 +93,18 @@ def body(name: str, members: Sequence[Atom], vocab: st.Vocabulary) -> str:
                 "",
                 f"## {headings.get(heading, heading)}",
                 "",
-                *(f"- {st.statement(a)}" for a in chosen),
+                *(f"- {said(a, alias)}" for a in chosen),
             ]
     if events:
         dated = sorted(((st.when(a), a) for a in events), key=lambda x: (x[0][0], x[1].seq))
         lines += ["", f"## {headings.get('Timeline', 'Timeline')}", ""]
-        lines += [f"- **{label}** {st.statement(a)}" for (_, label), a in dated]
-    shown = len(facts) + len(prefs) + len(events) + len(rules)
-    if shown < len(members):
-        note = pack.shown_note(shown, len(members))
+        lines += [f"- **{label}** {said(a, alias)}" for (_, label), a in dated]
+    count = len(facts) + len(prefs) + len(events) + len(rules)
+    if count < len(members):
+        note = pack.shown_note(count, len(members))
         lines += [
             "",
-            note or f"_{shown} of {len(members)} memories shown; the scene index lists every atom id._",
+            note or f"_{count} of {len(members)} memories shown; the scene index lists every atom id._",
         ]
     return "\n".join(lines)
 
@@ -96,9 +113,9 @@ def _title_words(name: str) -> frozenset[str]:
     return frozenset(title_of(name).lower().split())
 
 
-def _lead(name: str, members: Sequence[Atom], vocab: st.Vocabulary) -> str:
+def _lead(name: str, members: Sequence[Atom], vocab: st.Vocabulary, alias: str | None) -> str:
     words = vocab.keywords(members, 6, _title_words(name))
-    who = st.join_names(st.people(members, 3)) or "the user"
+    who = _who(members, 3, alias)
     days = sorted(st.said_on(a) for a in members)
     about = f" ({', '.join(words)})" if words else ""
     return (

@@ -93,7 +93,7 @@ class OfflineSceneWriter:
             self._settle(batch, waiting, set(on_disk), names_of_people)
             waiting = []
         self._rename_drifted(batch, set(on_disk), names_of_people)
-        self._write(request, batch, on_disk, everyone, [*people, *([alias] if alias else [])])
+        self._write(request, batch, on_disk, everyone, [*people, *([alias] if alias else [])], alias)
         return ConsolidationResult(placed=batch.placed, deferred=tuple(a.id for a in waiting))
 
     def _join(self, batch: _Batch, a: Atom) -> bool:
@@ -163,6 +163,7 @@ class OfflineSceneWriter:
         on_disk: dict[str, Scene],
         everyone: list[Atom],
         people: list[str],
+        alias: str | None,
     ) -> None:
         vocab = st.Vocabulary(everyone, frozenset(p.lower() for p in people))
         for name in sorted(batch.removed):
@@ -173,10 +174,10 @@ class OfflineSceneWriter:
             old = on_disk.get(name)
             scene = Scene(
                 name=name,
-                summary=render.summary(name, atoms, vocab),
+                summary=render.summary(name, atoms, vocab, alias),
                 heat=old.heat if old else 0,
                 created=old.created if old else request.now,
                 updated=request.now,
-                body=render.body(name, atoms, vocab),
+                body=render.body(name, atoms, vocab, alias),
             )
             request.folder.write(name, render_scene(scene))

@@ -185,6 +185,8 @@ def _text(atom: Atom) -> str | None:
     short_answer = form_of(atom) is Form.ANSWER and statement == " ".join(atom.content.split())
     if short_answer or _LEANS.match(text) or _SHOWS.search(text):
         return None  # an answer too short to stand without its question
+    if text.rstrip().endswith(":"):
+        return None  # it announces what followed it ("if the user has a button like this:"), not here
     return clean(text[:1].upper() + text[1:])
 
 

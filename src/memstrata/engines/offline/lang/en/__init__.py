@@ -5,13 +5,25 @@ from __future__ import annotations
 import re
 
 from memstrata.engines.offline.draft import Form, Parts
+from memstrata.engines.offline.lexicon import IRREGULAR_PAST
 from memstrata.engines.offline.packs import Rules
 
 # "the user" as the person, not as a noun's modifier ("the user experience", "the user table"):
-# followed by "'s", punctuation or the end, or by a verb (an auxiliary, "-s" or "-ed" form).
+# followed by "'s", punctuation or the end, by a verb (an auxiliary, "-s" or "-ed" form), or by a
+# preposition, conjunction, determiner or adverb ("walking the user through it", "the user and Tom",
+# "the user also wants"); or
+# after a verb whose object does the next thing ("help the user understand", "let the user know").
 _THE_USER = re.compile(
     r"\b[Tt]he user(?='s\b|\s*[,.;:!?)]|\s*$|\s+(?:is|was|has|had|does|did|will|would|can|could|should|"
-    r"may|might|must|wants|\w+(?<!s)s|\w+ed)\b)"
+    r"may|might|must|wants|\w+(?<!s)s|\w+ed|\w+n't|also|really|just|still|already|never|always|often|"
+    r"usually|currently|now|only|even|actually|to|with|through|into|in|on|at|for|from|about|by|of|and|or|but|"
+    r"that|if|when|so|as|because|while|what|how|the|a|an|this|these|some|any|"
+    + "|".join(sorted(IRREGULAR_PAST))  # "the user made a mistake"
+    + r")\b)"
+)
+_CAUSATIVE = re.compile(
+    r"\b(?P<verb>help|helps|helped|helping|let|lets|letting|make|makes|made|making|watch|see|hear) "
+    r"the user(?=\s+[a-z])"
 )
 
 
@@ -31,7 +43,7 @@ def named(text: str, name: str) -> str:
         if not gave.group("is") and "," in gave.group("sep") and not _THE_USER.match(text):
             text = f"{name} is {text}"  # an apposition: "The user is Ana, a nurse ..."
         text = text[:1].upper() + text[1:] if len(text.split()) > 1 else ""
-    return _THE_USER.sub(name, text)
+    return _THE_USER.sub(name, _CAUSATIVE.sub(lambda m: f"{m['verb']} {name}", text))
 
 
 def opening(text: str) -> str:
