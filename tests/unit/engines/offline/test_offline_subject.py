@@ -37,12 +37,24 @@ def test_first_person_becomes_the_speaker(text: str, expected: str) -> None:
         ("You're so brave", "Melanie is so brave"),
         ("How long have you been painting?", "How long has Melanie been painting?"),
         ("Are you going?", "Is Melanie going?"),
+        # BEAM dev: "... or do you have any other questions?" read "or do the user have"
+        (
+            "Would you like more, or do you have questions?",
+            "Would Melanie like more, or does Melanie have questions?",
+        ),
         ("What do you do for fun?", "What does Melanie do for fun?"),
         ("Is this your own painting?", "Is this Melanie's own painting?"),
         ("I'm lucky to have you", "Caroline is lucky to have Melanie"),
         ("I think you like it", "Caroline thinks Melanie likes it"),
         ("I'll let you know", "Caroline will let Melanie know"),
         ("Take care of yourself", "Take care of Melanie"),
+        # LoCoMo dev: "just like you are doing!" read "just like Caroline are doing"
+        (
+            "It reminds me to chase dreams, just like you are doing!",
+            "It reminds Caroline to chase dreams, just like Melanie is doing!",
+        ),
+        ("It is the work you don't see", "It is the work Melanie doesn't see"),
+        ("I'll let you have it", "Caroline will let Melanie have it"),
     ],
 )
 def test_second_person_becomes_the_listener(text: str, expected: str) -> None:
@@ -109,6 +121,49 @@ def test_possessive_of_names_ending_in_s() -> None:
     ],
 )
 def test_verb_agrees_with_the_rewritten_subject(text: str, expected: str) -> None:
+    assert rewrite(text, "Maya", None).text == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # BEAM dev: "... and SQLite 3.39, and I want to ensure ..." read "the user want"
+        (
+            "I use Flask and SQLite 3.39, and I want to ensure it works",
+            "Maya uses Flask and SQLite 3.39, and Maya wants to ensure it works",
+        ),
+        (
+            "I study it as a ratio, and I prefer examples",
+            "Maya studies it as a ratio, and Maya prefers examples",
+        ),
+        (
+            "I design it using Flask and I want it right",
+            "Maya designs it using Flask and Maya wants it right",
+        ),
+        ("I have a dog and I have a cat", "Maya has a dog and Maya has a cat"),
+        ("I love my job and I go running", "Maya loves Maya's job and Maya goes running"),
+        # a subject of two opens its clause: the verb stays plural
+        ("Tom and I go hiking", "Tom and Maya go hiking"),
+        ("Last week Tom and I go hiking", "Last week Tom and Maya go hiking"),
+        ("I think Tom and I need a break", "Maya thinks Tom and Maya need a break"),
+        ("When my best friend and I go out, we dance", "When Maya's best friend and Maya go out, we dance"),
+        ("Tom, Ana, and I go there", "Tom, Ana, and Maya go there"),
+        ("My mom, my dad, and I go there", "Maya's mom, Maya's dad, and Maya go there"),
+        # BEAM dev: a list of things, numbers' commas and "ASA criteria" (not "as") are no subject
+        (
+            "I list About, Skills, and Contact, and I want a layout",
+            "Maya lists About, Skills, and Contact, and Maya wants a layout",
+        ),
+        ("I meet at 09:00 CET, and I want no overlap", "Maya meets at 09:00 CET, and Maya wants no overlap"),
+        ("I use 3 objects, and I see a pattern", "Maya uses 3 objects, and Maya sees a pattern"),
+        (
+            "I use SAS, ASA criteria and I have two triangles",
+            "Maya uses SAS, ASA criteria and Maya has two triangles",
+        ),
+        ("My friends and I love pizza", "Maya's friends and Maya love pizza"),
+    ],
+)
+def test_and_i_opens_a_clause_unless_it_ends_a_subject_of_two(text: str, expected: str) -> None:
     assert rewrite(text, "Maya", None).text == expected
 
 

@@ -50,7 +50,7 @@ _INVERTED = {
     "haven't": "hasn't",
     "am": "is",
 }
-_WH = word_set("what when where who why how which whose and so but then")
+_WH = word_set("what when where who why how which whose and or so but then")
 # Forms that read the same in the past: not conjugated when the sentence is about the past.
 _SAME_IN_PAST = word_set("read put cut hit set let quit hurt cost spread bet")
 # Auxiliaries before a subject mark an inverted question ("can I ...", "should you ...").
@@ -61,12 +61,25 @@ _DETERMINERS = word_set("my our his her their the a an your")
 # A verb of being or naming before "<word> and I" makes the word its complement, so "I" opens a
 # clause of its own: "my name is Ana and I live in Porto" -> "... and the user lives in Porto".
 _COMPLEMENT_BEFORE = word_set("is was am are were called named")
+# Words after which a clause opens: its subject follows ("when Tom and I ...", "last week Tom and I").
+_CLAUSE_OPENERS = (
+    _SUBJECT_BEFORE
+    | ADVERBS
+    | word_set(
+        """
+        yesterday today tonight tomorrow then or nor lately week weekend night morning evening
+        afternoon summer winter spring autumn fall year month
+        """
+    )
+)
 # Words that follow a subject without being a base verb.
 _NOT_BASE = word_set("gonna wanna gotta myself yourself alone too both either neither personally")
 # "you guys" / "you all" / "y'all" mean the listener and the people with them: a plural subject, so
 # its verb stays as it is ("you guys look" -> "Gina and company look", never "Gina guyses look").
 _PLURAL_YOU = word_set("guys all folks")
 _PLURAL = "and company"
+_ITEM_COMMA = re.compile(r"\s*,\s*")
+_FINITE_AFTER_YOU = word_set("are were aren't weren't don't")
 _FIRST_CONTRACTIONS = {"i'm": "is", "i've": "has", "i'll": "will"}
 _SECOND_CONTRACTIONS = {"you're": "is", "you've": "has", "you'll": "will"}
 
@@ -189,19 +202,50 @@ class _Sentence:
 
 
 def _new_clause_and(s: _Sentence, k: int) -> bool:
-    """Whether "and I" at word ``k`` starts a clause of its own ("I'm vegan and I live in Porto")
-    rather than ending a subject of two ("Tom and I live", "my wife and I live": no -s then)."""
-    before = s.word(k - 2)
-    if s.lower(k - 1) == "and" and s.lower(k - 3) in _COMPLEMENT_BEFORE:
+    """Whether "and I" at word ``k`` starts a clause of its own ("I'm vegan and I live in Porto",
+    "I use Flask, and I want ...") rather than ending a subject of two ("Tom and I live", "my wife
+    and I live": no -s then). A subject of two opens its clause; the same words after a verb or a
+    preposition are its object ("I have a dog and I have a cat", "using Flask and I want ...")."""
+    if s.lower(k - 1) != "and":
+        return False
+    if s.lower(k - 3) in _COMPLEMENT_BEFORE:
         return True
-    return (
-        s.lower(k - 1) == "and"
-        and before is not None
-        and before.islower()
-        and before not in _PAIRED
-        and s.lower(k - 3) not in _DETERMINERS
-        and not s.lower(k - 3).endswith("'s")  # "my wife" is "John's wife" by now
-    )
+    if "," in s.tokens[s.word_at[k - 1] - 1]:
+        return not _listed(s, k - 2)  # "..., and I" opens a clause, unless it ends a list of people
+    if s.lower(k - 2) in _PAIRED:
+        return False
+    start = k - 2  # the first word of the noun phrase before "and": "my (best) friend", "Tom"
+    for back in (1, 2):
+        before = s.lower(start - back)
+        if before in _DETERMINERS or before.endswith("'s"):  # "my wife" is "John's wife" by now
+            start -= back
+            break
+    return not _opens_clause(s, start)
+
+
+def _opens_clause(s: _Sentence, k: int) -> bool:
+    """Whether word ``k`` opens a clause: the first word, after a clause mark, or after a word that
+    opens clauses ("when", "so", "yesterday")."""
+    if k <= 0:
+        return True
+    mark = s.tokens[s.word_at[k] - 1]
+    before = s.lower(k - 1)
+    thinks = before.endswith("s") and before[:-1] in _SUBJECT_BEFORE  # "I think" is rewritten by now
+    return any(c in mark for c in ",.;:!?()") or before in _CLAUSE_OPENERS or thinks
+
+
+def _listed(s: _Sentence, k: int) -> bool:
+    """Whether word ``k``, before ", and", ends a list of people ("Tom, Ana, and I", "my mom, my
+    dad, and I"): an item of at most three words after a comma between words, opening with a name
+    or a determiner ("... Projects, and Contact, and I" ended its list already; numbers' commas in
+    "at 09:00 CET" or "sides 9, 12, 15" separate no items)."""
+    for start in (k, k - 1, k - 2):
+        if start < 1:
+            return False
+        if _ITEM_COMMA.fullmatch(s.tokens[s.word_at[start] - 1]):
+            first = s.word(start) or ""
+            return first[:1].isupper() or first.lower() in _DETERMINERS
+    return False
 
 
 def _rewrite_first(s: _Sentence, k: int, low: str, me: str) -> bool:
@@ -240,7 +284,10 @@ def _rewrite_second(s: _Sentence, k: int, low: str, other: str) -> bool:
             or prev.removesuffix("s") in _SUBJECT_BEFORE
             or s.after_break(k)  # "Since it runs on Gunicorn, you need ..."
         )
-        if not inverted and after_clause_start and prev not in _AUX_BEFORE:
+        # "are"/"were"/"don't" after "you" are its own verb wherever it stands ("just like you
+        # are doing", "the work you don't see"): no object of another verb takes them.
+        finite = s.lower(k + 1) in _FINITE_AFTER_YOU
+        if not inverted and (after_clause_start or finite) and prev not in _AUX_BEFORE:
             s.conjugate_after(k)
         s.set(k, other)
     elif low in _SECOND_CONTRACTIONS:
