@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from memstrata.engines.offline.draft import Form, Parts
 from memstrata.engines.offline.l1.builder import Builder, ExtractOptions, statement
 from memstrata.engines.offline.l1.classify import (
+    acknowledges,
     classify,
     content_words,
     is_answer_start,
@@ -21,12 +22,44 @@ from memstrata.engines.offline.l1.classify import (
 from memstrata.engines.offline.l1.context import Speech, speaker_label, speech
 from memstrata.engines.offline.l1.sentences import split_message, words
 from memstrata.engines.offline.l1.tense import is_past
-from memstrata.models import Message
+from memstrata.models import Message, Role
 
 _NEW_TOPIC = re.compile(
     r"\b(?:by the way|btw|speaking of|on another note|anyway)\b|^(?:also|oh and|and also)\b", re.I
 )
 _ANSWER_GOES_ON = re.compile(r"^(?:and|also|as for|oh,? and|plus)\b", re.IGNORECASE)
+
+_LEAD = r"^(?:(?:so|and|or|also|then|but)[,\s]+)*"
+# A question about the asker's own help rather than about the other or the world: a check on what
+# they just said ("Does that help?", "Is this clear?"; not "Did the medication help?") or an offer
+# of more ("Would you like me to ...?", "Anything else I can do?", "Any other questions?"). Not
+# "Would that work for you?": agreeing to a plan says something.
+_ON_HELP = re.compile(
+    _LEAD
+    + r"(?:(?:does|did|do|would|will|has|have)\s+(?:all\s+)?(?:this|that|these|those)\s+(?:\w+\s+){0,3}?"
+    r"(?:help|helps|helped|make sense|"
+    r"clarify|clear (?:\w+ )?up|answer your)\b|"
+    r"(?:is|was|are|were)\s+(?:this|that|it|these|those|everything)\s+(?:\w+\s+){0,2}?"
+    r"(?:clear|helpful|useful|what you (?:need|needed|wanted|were looking for))\b|"
+    r"(?:would|do|did)\s+you\s+(?:like|want|need)\s+(?:me|us)\b|(?:can|could|may|shall)\s+i\s+help\b|"
+    r"(?:is there\s+)?(?:anything|something)\s+(?:else\b|(?:\w+\s+)?(?:i|we)\s+can\b)|"
+    r"(?:do|did)\s+you\s+have\s+any\s+(?:\w+\s+)?(?:questions|concerns)\b|any\s+(?:other|more|further)\s+questions\b|"
+    r"(?:need|want)\s+(?:any\s+)?help\b|how\s+(?:else\s+)?can\s+i\s+help\b)",
+    re.IGNORECASE,
+)
+# An assistant offering to go on ("Would you like to explore another example?"): between people
+# "Would you like to join us?" asks what the other wants, and "Sure!" says it.
+_ASSISTANT_OFFERS = re.compile(_LEAD + r"(?:would|do)\s+you\s+(?:like|want)\s+to\b", re.IGNORECASE)
+
+
+def only_acknowledged(asker: Speech, question: str, answer: Sequence[str], names: frozenset[str]) -> bool:
+    """A reply that only takes the asker's help ("Yeah, that helps a lot! Thanks for walking me
+    through it.") to a question about that help ("Does that help?", "Would you like me to ...?"):
+    no memory. To a question about the speaker or the world a bare "Yes." does say something."""
+    on_help = _ON_HELP.match(question) is not None or (
+        asker.message.role == Role.ASSISTANT and _ASSISTANT_OFFERS.match(question) is not None
+    )
+    return on_help and all(acknowledges(a, names) for a in answer)
 
 
 def questions_before(context: Sequence[Message], i: int, sp: Speech) -> tuple[Speech, list[str]] | None:

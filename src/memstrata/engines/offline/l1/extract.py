@@ -24,7 +24,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from memstrata.engines.offline.draft import Form, Parts
-from memstrata.engines.offline.l1.answers import answer_span, qa_atom, questions_before, second_answer
+from memstrata.engines.offline.l1.answers import (
+    answer_span,
+    only_acknowledged,
+    qa_atom,
+    questions_before,
+    second_answer,
+)
 from memstrata.engines.offline.l1.assistant import assistant_atoms
 from memstrata.engines.offline.l1.builder import Builder, ExtractOptions, speaker_early, statement
 from memstrata.engines.offline.l1.classify import (
@@ -188,8 +194,9 @@ def _message_atoms(
             pairs = [(questions[0], span), (questions[1], second)] if second else [(questions[-1], span)]
             q_id = asker.message.id
             for question, answer in pairs:
-                if is_small_talk(question, [units[j] for j in answer], names):
-                    used.update(answer)  # "How is the first week going?" "Busy.": no memory
+                said = [units[j] for j in answer]
+                if is_small_talk(question, said, names) or only_acknowledged(asker, question, said, names):
+                    used.update(answer)  # "How is the first week going?" "Busy."; "Does that help?" "Yes!"
                     continue
                 if not content_words(question, names):
                     continue  # "How does it feel?": its answer says what it says on its own
