@@ -134,10 +134,14 @@ class Searcher:
         )
         legs = Legs(req, qvec, evidence, degradations, strategy, read=read)
         for layer, flt in filters:  # keyword then vector, layer by layer: RRF breaks ties by this order
+            vec = legs.vector(layer)
+            found = self._store.index.vector(req.tenant, flt, vec, req.plan.depth) if vec is not None else []
             if use_keyword:
+                if beside and not found:  # no vector of the layer's records yet (a server's worker
+                    # embeds after capture): the keyword list is the ranking, with every term
+                    keyword[layer] = self._keyword(req, flt, query_terms(req.query), evidence)
                 legs.add("keyword", layer, keyword[layer])
-            if (vec := legs.vector(layer)) is not None:
-                found = self._store.index.vector(req.tenant, flt, vec, req.plan.depth)
+            if vec is not None:
                 legs.add("vector", layer, [(layer, s.seq) for s in found])
                 if layer in legs.read:  # a reading's cosines are judged, record by record
                     legs.cosines.update(self._cosines(legs, [(layer, s.seq) for s in found], {}))
