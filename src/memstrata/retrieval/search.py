@@ -126,7 +126,7 @@ class Searcher:
         )
         qvec, read = pending.result()
         use_keyword = keyword_wanted or qvec is None
-        if use_keyword and (not keyword or (beside and qvec is None)):  # the keyword lists alone
+        if use_keyword and not keyword:  # a vector-only request whose query could not be embedded
             terms = query_terms(req.query)
             keyword = {layer: self._keyword(req, flt, terms, evidence) for layer, flt in filters}
         strategy = (
@@ -137,8 +137,9 @@ class Searcher:
             vec = legs.vector(layer)
             found = self._store.index.vector(req.tenant, flt, vec, req.plan.depth) if vec is not None else []
             if use_keyword:
-                if beside and not found:  # no vector of the layer's records yet (a server's worker
-                    # embeds after capture): the keyword list is the ranking, with every term
+                if beside and not found:  # no vector list after all (the query could not be
+                    # embedded, or a server's worker has not embedded the layer's records yet):
+                    # the keyword list is the ranking, with every term
                     keyword[layer] = self._keyword(req, flt, query_terms(req.query), evidence)
                 legs.add("keyword", layer, keyword[layer])
             if vec is not None:
