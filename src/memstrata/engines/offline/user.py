@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from memstrata.engines.offline import atom_text as st
 from memstrata.engines.offline.draft import Form, form_of
 from memstrata.engines.offline.l1.context import ROLE_LABELS
+from memstrata.engines.offline.lang.en import named
 from memstrata.models import USER_NAME, Atom
 
 _USER_LABELS = frozenset({"the user", "user"})
@@ -41,3 +43,12 @@ def user_name(atoms: Sequence[Atom], people: Sequence[str]) -> str | None:
         return None  # two named people and a nameless user: no telling which one it is
     given = Counter(str(a.metadata[USER_NAME]) for a in atoms if isinstance(a.metadata.get(USER_NAME), str))
     return given.most_common(1)[0][0] if given else None
+
+
+def statement_as(a: Atom, alias: str | None) -> str:
+    """The atom's statement as a scene or the persona shows it: a nameless user's read with the name
+    they go by (``alias``: "Craig is trying ...", not "The user is Craig, ... the user is trying
+    ..."); "" when it only gave the name, which the heading says already. ``named`` reads English
+    "the user" only, so other statements come back as they are."""
+    text = st.statement(a)
+    return named(text, alias) if alias and about_nameless_user(a) else text

@@ -8,7 +8,6 @@ from collections.abc import Callable, Sequence
 
 from memstrata.engines.offline import atom_text as st
 from memstrata.engines.offline import user
-from memstrata.engines.offline.lang.en import named
 from memstrata.engines.offline.packs import pack_of_atoms
 from memstrata.models import Atom, AtomType
 
@@ -43,16 +42,6 @@ def _top(atoms: Sequence[Atom], keep: Callable[[Atom], bool], limit: int) -> lis
     return out
 
 
-def said(a: Atom, alias: str | None) -> str:
-    """The atom's statement as the scene shows it: a nameless user's statement read with the
-    name they go by (``alias``: "Craig is trying ...", not "The user is Craig, ... the user is
-    trying ..."); "" when it only gave the name, which the scene's lead says already."""
-    text = st.statement(a)
-    if alias is None or not user.about_nameless_user(a):  # named() reads English "the user" only
-        return text
-    return named(text, alias)
-
-
 def _who(members: Sequence[Atom], limit: int, alias: str | None) -> str:
     return st.join_names(st.people(members, limit)) or alias or "the user"
 
@@ -76,8 +65,10 @@ def summary(name: str, members: Sequence[Atom], vocab: st.Vocabulary, alias: str
 
 
 def body(name: str, members: Sequence[Atom], vocab: st.Vocabulary, alias: str | None = None) -> str:
-    """The scene's Markdown body (``alias``: the name a nameless user goes by, see ``said``)."""
-    shown = [a for a in members if said(a, alias)]
+    """The scene's Markdown body (``alias``: the name a nameless user goes by, see
+    ``user.statement_as``; an atom that only gave the name is not shown)."""
+    said = {a.id: user.statement_as(a, alias) for a in members}
+    shown = [a for a in members if said[a.id]]
     facts = _top(shown, lambda a: a.type == AtomType.PERSONA and not st.is_preference(a), MAX_FACTS)
     prefs = _top(shown, st.is_preference, MAX_PREFERENCES)
     events = _top(shown, lambda a: a.type == AtomType.EPISODIC, MAX_EVENTS)
@@ -93,12 +84,12 @@ def body(name: str, members: Sequence[Atom], vocab: st.Vocabulary, alias: str | 
                 "",
                 f"## {headings.get(heading, heading)}",
                 "",
-                *(f"- {said(a, alias)}" for a in chosen),
+                *(f"- {said[a.id]}" for a in chosen),
             ]
     if events:
         dated = sorted(((st.when(a), a) for a in events), key=lambda x: (x[0][0], x[1].seq))
         lines += ["", f"## {headings.get('Timeline', 'Timeline')}", ""]
-        lines += [f"- **{label}** {said(a, alias)}" for (_, label), a in dated]
+        lines += [f"- **{label}** {said[a.id]}" for (_, label), a in dated]
     count = len(facts) + len(prefs) + len(events) + len(rules)
     if count < len(members):
         note = pack.shown_note(count, len(members))

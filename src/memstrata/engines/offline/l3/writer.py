@@ -129,8 +129,7 @@ def _instructions(atoms: Sequence[Atom], room: int, alias: str | None) -> list[s
         if a.type != AtomType.INSTRUCTION:
             continue
         key = st.fold(st.statement(a))
-        said = named(st.statement(a), alias) if alias and user.about_nameless_user(a) else st.statement(a)
-        line = f"- {said}{' (always)' if a.priority == -1 else ''}"
+        line = f"- {user.statement_as(a, alias)}{' (always)' if a.priority == -1 else ''}"
         if key in seen or used + len(line) + 1 > room:
             continue
         seen.add(key)
