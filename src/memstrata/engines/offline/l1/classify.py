@@ -99,12 +99,16 @@ _ANSWER_START = re.compile(rf"^(?:{_ANSWER_WORDS}|no|nope|nah|not|of course|mayb
 _REACTION_WORDS = frozenset(("sounds", "sound", "looks", "seems", "must", "wow", "congrats", "glad", "aww"))
 _LEAD_NAME = re.compile(r"^([A-Z][a-z]+)\s*[,!.:]+\s*")
 _TRAIL_NAME = re.compile(r",\s*([A-Z][a-z]+)\s*([!.?]*)$")
-_THANKS = re.compile(r"^(?:thanks|thank you|thank u|thx|ty|congrats|congratulations|aw+|wow)\b", _I)
-# Thanks alone: congratulations and reactions name what happened to the other ("Congrats on the job!").
-# Appreciation of what the other gave is thanks too ("I really appreciate your help", "Appreciate
-# the offer"); "I appreciate the little things in life" is not.
+_THANK_WORDS = r"thanks|thank you|thank u|thx"
+_THANKS = re.compile(rf"^(?:{_THANK_WORDS}|ty|congrats|congratulations|aw+|wow)\b", _I)
+# Thanks as a sentence of its own ("Thanks for the detailed review!"); congratulations and reactions
+# are not: they name what happened to the other ("Congrats on the job!").
+_PLAIN_THANKS = re.compile(rf"^(?:{_THANK_WORDS})\b", _I)
+# Thanks for the other's help in a reply to a check on it: appreciation of what the other gave is
+# thanks too ("I really appreciate your help", "Appreciate the offer"); "I appreciate the little
+# things in life" is not.
 _THANKED = re.compile(
-    r"^(?:thanks|thank you|thank u|thx|(?:(?:i|we)\s+)?(?:(?:really|truly|so|greatly)\s+)?appreciate\s+"
+    rf"^(?:{_THANK_WORDS}|(?:(?:i|we)\s+)?(?:(?:really|truly|so|greatly)\s+)?appreciate\s+"
     r"(?:it|that|this|you|your|the\s+(?:\w+\s+)?(?:help|offer|support|advice|words|encouragement|"
     r"compliment|tips?)))\b",
     _I,
@@ -124,10 +128,6 @@ _MEANS_A_LOT = re.compile(
     r"(?:a\s+lot|so\s+much|the\s+world|a\s+great\s+deal)(?:\s+to\s+(?:me|us))?[.!\s]*$",
     _I,
 )
-# Thanks alone, as a sentence of its own: kept out of atoms only when no first person is in it
-# ("Thanks for the detailed review!"). Read "me" as the one helped ("Thanks for walking me
-# through it") and LoCoMo's context figure fell 0.2 points by rank shifts: not done (issue 49 note).
-_PLAIN_THANKS = re.compile(r"^(?:thanks|thank you|thank u|thx)\b", _I)
 _GOES_ON = re.compile(r"[.!?]\s+\w")
 _APPRECIATED = re.compile(r"^\s*(?P<what>[^,;:.!?]*)(?:,\s*(?-i:[A-Z])\w*)?[.!\s]*$")
 _ACK_LEAD = re.compile(r"^([^,;]{1,30}?)[,;]\s*(?=thanks\b|thank you\b)", _I)
