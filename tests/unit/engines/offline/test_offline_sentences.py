@@ -42,6 +42,23 @@ def test_caption_lead_ins_are_dropped() -> None:
     assert clean_caption("a photo of a picture of a cat") == "a cat"
 
 
+def test_a_lead_in_to_code_inside_a_line_is_dropped() -> None:
+    text = (
+        "I'm stuck on the navbar of my Bootstrap 5.3 portfolio, here's my code:\n"
+        '<nav class="navbar"></nav>\n'
+        "It works on desktop. Here's my current deployment script:\n"
+        "npm run build\n"
+        "I've been using the following code to measure TTI on the landing page:\n"
+        "I have two cats: Miso and Tofu."
+    )
+    assert split_message(text).sentences == (
+        "I'm stuck on the navbar of my Bootstrap 5.3 portfolio",
+        "It works on desktop.",
+        "I've been using the following code to measure TTI on the landing page:",
+        "I have two cats: Miso and Tofu.",
+    )
+
+
 def test_control_characters_and_curly_quotes_are_normalised() -> None:
     assert split_message("I\x00 don’t\x07 know").sentences == ("I don't know",)
 

@@ -101,14 +101,31 @@ _PASTED_WORDS = 25
 
 
 def _fragment(line: str) -> bool:
-    """A line that states no fact: a lead-in ("Here's my code:"), or a markup line too short to
-    state one (a heading, a list item, a bold label) and not about the speaker: "### Components",
-    "- Add Expense", "**User Authentication**"."""
+    """A line that states no fact: pasted material, or a markup line too short to state one (a
+    heading, a list item, a bold label) and not about the speaker: "### Components", "- Add
+    Expense", "**User Authentication**"."""
     if _PASTED.match(line) and len(line.split()) > _PASTED_WORDS:
         return True
-    if line.endswith(":") and len(line.split()) < 10:
-        return True  # a lead-in to what follows ("Here's my code:"), which is code or a list
     return bool(_MARKUP.match(line)) and len(line.split()) < 6 and not _FIRST_PERSON.search(line)
+
+
+# A lead-in names what follows it ("Here's my code:", "so here's what I have so far:"): code or a
+# list, which extraction leaves out, so the lead-in alone tells nothing. A longer sentence ending in
+# a colon still may ("I've been using the following code to measure TTI:").
+_LEAD_IN_WORDS = 10
+
+
+def _lead_in(text: str) -> bool:
+    return text.endswith(":") and len(text.split()) < _LEAD_IN_WORDS
+
+
+def _without_lead_in(sentence: str) -> str:
+    """``sentence`` without a lead-in at its end ("I'm stuck on the navbar, here's my code:" reads
+    "I'm stuck on the navbar"); empty when it is one."""
+    if _lead_in(sentence):
+        return ""
+    head, comma, tail = sentence.rpartition(", ")
+    return head if comma and _lead_in(tail) else sentence
 
 
 def prose(text: str) -> str:
@@ -124,7 +141,8 @@ def split_message(text: str) -> MessageParts:
     text = normalise_text(prose(text))
     captions = tuple(c for c in (clean_caption(m.group(1)) for m in PHOTO.finditer(text)) if c)
     body = PHOTO.sub("\n", text)
-    return MessageParts(split_sentences(body), captions)
+    sentences = (_without_lead_in(s) for s in split_sentences(body))
+    return MessageParts(tuple(s for s in sentences if s), captions)
 
 
 def split_sentences(text: str) -> tuple[str, ...]:
