@@ -78,6 +78,19 @@ def _floor() -> Any:
 
 
 FLOOR = _floor()  # the default relevance floor, as the checkers search
+
+
+def code_point() -> str:
+    """Today's point as the code holds it (``--default``): read from the constants search uses,
+    so that the default cannot fall behind them as a copy written here did."""
+    from memstrata.retrieval import fusion
+    from memstrata.retrieval.presets import HYBRID
+
+    instructions = fusion.INSTRUCTION_TOP if HYBRID.instructions else 0
+    point = (fusion.AGREE_TOP, fusion.AGREE_FULL, fusion.AGREE_POWER, FLOOR.rrf_k, FLOOR.candidates)
+    return ",".join(str(v) for v in (*point, int(HYBRID.findings), instructions, fusion.INSTRUCTION_FULL))
+
+
 # --first-seen-ties: findings the lists tie break by first-seen order, as search did before it broke
 # them by the finding's cosine (``fusion.finding_rrf``)
 FIRST_SEEN_TIES = False
@@ -216,9 +229,10 @@ def main() -> int:
     ap.add_argument("--cache", type=Path, help="keep the lists read here, and read them back on the next run")
     ap.add_argument(
         "--default",
-        default="3,0.8,2,5,200,0,0,1",
+        default=code_point(),
         help="today's top,full,power,k,depth,findings,instructions,instruction_full (full 0: "
-        "weight 1; findings 1: finding_rrf; instructions 0: no instructions' list)",
+        "weight 1; findings 1: finding_rrf; instructions 0: no instructions' list); by default "
+        "the code's own (%(default)s)",
     )
     ap.add_argument(
         "--slack",
