@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from memstrata.cli.common import DataDir, console, fail_cleanly, open_memory, print_degradations
 from memstrata.interchange import TdaiImportReport, parse_import
+from memstrata.interchange.sessions import ImportReport
 from memstrata.models import Status, json_input
 
 
@@ -100,12 +101,21 @@ def _import_seed(
         f"{r.dropped} dropped as noise; {status.atoms} memory atoms in store"
     )
     if process:
-        failed = f", {r.failed} failed runs (see below)" if r.failed else ""
-        console.print(f"extracted {r.extracted} sessions into {r.atoms} new atoms{failed}")
+        console.print(_extraction_line(r))
     for note in r.degradations:
         console.print(f"[yellow]note[/yellow] {escape(note)}", soft_wrap=True)
     print_degradations(status)
     _exit_on_pipeline_errors(status)
+
+
+def _extraction_line(r: ImportReport) -> str:
+    failed = f", {r.failed} failed runs (see below)" if r.failed else ""
+    if r.duplicates and not r.stored and not r.atoms:
+        # A retried import (a client's retry after a timeout, the same file again): nothing new
+        # was stored, so no atom is new either; "extracted 1 sessions into 0 new atoms" read as if
+        # extraction had found nothing in them.
+        return f"the import was already present (every message stored before): no new atoms{failed}"
+    return f"extracted {r.extracted} sessions into {r.atoms} new atoms{failed}"
 
 
 def _exit_on_pipeline_errors(status: Status) -> None:

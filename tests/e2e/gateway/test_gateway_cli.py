@@ -79,6 +79,11 @@ def test_the_cli_is_told_to_go_through_the_server_and_can(
     assert locked.returncode == 1 and f"--url {url}" in locked.stderr  # the lock names the server
     through = cli("--url", url, "import", str(seed), env=env)
     assert through.returncode == 0, through.stderr
+    assert "extracted 1 sessions into" in through.stdout and "no new atoms" not in through.stdout
+    again = cli("--url", url, "import", str(seed), env=env)  # a retry: said so, not "0 new atoms"
+    assert again.returncode == 0 and "0 messages stored, 2 already present" in again.stdout, again.stdout
+    assert "already present (every message stored before): no new atoms" in again.stdout, again.stdout
+    assert "0 new atoms" not in again.stdout
     found = cli("--url", url, "search", "carpenter", "--user", "maya", "--json", env=env)
     assert found.returncode == 0 and "carpenter" in found.stdout
     read_only = cli("inspect", "l0", "--user", "maya", "--data-dir", str(home), "--format", "json", env=env)
