@@ -99,6 +99,38 @@ def test_beside_a_vector_list_a_word_every_record_holds_is_no_keyword_evidence(e
     assert [m.id for m in empty_store.messages.by_seq(A, [h.seq for h in found])] == ["m1"]
 
 
+def test_a_word_every_record_of_the_tenant_holds_is_no_evidence_whatever_other_tenants_hold(
+    empty_store: Store,
+) -> None:
+    # A store of many users: Maya's records all name her, Bob's mostly do not. Counted over the
+    # whole index "maya" is in 3 of 6 records; in Maya's own, in all: her list is the one tenant's.
+    empty_store.messages.append(
+        [
+            msg("m1", "Maya moved to Lisbon"),
+            msg("m2", "Maya's sister visits next week"),
+            msg("b1", "Bob bought a kayak", B),
+            msg("b2", "Bob met Maya at the lake", B),
+            msg("b3", "Bob fixed the kayak", B),
+        ]
+    )
+    empty_store.atoms.commit(A, [atom("x", "Maya lives in Lisbon")], {}, None)
+    index = empty_store.index
+    assert index.tenant_size(A, Layer.L0) == 2 and index.tenant_size(B, Layer.L0) == 3
+    assert index.tenant_size(B, Layer.L1) == 0
+    assert index.tenant_document_counts(A, Layer.L0, ["maya", "kayak", "lisbon"]) == {
+        "maya": 2,
+        "kayak": 0,
+        "lisbon": 1,
+    }
+    assert index.tenant_document_counts(B, Layer.L0, ["maya", "kayak"]) == {"maya": 1, "kayak": 2}
+    assert keyword_top(index, A, MessageFilter(), ["maya"], 10, informative=True) == []
+    found = keyword_top(index, A, MessageFilter(), ["maya", "lisbon"], 10, informative=True)
+    assert [m.id for m in empty_store.messages.by_seq(A, [h.seq for h in found])] == ["m1"]
+    # Bob's messages do not all name her: there she still ranks
+    found = keyword_top(index, B, MessageFilter(), ["maya", "kayak"], 10, informative=True)
+    assert {m.id for m in empty_store.messages.by_seq(B, [h.seq for h in found])} == {"b1", "b2", "b3"}
+
+
 def test_ids_and_sources_by_seq_are_the_tenants_own(empty_store: Store) -> None:
     stored = empty_store.messages.append([msg("a1", "x", A), msg("b1", "x", B), msg("a2", "y", A)])
     seqs = [m.seq for m in stored]

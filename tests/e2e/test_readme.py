@@ -64,6 +64,33 @@ def test_after_the_quickstart_where_do_i_live_finds_lisbon_first(
         assert not mem.search("How do I configure TLS on a Kubernetes ingress?", user_id="maya")
 
 
+def test_the_quickstart_in_a_store_other_users_share_ranks_as_in_a_store_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server's store holds many users: another user's records, none naming Maya, do not make
+    "Maya" a word that tells her records apart (each of hers still holds it), so Lisbon still
+    comes first."""
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("MEMSTRATA_HOME", raising=False)
+    with Memory.open("~/.memstrata") as mem:
+        said = [
+            "I bought a kayak.",
+            "The lake was cold today.",
+            "My brother fixed my bike.",
+            "I like rainy days.",
+        ]
+        mem.capture(
+            [{"role": "user", "name": "Bob", "content": text} for text in said * 2],
+            session_key="bob-1",
+            user_id="bob",
+        )
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(blocks("python")[0], "README.md[python 0]", "exec"), {})
+    first_hit = out.getvalue().splitlines()[0]
+    assert "Lisbon" in first_hit and "moved" in first_hit, out.getvalue()
+
+
 def test_the_seed_file_shown_before_import_is_read_by_the_importer() -> None:
     (seed,) = blocks("json")
     sessions = parse_import(json.loads(seed))

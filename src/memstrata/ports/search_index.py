@@ -34,6 +34,15 @@ class SearchIndex(Protocol):
         """How many records of the layer (all tenants) hold each term, by term as given."""
         ...
 
+    def tenant_size(self, tenant: Tenant, layer: Layer) -> int:
+        """How many records of the layer's keyword index are the tenant's (exact)."""
+        ...
+
+    def tenant_document_counts(self, tenant: Tenant, layer: Layer, terms: Sequence[str]) -> dict[str, int]:
+        """How many of the tenant's records of the layer hold each term (matched as ``keyword``
+        matches it), by term as given; exact. About as costly as a keyword query of the term."""
+        ...
+
     def vector(self, tenant: Tenant, flt: MessageFilter | AtomFilter, query: Vectors, k: int) -> list[Scored]:
         """Cosine top-``k`` among the tenant's records of the filter's layer that have vectors."""
         ...

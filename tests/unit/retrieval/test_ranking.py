@@ -216,10 +216,10 @@ def test_prune_keeps_the_rarest_term_when_every_term_is_common() -> None:
 
 def test_beside_a_vector_list_a_term_every_record_holds_is_dropped_the_last_one_too() -> None:
     # The README's quickstart: three messages, each naming Maya; "live" is in none of them.
-    assert prune(["maya", "live"], 3, {"maya": 3, "live": 0}, informative=True) == ["live"]
-    assert prune(["maya"], 3, {"maya": 3}, informative=True) == []  # nothing to rank by
-    assert prune(["maya", "ana"], 3, {"maya": 3, "ana": 1}, informative=True) == ["ana"]
-    assert prune(["maya", "ana"], 3, {"maya": 2, "ana": 1}, informative=True) == ["maya", "ana"]
+    assert prune(["maya", "live"], 3, {"maya": 3, "live": 0}, everywhere={"maya"}) == ["live"]
+    assert prune(["maya"], 3, {"maya": 3}, everywhere={"maya"}) == []  # nothing to rank by
+    assert prune(["maya", "ana"], 3, {"maya": 3, "ana": 1}, everywhere={"maya"}) == ["ana"]
+    assert prune(["maya", "ana"], 3, {"maya": 2, "ana": 1}, everywhere=set()) == ["maya", "ana"]
     # alone, the keyword list is the ranking: the term stays
     assert prune(["maya"], 3, {"maya": 3}) == ["maya"]
     assert prune(["maya", "live"], 3, {"maya": 3, "live": 0}) == ["maya", "live"]

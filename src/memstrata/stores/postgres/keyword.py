@@ -79,6 +79,31 @@ class KeywordIndex:
         df = self._counts(layer, [t.query for t in parsed.values()])
         return {t: df[parsed[rows.text(t)].query] if rows.text(t) in parsed else 0 for t in terms}
 
+    def tenant_size(self, tenant: Tenant, layer: Layer) -> int:
+        found = self._db.query(
+            f"SELECT count(*) AS n FROM {TABLES[layer]} WHERE user_id = %s AND agent_id = %s",
+            (tenant.user_id, tenant.agent_id),
+        )
+        return int(found[0]["n"])
+
+    def tenant_document_counts(self, tenant: Tenant, layer: Layer, terms: Sequence[str]) -> dict[str, int]:
+        """One query for every term: the tenant's records matching any of them (the GIN index
+        holds the tenant columns), each counted for the terms it matches."""
+        parsed = {t.text: t for t in self._parse(terms)}
+        queries = list(dict.fromkeys(t.query for t in parsed.values()))
+        df: dict[str, int] = {}
+        if queries:
+            counts = ", ".join(
+                f"count(*) FILTER (WHERE tsv @@ %s::tsquery) AS c{i}" for i in range(len(queries))
+            )
+            found = self._db.query(
+                f"SELECT {counts} FROM {TABLES[layer]} "
+                "WHERE user_id = %s AND agent_id = %s AND tsv @@ %s::tsquery",
+                [*queries, tenant.user_id, tenant.agent_id, " | ".join(f"({q})" for q in queries)],
+            )[0]
+            df = {q: int(found[f"c{i}"]) for i, q in enumerate(queries)}
+        return {t: df[parsed[rows.text(t)].query] if rows.text(t) in parsed else 0 for t in terms}
+
     def keyword(
         self,
         tenant: Tenant,

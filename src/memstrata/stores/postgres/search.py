@@ -51,6 +51,12 @@ class PostgresSearchIndex:
     def document_counts(self, layer: Layer, terms: Sequence[str]) -> dict[str, int]:
         return self._keyword.document_counts(layer, terms)
 
+    def tenant_size(self, tenant: Tenant, layer: Layer) -> int:
+        return self._keyword.tenant_size(tenant, layer)
+
+    def tenant_document_counts(self, tenant: Tenant, layer: Layer, terms: Sequence[str]) -> dict[str, int]:
+        return self._keyword.tenant_document_counts(tenant, layer, terms)
+
     def keyword(
         self,
         tenant: Tenant,

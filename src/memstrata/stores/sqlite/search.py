@@ -101,6 +101,43 @@ class SqliteSearchIndex:
         df = {r["term"]: int(r["doc"]) for r in found}
         return {t: df.get(stem, 0) for t, stem in stems.items()}
 
+    def tenant_size(self, tenant: Tenant, layer: Layer) -> int:
+        table, _ = _TABLES[layer]  # every row has its FTS row (same rowid), and only it
+        found = self._db.query(
+            f"SELECT count(*) AS n FROM {table} WHERE user_id = ? AND agent_id = ?",
+            [tenant.user_id, tenant.agent_id],
+        )
+        return int(found[0]["n"])
+
+    def tenant_document_counts(self, tenant: Tenant, layer: Layer, terms: Sequence[str]) -> dict[str, int]:
+        """One FTS5 query per term, over the rowids from the tenant's first record to its last:
+        FTS5 seeks into the term's posting list there, and a tenant whose records came together
+        (an import, a user's busy hour) reads its own part of the list, not every tenant's (a
+        PrefEval dev tenant, 88 of 8,892 messages, counted "user" in 0.2 ms against 4.8).
+        CROSS JOIN keeps the posting list outside and looks each match's row up by key: left to
+        the planner, it walked the tenant's rows and ran the MATCH for each (8 ms against 0.1,
+        419 messages of a LoCoMo conversation)."""
+        table, fts = _TABLES[layer]
+        tenant_args = [tenant.user_id, tenant.agent_id]
+        span = self._db.query(
+            f"SELECT MIN(seq) AS lo, MAX(seq) AS hi FROM {table} WHERE user_id = ? AND agent_id = ?",
+            tenant_args,
+        )[0]
+        out: dict[str, int] = {}
+        for term in dict.fromkeys(terms):
+            expr = match_expression([term])
+            found = (
+                self._db.query(
+                    f"SELECT count(*) AS n FROM {fts} f CROSS JOIN {table} r ON r.seq = f.rowid "
+                    f"WHERE {fts} MATCH ? AND f.rowid BETWEEN ? AND ? AND r.user_id = ? AND r.agent_id = ?",
+                    [expr, span["lo"], span["hi"], *tenant_args],
+                )
+                if expr and span["lo"] is not None
+                else []
+            )
+            out[term] = int(found[0]["n"]) if found else 0
+        return out
+
     def keyword(
         self,
         tenant: Tenant,
