@@ -294,3 +294,18 @@ def test_a_bare_weekday_keeps_the_space_before_it() -> None:
 
 def test_a_duration_after_a_verb_of_need_is_still_since() -> None:
     assert "(since around 2020)" in resolve("I've needed glasses for 3 years", ANCHOR).text
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("We go away the last week of June", "2023-06-01", "2023-06-30"),
+        ("My last exam is in June", "2023-06-01", "2023-06-30"),
+        ("I went there last time in June", "2022-06-01", "2022-06-30"),
+    ],
+)
+def test_last_is_past_only_as_the_date_last_period(text: str, start: str, end: str) -> None:
+    r = resolve(text, ANCHOR)
+    assert (r.start, r.end) == (D(start), D(end))
+    assert is_past("I saw her last week") and is_past("Last June was hot")
+    assert not is_past("I never want this to last") and not is_past("My last exam is in June")

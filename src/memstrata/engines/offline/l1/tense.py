@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from memstrata.engines.offline.lexicon import IRREGULAR_PAST
+from memstrata.engines.offline.lexicon import IRREGULAR_PAST, MONTHS, WEEKDAYS
 
 _FUTURE = re.compile(
     r"\b(?:will|'ll|going to|gonna|plan|plans|planning|next|tomorrow|can't wait|looking forward|"
@@ -24,14 +24,30 @@ _CLAUSE = re.compile(r"[,;:]|\s(?:so|but|and|because|while)\s", re.IGNORECASE)
 # based in Porto", "interested in"): they do not make a sentence past.
 _STATE_ED = "called|named|based|located|interested|related|supposed|tired|excited|derived"
 _PAST = re.compile(
-    rf"\b(?:{'|'.join(sorted(IRREGULAR_PAST))}|last|ago|yesterday|(?!(?:{_STATE_ED})\b)[a-z]{{3,}}ed)\b",
+    rf"\b(?:{'|'.join(sorted(IRREGULAR_PAST))}|ago|yesterday|(?!(?:{_STATE_ED})\b)[a-z]{{3,}}ed)\b",
+    re.IGNORECASE,
+)
+# "last" tells the past only as the date "last <period>" ("last week", "last June", "last time"):
+# "the last week of June" and "my last exam" name the final one of something, which may be to come
+# ("we go away the last week of June"), as "at last" and "it won't last" say nothing of the time
+# ("her" is no owner here: "I met her last week" is a date, as in the date rules).
+_PERIOD = "|".join(
+    (*WEEKDAYS, *MONTHS, "night|week|weekend|month|year|time|spring|summer|fall|autumn|winter")
+)
+_LAST = re.compile(
+    rf"\b(?P<owner>(?:the|my|our|his|their|your|its|every|each)\s+)?last\s+(?:{_PERIOD})\b"
+    rf"(?P<of>\s+of\b)?",
     re.IGNORECASE,
 )
 
 
 def is_past(text: str) -> bool:
     """Whether a sentence reads as past tense (future markers win over past ones)."""
-    return _FUTURE.search(text) is None and _PAST.search(text) is not None
+    if _FUTURE.search(text) is not None:
+        return False
+    if any(m.group("owner") is None and m.group("of") is None for m in _LAST.finditer(text)):
+        return True
+    return _PAST.search(text) is not None
 
 
 def clause_around(text: str, start: int, end: int) -> str:
