@@ -309,3 +309,11 @@ def test_last_is_past_only_as_the_date_last_period(text: str, start: str, end: s
     assert (r.start, r.end) == (D(start), D(end))
     assert is_past("I saw her last week") and is_past("Last June was hot")
     assert not is_past("I never want this to last") and not is_past("My last exam is in June")
+
+
+@pytest.mark.parametrize("text", ["I've got an exam in 2 weeks", "She's got a recital in two weeks"])
+def test_have_got_is_present_possession(text: str) -> None:
+    assert not is_past(text)
+    r = resolve(text, ANCHOR)
+    assert (r.start, r.end) == (D("2023-05-22"), D("2023-05-22"))
+    assert is_past("I got a new job")

@@ -39,6 +39,8 @@ _LAST = re.compile(
     rf"(?P<of>\s+of\b)?",
     re.IGNORECASE,
 )
+# "I've got", "she's got": possession now (British "have"), not a past "got".
+_HAVE_GOT = re.compile(r"\b(?:have|has|haven't|hasn't)\s+got\b|[’'](?:ve|s)\s+got\b", re.IGNORECASE)
 
 
 def is_past(text: str) -> bool:
@@ -47,7 +49,7 @@ def is_past(text: str) -> bool:
         return False
     if any(m.group("owner") is None and m.group("of") is None for m in _LAST.finditer(text)):
         return True
-    return _PAST.search(text) is not None
+    return _PAST.search(_HAVE_GOT.sub(" ", text)) is not None
 
 
 def clause_around(text: str, start: int, end: int) -> str:
