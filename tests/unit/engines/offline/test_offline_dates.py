@@ -317,3 +317,26 @@ def test_have_got_is_present_possession(text: str) -> None:
     r = resolve(text, ANCHOR)
     assert (r.start, r.end) == (D("2023-05-22"), D("2023-05-22"))
     assert is_past("I got a new job")
+
+
+@pytest.mark.parametrize(
+    "text", ["Kids today spend too much time online", "Young people today don't read", "Teenagers today!"]
+)
+def test_today_after_a_bare_plural_subject_means_nowadays(text: str) -> None:
+    r = resolve(text, ANCHOR)
+    assert (r.text, r.start, r.end) == (text, None, None)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I saw the kids today",
+        "My kids today are sick",
+        "The kids today were great",
+        "The weather today is nice",
+        "Tom teaches kids today",
+    ],
+)
+def test_today_of_a_subject_that_is_no_generic_plural_is_the_day(text: str) -> None:
+    r = resolve(text, ANCHOR)
+    assert (r.start, r.end) == (ANCHOR, ANCHOR)

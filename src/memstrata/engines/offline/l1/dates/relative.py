@@ -16,7 +16,7 @@ from memstrata.engines.offline.l1.dates.daymath import (
     season_span,
 )
 from memstrata.engines.offline.l1.dates.span import Context, Found, Handler, Rule, on_day
-from memstrata.engines.offline.lexicon import WEEKDAYS
+from memstrata.engines.offline.lexicon import BASE_VERBS, IRREGULAR_PAST, STOPWORDS, WEEKDAYS
 
 _HABIT = re.compile(r"\b(?:every|each)\s*$", re.IGNORECASE)
 _WD = "|".join(WEEKDAYS)
@@ -48,8 +48,44 @@ _DAYS: dict[str, tuple[int, str]] = {
 }
 
 
+# "Kids today spend ...", "young people today are ...": "today" right after a bare plural subject
+# that opens its clause means nowadays, no day. The subject: up to three lowercase content words
+# (no pronoun, owner or verb: "I saw kids today", "my kids today" and "Tom teaches kids today" are
+# dated), the last a plural, the ones before it no plural or past form (adjectives do not inflect);
+# what follows is no past form ("the kids today were great" is a day).
+_SUBJECT_BEFORE = re.compile(
+    r"(?:^|[,;:.!?]\s*|\b(?:and|but|so|because|that)\s+)(?:the\s+)?(?P<np>(?:[a-z-]+\s+){0,2}[a-z-]+)\s+$",
+    re.IGNORECASE,
+)
+_PLURAL_NOUNS = frozenset({"people", "children", "men", "women"})  # the plurals without an -s
+_NEXT_WORD = re.compile(r"\s*([a-z']+)", re.IGNORECASE)
+
+
+def _nowadays(m: re.Match[str]) -> bool:
+    """Whether "today" at ``m`` means nowadays (see ``_SUBJECT_BEFORE``)."""
+    subject = _SUBJECT_BEFORE.search(m.string, 0, m.start())
+    if subject is None:
+        return False
+    written = subject.group("np").split()
+    if any(w[:1].isupper() for w in written[1:]):
+        return False  # a name inside: "Tom teaches Kids"
+    np = [w.lower() for w in written]
+    if any(w in STOPWORDS or w in IRREGULAR_PAST or w in BASE_VERBS for w in np):
+        return False
+    if any(w.endswith(("s", "ed")) for w in np[:-1]):
+        return False
+    head = np[-1]
+    if head not in _PLURAL_NOUNS and not (head.endswith("s") and not head.endswith(("ss", "us", "is"))):
+        return False
+    after = _NEXT_WORD.match(m.string, m.end())
+    return after is None or not (after.group(1).lower() in IRREGULAR_PAST or after.group(1).endswith("ed"))
+
+
 def _simple_days(m: re.Match[str], c: Context) -> Found | None:
-    offset, template = _DAYS[" ".join(m.group(0).lower().split())]
+    phrase = " ".join(m.group(0).lower().split())
+    if phrase == "today" and _nowadays(m):
+        return None
+    offset, template = _DAYS[phrase]
     return on_day(c.anchor + timedelta(days=offset), template)
 
 
