@@ -340,3 +340,26 @@ def test_today_after_a_bare_plural_subject_means_nowadays(text: str) -> None:
 def test_today_of_a_subject_that_is_no_generic_plural_is_the_day(text: str) -> None:
     r = resolve(text, ANCHOR)
     assert (r.start, r.end) == (ANCHOR, ANCHOR)
+
+
+@pytest.mark.parametrize(
+    "text", ['I play "Cyberpunk 2077" a lot', "I still run Windows 2000", "Blade Runner 2049 is my favourite"]
+)
+def test_a_number_ending_a_name_is_no_year(text: str) -> None:
+    r = resolve(text, ANCHOR)
+    assert (r.text, r.start, r.end) == (text, None, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "year"),
+    [
+        ("We met at Christmas 2019", 2019),
+        ("Since 2019 I've lived here", 2019),
+        ("Early 2020 was rough", 2020),
+        ("tutorials dated Feb 2024", 2024),
+        ("Summer 2021 was fun", 2021),
+    ],
+)
+def test_a_year_after_a_calendar_or_function_word_is_a_year(text: str, year: int) -> None:
+    r = resolve(text, ANCHOR)
+    assert (r.start, r.end) == (date(year, 1, 1), date(year, 12, 31))

@@ -8,7 +8,7 @@ from datetime import date
 
 from memstrata.engines.offline.l1.dates.daymath import month_end
 from memstrata.engines.offline.l1.dates.span import Context, Found, Rule
-from memstrata.engines.offline.lexicon import MONTH_ABBREV, MONTHS
+from memstrata.engines.offline.lexicon import MONTH_ABBREV, MONTHS, STOPWORDS, WEEKDAYS
 
 _MONTH = "|".join(m.capitalize() for m in MONTHS if m != "may") + "|May"
 _MON = _MONTH + r"|(?:Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?"
@@ -58,7 +58,35 @@ def _month_year(month: int, prefix: str, c: Context) -> int:
     return _infer_year(month, c)
 
 
+# Capitalised words a year may follow as a date: the calendar's ("Feb 2024", "Christmas 2019",
+# "Summer 2020") and the words that open a sentence before one ("Since 2019", "Early 2020").
+_CALENDAR_WORDS = (
+    frozenset(MONTHS)
+    | frozenset(MONTH_ABBREV)
+    | frozenset(WEEKDAYS)
+    | frozenset(
+        """
+        spring summer fall autumn winter christmas easter thanksgiving halloween hanukkah passover
+        ramadan eid diwali year years eve since around circa till early late mid end start beginning
+        """.split()
+    )
+)
+_WORD_BEFORE = re.compile(r"([^\W\d_][\w'-]*) $")
+
+
+def _in_a_name(m: re.Match[str]) -> bool:
+    """Whether the number at ``m`` ends a name or a title ("Cyberpunk 2077", "Windows 2000", "Blade
+    Runner 2049"): it follows a capitalised word that is no calendar or function word."""
+    before = _WORD_BEFORE.search(m.string, 0, m.start())
+    if before is None or before.group(1) == before.group(1).lower():
+        return False
+    word = before.group(1).lower()
+    return word not in _CALENDAR_WORDS and word not in STOPWORDS
+
+
 def _year_only(m: re.Match[str], c: Context) -> Found | None:
+    if _in_a_name(m):
+        return None
     y = int(m.group(0))
     return Found(None, date(y, 1, 1), date(y, 12, 31))
 
