@@ -188,3 +188,24 @@ def test_unknown_words_after_i_stay_in_a_past_sentence() -> None:
 )
 def test_the_speakers_own_introduction_is_not_a_fact(text: str, expected: str) -> None:
     assert rewrite(text, "Sam", "Assistant").text == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # PrefEval dev: "... a strict vegan diet and refuse to ..." kept the first person's verb
+        (
+            "I follow a strict vegan diet and refuse to consume honey",
+            "Maya follows a strict vegan diet and refuses to consume honey",
+        ),
+        ("I love my job and hate the commute", "Maya loves Maya's job and hates the commute"),
+        ("I walk or bike to work", "Maya walks or bikes to work"),
+        # a noun after "and", an infinitive, another verb's subject or a relative clause: kept
+        ("I need peace and love", "Maya needs peace and love"),
+        ("I like to cook and eat", "Maya likes to cook and eat"),
+        ("I help kids learn and grow", "Maya helps kids learn and grow"),
+        ("the chances I get and leave a legacy", "the chances Maya gets and leave a legacy"),
+    ],
+)
+def test_a_second_verb_of_the_subject_agrees_too(text: str, expected: str) -> None:
+    assert rewrite(text, "Maya", None).text == expected

@@ -80,6 +80,17 @@ _PLURAL_YOU = word_set("guys all folks")
 _PLURAL = "and company"
 _ITEM_COMMA = re.compile(r"\s*,\s*")
 _FINITE_AFTER_YOU = word_set("are were aren't weren't don't")
+# A second verb of the same subject: how far after the first verb its conjunction may stand, the
+# words that cannot come between (they open a verb phrase of their own), and the words that start
+# its object ("refuse to", "hate the commute", "love them").
+_COORDINATED_REACH = 12
+_COORDINATORS = word_set("and or but")
+_OPENS_VERB_PHRASE = NO_CONJUGATE | word_set(
+    "to i we they he she you there is are am be been do does don't doesn't has have"
+)
+_OBJECT_STARTS = _DETERMINERS | word_set(
+    "to it them him her me us this that these those any all every some no each everything something"
+)
 _FIRST_CONTRACTIONS = {"i'm": "is", "i've": "has", "i'll": "will"}
 _SECOND_CONTRACTIONS = {"you're": "is", "you've": "has", "you'll": "will"}
 
@@ -189,6 +200,34 @@ class _Sentence:
         third = _third_person(verb, guess=joined and not self.past)
         if third is not None:
             self.set(j, third)
+            if _opens_clause(self, k):  # "the chances I get and leave ...": "leave" is not the subject's
+                self.conjugate_coordinated(j)
+
+    def conjugate_coordinated(self, j: int) -> None:
+        """Put a second verb of the same subject in the third person too: "I follow a vegan diet and
+        refuse to ..." -> "... follows a vegan diet and refuses to ...". Only a known base verb after
+        "and" / "or" / "but", with an object or "to" after it (else it is as often a noun: "I need
+        peace and love"), and nothing between that could start another verb phrase: "to" ("I like to
+        cook and eat"), an auxiliary, a subject pronoun or another base verb ("I help kids learn and
+        grow")."""
+        for a in range(j + 1, min(j + _COORDINATED_REACH, len(self.word_at))):
+            low = self.lower(a)
+            if low in _COORDINATORS:
+                break
+            if low in _OPENS_VERB_PHRASE or low in BASE_VERBS or low in _SUBJECT_BEFORE:
+                return
+            if any(mark in self.tokens[self.word_at[a] - 1] for mark in ".;:!?()"):
+                return
+        else:
+            return
+        v = a + 1
+        while self.lower(v) in ADVERBS:
+            v += 1
+        verb, after = self.word(v), self.lower(v + 1)
+        if verb is None or verb.lower() not in BASE_VERBS or not verb.islower():
+            return
+        if after in _OBJECT_STARTS or after.endswith("'s"):
+            self.set(v, _third_person(verb) or verb)
 
     def invert_before(self, k: int) -> bool:
         """Fix "are you" -> "is <name>" in a question; True when the auxiliary before word ``k``
