@@ -209,3 +209,20 @@ def test_the_speakers_own_introduction_is_not_a_fact(text: str, expected: str) -
 )
 def test_a_second_verb_of_the_subject_agrees_too(text: str, expected: str) -> None:
     assert rewrite(text, "Maya", None).text == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # LoCoMo dev (conv-26): "... will really help the people you work with" read "Caroline work"
+        ("It will help the people you work with", "It will help the people Caroline works with"),
+        ("Every time you visit, we cook", "Every time Caroline visits, we cook"),
+        ("I love everything you do", "Mel loves everything Caroline does"),
+        ("It's great you have people to support you", "It's great Caroline has people to support Caroline"),
+        # no noun before "you": it stays an object
+        ("a hobby that makes you feel good", "a hobby that makes Caroline feel good"),
+        ("Every step's getting you closer", "Every step's getting Caroline closer"),
+    ],
+)
+def test_you_after_a_noun_is_the_subject_of_a_relative_clause(text: str, expected: str) -> None:
+    assert rewrite(text, "Mel", "Caroline").text == expected

@@ -91,6 +91,10 @@ _OPENS_VERB_PHRASE = NO_CONJUGATE | word_set(
 _OBJECT_STARTS = _DETERMINERS | word_set(
     "to it them him her me us this that these those any all every some no each everything something"
 )
+# Words only ever before a noun ("her", "that", "this" stand alone too: "I saw her hug you", "a
+# hobby that makes you feel ..."), and the pronouns that are nouns.
+_NOUN_DETERMINERS = (_DETERMINERS - {"her"}) | word_set("every each any some no")
+_INDEFINITES = word_set("everything something anything nothing everyone someone anyone no-one")
 _FIRST_CONTRACTIONS = {"i'm": "is", "i've": "has", "i'll": "will"}
 _SECOND_CONTRACTIONS = {"you're": "is", "you've": "has", "you'll": "will"}
 
@@ -306,6 +310,22 @@ def _rewrite_first(s: _Sentence, k: int, low: str, me: str) -> bool:
     return True
 
 
+def _after_noun(s: _Sentence, k: int) -> bool:
+    """Whether "you" at word ``k`` follows a noun, so opens a relative clause as its subject ("the
+    people you work with", "every time you visit", "everything you do"): a noun takes no object.
+    The noun: a content word after a determiner or an owner, or an indefinite pronoun ("thank you"
+    is no noun: "a thank you note")."""
+    prev = s.lower(k - 1)
+    if prev in _INDEFINITES:
+        return True
+    if prev in STOPWORDS or prev == "thank":
+        return False
+    det = s.lower(k - 2)
+    if det.endswith("'s"):  # an owner, or "is": "every step's getting you closer"
+        return not prev.endswith(("ing", "ed", "en")) and prev not in BASE_VERBS
+    return det in _NOUN_DETERMINERS
+
+
 def _rewrite_second(s: _Sentence, k: int, low: str, other: str) -> bool:
     if low == "you" and s.filler(k):
         return False
@@ -326,7 +346,8 @@ def _rewrite_second(s: _Sentence, k: int, low: str, other: str) -> bool:
         # "are"/"were"/"don't" after "you" are its own verb wherever it stands ("just like you
         # are doing", "the work you don't see"): no object of another verb takes them.
         finite = s.lower(k + 1) in _FINITE_AFTER_YOU
-        if not inverted and (after_clause_start or finite) and prev not in _AUX_BEFORE:
+        relative = _after_noun(s, k)
+        if not inverted and (after_clause_start or finite or relative) and prev not in _AUX_BEFORE:
             s.conjugate_after(k)
         s.set(k, other)
     elif low in _SECOND_CONTRACTIONS:
