@@ -226,3 +226,20 @@ def test_a_second_verb_of_the_subject_agrees_too(text: str, expected: str) -> No
 )
 def test_you_after_a_noun_is_the_subject_of_a_relative_clause(text: str, expected: str) -> None:
     assert rewrite(text, "Mel", "Caroline").text == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # LoCoMo dev (conv-41): "... and reminding me I'm not alone" read "reminding Maria Maria is"
+        ("They keep reminding me I'm not alone", "They keep reminding Maria that Maria is not alone"),
+        ("They keep reminding you you're not alone", "They keep reminding John that John is not alone"),
+        ("You told me I could come", "John told Maria that Maria could come"),
+        # LoCoMo dev (conv-42): a preposition's object, "For me I just get ..."
+        ("For me I just relax", "For Maria, Maria just relaxes"),
+        # two people: nothing reads twice
+        ("Thank you I love it", "Thank John Maria loves it"),
+    ],
+)
+def test_a_name_is_not_doubled_across_object_and_subject(text: str, expected: str) -> None:
+    assert rewrite(text, "Maria", "John").text == expected

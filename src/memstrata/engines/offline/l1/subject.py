@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memstrata.engines.offline.l1.introduction import without_introduction
 from memstrata.engines.offline.lexicon import (
     ADVERBS,
     BASE_VERBS,
@@ -155,6 +156,7 @@ class _Sentence:
         self.word_at = list(range(1, len(self.tokens), 2))
         self.question = text.rstrip().endswith("?")
         self.past = past
+        self.objects: set[int] = set()  # words rewritten from an object person ("me", "you")
 
     def word(self, k: int) -> str | None:
         """Word ``k`` as written, or None past either end."""
@@ -188,6 +190,17 @@ class _Sentence:
         i = self.word_at[k]
         return i > 0 and any(mark in self.tokens[i - 1] for mark in ",:;")
 
+    def subject(self, k: int, name: str) -> str:
+        """The subject ``name`` at word ``k``; after an object of the same name, a verb's gains "that"
+        ("reminding me I'm" -> "reminding Maria that Maria is"), a preposition's a comma ("for Nate, Nate")."""
+        joined = self.tokens[self.word_at[k] - 1].strip() == ""
+        if not (joined and k - 1 in self.objects and self.word(k - 1) == name):
+            return name
+        if self.lower(k - 2) in STOPWORDS:
+            self.tokens[self.word_at[k - 1]] += ","
+            return name
+        return f"that {name}"
+
     def set(self, k: int, value: str) -> None:
         """Replace word ``k``."""
         self.tokens[self.word_at[k]] = value
@@ -208,12 +221,10 @@ class _Sentence:
                 self.conjugate_coordinated(j)
 
     def conjugate_coordinated(self, j: int) -> None:
-        """Put a second verb of the same subject in the third person too: "I follow a vegan diet and
-        refuse to ..." -> "... follows a vegan diet and refuses to ...". Only a known base verb after
-        "and" / "or" / "but", with an object or "to" after it (else it is as often a noun: "I need
-        peace and love"), and nothing between that could start another verb phrase: "to" ("I like to
-        cook and eat"), an auxiliary, a subject pronoun or another base verb ("I help kids learn and
-        grow")."""
+        """A second verb of the subject agrees too ("I follow a diet and refuse to" -> "follows ... and
+        refuses to"): a known base verb after and/or/but with an object or "to" after it (else it is
+        as often a noun: "I need peace and love"), nothing between opening another verb phrase: "to"
+        ("I like to cook and eat"), an auxiliary, a pronoun or a base verb ("I help kids learn and grow")."""
         for a in range(j + 1, min(j + _COORDINATED_REACH, len(self.word_at))):
             low = self.lower(a)
             if low in _COORDINATORS:
@@ -296,13 +307,14 @@ def _rewrite_first(s: _Sentence, k: int, low: str, me: str) -> bool:
         paired = s.lower(k - 1) in _AUX_BEFORE | {"and", "or", "nor"} and not _new_clause_and(s, k)
         if not s.invert_before(k) and not paired:
             s.conjugate_after(k)
-        s.set(k, me)
+        s.set(k, s.subject(k, me))
     elif low in _FIRST_CONTRACTIONS:
-        s.set(k, f"{me} {_FIRST_CONTRACTIONS[low]}")
+        s.set(k, f"{s.subject(k, me)} {_FIRST_CONTRACTIONS[low]}")
     elif low == "i'd":
-        s.set(k, f"{me} {'had' if s.lower(k + 1) in _PARTICIPLES else 'would'}")
+        s.set(k, f"{s.subject(k, me)} {'had' if s.lower(k + 1) in _PARTICIPLES else 'would'}")
     elif low in {"me", "myself"}:
         s.set(k, me)
+        s.objects.add(k)
     elif low in {"my", "mine", "our", "ours"}:
         s.set(k, possessive(me))
     else:
@@ -349,11 +361,14 @@ def _rewrite_second(s: _Sentence, k: int, low: str, other: str) -> bool:
         relative = _after_noun(s, k)
         if not inverted and (after_clause_start or finite or relative) and prev not in _AUX_BEFORE:
             s.conjugate_after(k)
-        s.set(k, other)
+            s.set(k, s.subject(k, other))
+        else:
+            s.set(k, other)
+            s.objects.add(k)
     elif low in _SECOND_CONTRACTIONS:
-        s.set(k, f"{other} {_SECOND_CONTRACTIONS[low]}")
+        s.set(k, f"{s.subject(k, other)} {_SECOND_CONTRACTIONS[low]}")
     elif low == "you'd":
-        s.set(k, f"{other} {'had' if s.lower(k + 1) in _PARTICIPLES else 'would'}")
+        s.set(k, f"{s.subject(k, other)} {'had' if s.lower(k + 1) in _PARTICIPLES else 'would'}")
     elif low in {"your", "yours"}:
         s.set(k, possessive(other))
     elif low in {"yourself", "yourselves"}:
@@ -369,7 +384,7 @@ def rewrite(text: str, me: str, other: str | None, *, past: bool = False) -> Rew
 
     ``past`` says the sentence is about the past, so "I read" stays "read" rather than "reads".
     """
-    text = _without_introduction(text, me)
+    text = without_introduction(text, me)
     s = _Sentence(text, past)
     first = second = False
     for k in range(len(s.word_at)):
@@ -381,19 +396,3 @@ def rewrite(text: str, me: str, other: str | None, *, past: bool = False) -> Rew
         elif other is not None and _rewrite_second(s, k, low, other):
             second = True
     return Rewritten("".join(s.tokens), first, second)
-
-
-# "I'm Sam, I teach chemistry": the speaker saying their own name before the fact. Rewritten word by
-# word it became "Sam is Sam, Sam teaches chemistry" (bench/first_impressions.py); the name is the
-# subject already, so the introduction is dropped when a clause follows it.
-_INTRODUCTION = re.compile(
-    r"(?:i'm|i am|my name is|this is|it's)\s+(?P<name>[^\W\d_][\w'-]*)\s*[,;:\u2014-]+\s*", re.I
-)
-
-
-def _without_introduction(text: str, me: str) -> str:
-    found = _INTRODUCTION.match(text.lstrip())
-    if found is None or found.group("name").lower() != me.lower():
-        return text
-    rest = re.sub(r"^(?:and|so)\s+", "", text.lstrip()[found.end() :], flags=re.I)
-    return rest[:1].upper() + rest[1:]
