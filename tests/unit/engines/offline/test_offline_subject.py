@@ -219,6 +219,8 @@ def test_a_second_verb_of_the_subject_agrees_too(text: str, expected: str) -> No
         ("Every time you visit, we cook", "Every time Caroline visits, we cook"),
         ("I love everything you do", "Mel loves everything Caroline does"),
         ("It's great you have people to support you", "It's great Caroline has people to support Caroline"),
+        ("Love the way you go for it", "Love the way Caroline goes for it"),
+        ("Ask a question anytime you need", "Ask a question anytime Caroline needs"),
         # no noun before "you": it stays an object
         ("a hobby that makes you feel good", "a hobby that makes Caroline feel good"),
         ("Every step's getting you closer", "Every step's getting Caroline closer"),

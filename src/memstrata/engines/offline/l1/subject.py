@@ -36,7 +36,7 @@ _SUBJECT_BEFORE = word_set(
     """
     if when because so but and as since while what how where why who until once before after than that
     cause think hope bet guess know sure glad seems feel believe wish hear heard thought knew whether
-    though although unless whenever wherever whatever
+    though although unless whenever wherever whatever anytime everytime
     """
 )
 # "Are you ...?" -> "Is Melanie ...?": the auxiliary agrees with the new third-person subject.
@@ -96,6 +96,7 @@ _OBJECT_STARTS = _DETERMINERS | word_set(
 # hobby that makes you feel ..."), and the pronouns that are nouns.
 _NOUN_DETERMINERS = (_DETERMINERS - {"her"}) | word_set("every each any some no")
 _INDEFINITES = word_set("everything something anything nothing everyone someone anyone no-one")
+_NOUN_STOPWORDS = word_set("thing things way ways one ones stuff")  # "the way you go"
 _FIRST_CONTRACTIONS = {"i'm": "is", "i've": "has", "i'll": "will"}
 _SECOND_CONTRACTIONS = {"you're": "is", "you've": "has", "you'll": "will"}
 
@@ -330,7 +331,7 @@ def _after_noun(s: _Sentence, k: int) -> bool:
     prev = s.lower(k - 1)
     if prev in _INDEFINITES:
         return True
-    if prev in STOPWORDS or prev == "thank":
+    if (prev in STOPWORDS and prev not in _NOUN_STOPWORDS) or prev == "thank":
         return False
     det = s.lower(k - 2)
     if det.endswith("'s"):  # an owner, or "is": "every step's getting you closer"
