@@ -52,14 +52,45 @@ _ON_HELP = re.compile(
 _ASSISTANT_OFFERS = re.compile(_LEAD + r"(?:would|do)\s+you\s+(?:like|want)\s+to\b", re.IGNORECASE)
 
 
+# A reply turning down more help opens with the refusal ("No, ...", "Not really", "Nope", "I'm good",
+# "That's all for now") ...
+_REFUSAL = re.compile(
+    r"^(?:no|nope|nah|not|nothing|none|(?:i\s+think\s+)?(?:i'm|i\s+am|we're|we\s+are)\s+(?:all\s+)?"
+    r"(?:good|set|fine|ok|okay|sorted)|that(?:'s|\s+is|'ll\s+be|\s+will\s+be)\s+(?:all|it|everything))\b",
+    re.IGNORECASE,
+)
+# ... and says no more than that the speaker needs nothing more ("I've got a good handle on this",
+# "I'm all set", "I'll reach out if I have more questions"): words of closing a talk, no fact.
+_CLOSING = frozenset("handle grasp set sorted covered enough manage else later today reach questions".split())
+
+
+def _closes(sentence: str, names: frozenset[str]) -> bool:
+    """A sentence of a closing: thanks or understanding (``acknowledges``), or words of needing
+    nothing more."""
+    said = content_words(strip_filler(sentence, names), names)
+    return acknowledges(sentence, names) or all(w in _CLOSING for w in said)
+
+
+def declines(answer: Sequence[str], names: frozenset[str]) -> bool:
+    """A reply that only turns down more help ("No, I think I'm good for now. Thanks for the help
+    with my probability problems!", "Not really, I've got a good handle on this"): it opens with
+    a refusal and says nothing but closing words, and the thanks after it close the talk whatever
+    they name (what the help was about is in the talk before). "No, I don't have pets" and "No,
+    I moved to Porto" say something."""
+    if not answer or _REFUSAL.match(strip_filler(answer[0], names, keep_answer=True)) is None:
+        return False
+    return _closes(answer[0], names) and all(is_thanks(a) or _closes(a, names) for a in answer[1:])
+
+
 def only_acknowledged(asker: Speech, question: str, answer: Sequence[str], names: frozenset[str]) -> bool:
     """A reply that only takes the asker's help ("Yeah, that helps a lot! Thanks for walking me
-    through it.") to a question about that help ("Does that help?", "Would you like me to ...?"):
-    no memory. To a question about the speaker or the world a bare "Yes." does say something."""
+    through it.") or turns down more of it (``declines``) to a question about that help ("Does
+    that help?", "Would you like me to ...?", "Anything else?"): no memory. To a question about
+    the speaker or the world a bare "Yes." does say something."""
     on_help = _ON_HELP.match(question) is not None or (
         asker.message.role == Role.ASSISTANT and _ASSISTANT_OFFERS.match(question) is not None
     )
-    return on_help and all(acknowledges(a, names) for a in answer)
+    return on_help and (all(acknowledges(a, names) for a in answer) or declines(answer, names))
 
 
 def questions_before(context: Sequence[Message], i: int, sp: Speech) -> tuple[Speech, list[str]] | None:
