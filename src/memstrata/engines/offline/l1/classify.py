@@ -81,6 +81,19 @@ _PLAN = re.compile(
     r"thinking (?:about|of)|looking forward|can't wait|upcoming|about to|next)\b",
     _I,
 )
+# An aim or a difficulty under way: the task of the moment, told the way a plan is ("I'm trying to
+# handle the 429 errors", "I've been struggling with the proofs", "I'm having trouble with the
+# config", "I'm not sure how to ..."). Like "I want to ..." it is episodic: it holds while the task
+# lasts, not as a lasting fact of the speaker's (the persona would fill with the week's bugs).
+_UNDER_WAY = re.compile(
+    r"\b(?:i'm|i am|we're|we are|i've been|we've been|i have been|we have been)\s+"
+    r"(?:(?:still|really|just|currently|now|also)\s+)?(?:"
+    r"(?:trying|attempting)\s+to\b|struggling\b|"
+    r"having\s+(?:(?:some|a\s+lot\s+of|a\s+bit\s+of|real|serious)\s+)?(?:trouble|issues|problems|difficulty|"
+    r"difficulties|a\s+hard\s+time|a\s+tough\s+time)\b|"
+    r"(?:not\s+sure|unsure|stuck)\b)",
+    _I,
+)
 _FIRST_PERSON = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'll|i'd|we|us|our|ours|we're|we've)\b", _I)
 _QUESTION_START = re.compile(
     r"^(?:what|when|where|who|whom|whose|why|how|which|do|does|did|are|is|was|were|have|has|had|can|"
@@ -322,7 +335,8 @@ def classify(sentence: str, *, dated: bool, past: bool) -> Kind:
     persona 60-85: stated preferences and aversions ("I avoid gluten") 85 unless dated, standing
     facts (health, work, home, partner) 80 whatever the tense or date, relationships and identity
     80, likes 75, habits and possessions 70, other first-person present facts 60. episodic 40-60:
-    dated 60, plans 55, past events 50, other 40. A stated preference is marked whatever its type.
+    dated 60, plans and tasks under way ("I'm trying to ...") 55, past events 50, other 40. A
+    stated preference is marked whatever its type.
     """
     stated = states_preference(sentence)
     if is_standing(sentence):
@@ -339,6 +353,8 @@ def classify(sentence: str, *, dated: bool, past: bool) -> Kind:
         # "I took my kids to the park" is an event, family in it or not; "I'm lucky to have my
         # husband, he keeps me motivated" is no event for its "-ed" word
         return Kind(AtomType.EPISODIC, 50)
+    if _UNDER_WAY.search(sentence) and not relation:
+        return Kind(AtomType.EPISODIC, 55)  # "I'm trying to ...": a task of the moment, as a plan is
     if relation:
         return Kind(AtomType.PERSONA, 80)
     if _PREFERENCE.search(sentence):
