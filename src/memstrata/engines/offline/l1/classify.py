@@ -11,6 +11,7 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
+from memstrata.engines.offline.l1.bare import only_pronoun
 from memstrata.engines.offline.l1.sentences import lower_words
 from memstrata.engines.offline.lexicon import GENERIC, IRREGULAR_PAST, STOPWORDS
 from memstrata.models import AtomType
@@ -318,11 +319,15 @@ def acknowledges(sentence: str, names: Collection[str] = ()) -> bool:
 
 
 def worth_keeping(sentence: str, names: Collection[str], *, dated: bool) -> bool:
-    """False for greetings, thanks, reactions and other sentences with too few content words, and
-    for thanks that tell nothing of the speaker ("Thanks for the detailed review!"; "Thank you for
-    coming to my party" and a dated one still tell something)."""
+    """False for greetings, thanks, reactions and other sentences with too few content words, for
+    thanks that tell nothing of the speaker ("Thanks for the detailed review!"; "Thank you for
+    coming to my party" and a dated one still tell something), and for a sentence whose one thing
+    is a bare pronoun ("Highly recommend it for sure!", ``bare.only_pronoun``) unless dated or a
+    standing fact ("I'm allergic to it" still tells of the speaker)."""
     if _PLAIN_THANKS.match(sentence.strip()) and not dated and not is_first_person(sentence):
         return False
+    if only_pronoun(strip_filler(sentence, names), names) and not dated and not is_standing(sentence):
+        return False  # "Highly recommend it for sure!": what "it" is, is said elsewhere
     n = sum(_weight(w) for w in content_words(sentence, names))
     if n >= 2:
         return True
