@@ -90,3 +90,35 @@ def test_a_reply_about_the_speaker_or_the_world_still_makes_an_atom(
 ) -> None:
     found = contents(extract_window(window(turns)))
     assert any(needle in c for c in found), found
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Thanks for walking me through the setup!",
+        "Thanks so much for believing in me!",
+        "I really appreciate your help.",
+        "Really appreciate your support, it means a lot to me.",
+    ],
+)
+def test_thanks_whose_only_first_person_is_the_one_helped_make_no_atom(
+    window: WindowFactory, reply: str
+) -> None:
+    turns = [("Ann", "We went over the whole pipeline together."), ("Bo", reply)]
+    assert extract_window(window(turns, background=1)) == []
+
+
+@pytest.mark.parametrize(
+    ("reply", "needle"),
+    [
+        ("Thank you for coming to my party.", "party"),
+        ("Thanks for helping me move last Saturday.", "6 May 2023"),
+        ("Thanks for showing me your photos of my old school.", "old school"),
+    ],
+)
+def test_thanks_that_tell_of_the_speaker_or_a_day_keep_their_atom(
+    window: WindowFactory, reply: str, needle: str
+) -> None:
+    turns = [("Ann", "We went over the whole pipeline together."), ("Bo", reply)]
+    found = contents(extract_window(window(turns, background=1)))
+    assert any(needle in c for c in found), found

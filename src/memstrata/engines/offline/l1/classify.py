@@ -115,12 +115,8 @@ _LEAD_NAME = re.compile(r"^([A-Z][a-z]+)\s*[,!.:]+\s*")
 _TRAIL_NAME = re.compile(r",\s*([A-Z][a-z]+)\s*([!.?]*)$")
 _THANK_WORDS = r"thanks|thank you|thank u|thx"
 _THANKS = re.compile(rf"^(?:{_THANK_WORDS}|ty|congrats|congratulations|aw+|wow)\b", _I)
-# Thanks as a sentence of its own ("Thanks for the detailed review!"); congratulations and reactions
-# are not: they name what happened to the other ("Congrats on the job!").
-_PLAIN_THANKS = re.compile(rf"^(?:{_THANK_WORDS})\b", _I)
-# Thanks for the other's help in a reply to a check on it: appreciation of what the other gave is
-# thanks too ("I really appreciate your help", "Appreciate the offer"); "I appreciate the little
-# things in life" is not.
+# Thanks for the other's help: appreciation of what the other gave is thanks too ("I really
+# appreciate your help", "Appreciate the offer"); "I appreciate the little things in life" is not.
 _THANKED = re.compile(
     rf"^(?:{_THANK_WORDS}|(?:(?:i|we)\s+)?(?:(?:really|truly|so|greatly)\s+)?appreciate\s+"
     r"(?:it|that|this|you|your|the\s+(?:\w+\s+)?(?:help|offer|support|advice|words|encouragement|"
@@ -320,11 +316,12 @@ def acknowledges(sentence: str, names: Collection[str] = ()) -> bool:
 
 def worth_keeping(sentence: str, names: Collection[str], *, dated: bool) -> bool:
     """False for greetings, thanks, reactions and other sentences with too few content words, for
-    thanks that tell nothing of the speaker ("Thanks for the detailed review!"; "Thank you for
-    coming to my party" and a dated one still tell something), and for a sentence whose one thing
-    is a bare pronoun ("Highly recommend it for sure!", ``bare.only_pronoun``) unless dated or a
-    standing fact ("I'm allergic to it" still tells of the speaker)."""
-    if _PLAIN_THANKS.match(sentence.strip()) and not dated and not is_first_person(sentence):
+    thanks that tell nothing of the speaker (``thanks_only``: "Thanks for the detailed review!",
+    "Thanks for walking me through it!", "I really appreciate your help"; "Thank you for coming to
+    my party" and a dated one still tell something), and for a sentence whose one thing is a bare
+    pronoun ("Highly recommend it for sure!", ``bare.only_pronoun``) unless dated or a standing
+    fact ("I'm allergic to it" still tells of the speaker)."""
+    if not dated and thanks_only(sentence):
         return False
     if only_pronoun(strip_filler(sentence, names), names) and not dated and not is_standing(sentence):
         return False  # "Highly recommend it for sure!": what "it" is, is said elsewhere
