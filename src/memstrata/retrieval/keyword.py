@@ -64,8 +64,7 @@ def prune(
         return kept
     if total < COMMON_MIN_RECORDS:
         return kept
-    share = PRUNE_SHARE if total >= PRUNE_MIN_RECORDS else COMMON_SHARE
-    common = [t for t in kept if counts.get(t, 0) > share * total]
+    common = [t for t in kept if counts.get(t, 0) > _share(total) * total]
     rest = [t for t in kept if t not in common]
     return rest or [min(kept, key=lambda t: counts.get(t, 0))]
 
@@ -77,22 +76,40 @@ def uninformative(term: str, total: int, counts: Mapping[str, int]) -> bool:
 
 
 def held_everywhere(
-    index: SearchIndex, tenant: Tenant, layer: Layer, terms: Sequence[str], counts: Mapping[str, int]
+    index: SearchIndex,
+    tenant: Tenant,
+    layer: Layer,
+    terms: Sequence[str],
+    counts: Mapping[str, int],
+    total: int,
 ) -> set[str]:
     """The ``terms`` every one of the tenant's records of ``layer`` holds. Only a term the whole
     index holds at least as often (``counts``, index-wide) can be one, so only those are counted
     in the tenant: a search pays a count of its tenant's records and, per layer, one keyword
     query's worth per such term (common words and the tenant's names: on the LoCoMo dev store
     none in 47 % of the layers searched, at most two in 99 %).
+    A term more common than ``prune`` keeps (over its share of the index's ``total`` records) is
+    not counted in the tenant: ``prune`` drops it anyway unless it is the rarest left, and its
+    posting list is the long one (a word every user's records hold, "the user" of every nameless
+    user's atoms), which would make the count cost what the index holds, not what the query
+    reads. It is judged over the whole index, as before per-tenant counts.
     An index-wide count under the truth (kept a while by ``TermCounts`` while the tenant grew, or
     PostgreSQL's planner estimate of a common term's) only lets a term through, as counting over
     the whole index did."""
     records = index.tenant_size(tenant, layer)
     maybe = [t for t in dict.fromkeys(terms) if t.strip() and records and counts.get(t, 0) >= records]
-    if not maybe:
-        return set()
-    held = index.tenant_document_counts(tenant, layer, maybe)
-    return {t for t in maybe if uninformative(t, records, held)}
+    common = {t for t in maybe if total >= COMMON_MIN_RECORDS and counts.get(t, 0) > _share(total) * total}
+    held = {t for t in common if uninformative(t, total, counts)}
+    rare = [t for t in maybe if t not in common]
+    if rare:
+        found = index.tenant_document_counts(tenant, layer, rare)
+        held |= {t for t in rare if uninformative(t, records, found)}
+    return held
+
+
+def _share(total: int) -> float:
+    """The share of an index's records over which ``prune`` drops a term."""
+    return PRUNE_SHARE if total >= PRUNE_MIN_RECORDS else COMMON_SHARE
 
 
 def two_terms_first(first: Sequence[Scored], rest: Sequence[Scored], k: int) -> list[Scored]:
@@ -126,7 +143,7 @@ def keyword_top(
         counts = {}
     elif counts is None:
         counts = index.document_counts(layer, terms)
-    everywhere = held_everywhere(index, tenant, layer, terms, counts) if informative else None
+    everywhere = held_everywhere(index, tenant, layer, terms, counts, total) if informative else None
     kept = prune(terms, total, counts, everywhere=everywhere)
     if not kept:
         return []

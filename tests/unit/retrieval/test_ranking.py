@@ -5,12 +5,20 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from typing import cast
 
 import pytest
 
-from memstrata.models import Hit, Layer, Scored
+from memstrata.models import Hit, Layer, Scored, Tenant
+from memstrata.ports import SearchIndex
 from memstrata.retrieval.fusion import finding_rrf, rrf
-from memstrata.retrieval.keyword import PRUNE_MIN_RECORDS, prune, two_terms_first, uninformative
+from memstrata.retrieval.keyword import (
+    PRUNE_MIN_RECORDS,
+    held_everywhere,
+    prune,
+    two_terms_first,
+    uninformative,
+)
 from memstrata.retrieval.search import chosen, ranked
 
 
@@ -229,6 +237,45 @@ def test_a_term_is_uninformative_only_when_every_record_holds_it() -> None:
     assert uninformative("maya", 3, {"maya": 3})
     assert not uninformative("maya", 4, {"maya": 3})
     assert not uninformative("maya", 0, {})  # an empty index
+
+
+class _TenantCounts:
+    """The two per-tenant reads ``held_everywhere`` makes, answering from a table and noting the
+    terms counted."""
+
+    def __init__(self, size: int, held: dict[str, int]) -> None:
+        self.size, self.held, self.counted = size, held, list[str]()
+
+    def tenant_size(self, tenant: Tenant, layer: Layer) -> int:
+        return self.size
+
+    def tenant_document_counts(self, tenant: Tenant, layer: Layer, terms: Sequence[str]) -> dict[str, int]:
+        self.counted += terms
+        return {t: self.held.get(t, 0) for t in terms}
+
+
+def test_a_term_too_common_to_keep_is_judged_over_the_index_and_not_counted_in_the_tenant() -> None:
+    # a 10,000-record index of 100 users, the tenant's 100 records all naming "maya"; "user" is in
+    # 9,000 records (every nameless user's atoms), all of the tenant's: too common for prune to keep
+    # on a big index, so counting it would read a posting list as long as the index
+    index = _TenantCounts(100, {"maya": 100, "user": 100})
+    tenant = Tenant("maya", "default")
+    counts = {"maya": 100, "user": 9_000, "lisbon": 3}
+    held = held_everywhere(
+        cast(SearchIndex, index), tenant, Layer.L0, ["maya", "user", "lisbon"], counts, 10_000
+    )
+    assert held == {"maya"}
+    assert index.counted == ["maya"]
+    # held by every record of the index too, it is held everywhere without a count in the tenant
+    index = _TenantCounts(100, {"user": 100})
+    assert held_everywhere(
+        cast(SearchIndex, index), tenant, Layer.L0, ["user"], {"user": 10_000}, 10_000
+    ) == {"user"}
+    assert index.counted == []
+    # a small store (the README's) is counted in the tenant, whatever the share
+    index = _TenantCounts(3, {"maya": 3})
+    assert held_everywhere(cast(SearchIndex, index), tenant, Layer.L0, ["maya"], {"maya": 5}, 6) == {"maya"}
+    assert index.counted == ["maya"]
 
 
 def test_prune_drops_blank_terms() -> None:
